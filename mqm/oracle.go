@@ -1,0 +1,482 @@
+package mqm
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/pufferfish-privacy/pufferfish/markov"
+)
+
+// oracle answers: what is the max-influence e(X_Q | X_i) of the quilt
+// Quilt{a, b} of node i (1-based) in a chain of length T? It may return
+// +Inf. Implementations must be monotone: for fixed i the influence does not
+// increase when a or b grows (a farther quilt node is a garbling of a nearer
+// one given X_i; an open end carries no information).
+type oracle interface {
+	influence(i, a, b int) float64
+	// nodeMonotone reports that for fixed (a, b) with both ends closed, and
+	// for left-only quilts, the influence does not increase with i, and the
+	// set of secret pairs does not grow with i. The fast search needs it.
+	nodeMonotone() bool
+}
+
+// ---------------------------------------------------------------- approx
+
+// approxOracle implements MATH §4.3 / seed 004 Lemma B.4 (reversible) and
+// seed 000 Lemma 4.8 (general): with ρ(t) = exp(−g t) (reversible) or
+// exp(−g t / 2) (general) and δ(t) = log((π_Θ+ρ(t))/(π_Θ−ρ(t))) (∞ when
+// ρ(t) ≥ π_Θ), two-sided e ≤ δ(b) + 2δ(a), left-only 2δ(a), right-only δ(b).
+type approxOracle struct {
+	T          int
+	piMin, gap float64
+	reversible bool
+}
+
+// Approx describes the class-level parameters used by the approx oracle.
+type ApproxParams struct {
+	PiMin      float64 `json:"pi_min"`     // π_Θ = min over θ, x of π_θ(x) (after safe shrink)
+	Gap        float64 `json:"gap"`        // g_Θ (after safe shrink)
+	Reversible bool    `json:"reversible"` // which bound: 1−SLEM(P) or eigengap of P·P*
+}
+
+// safeShrink is the relative amount by which π_Θ and g_Θ are decreased
+// before use, so that eigen-solver and linear-solve rounding (≈1e-15) can
+// only make the bound looser.
+const safeShrink = 1e-9
+
+// ApproxParameters computes π_Θ and g_Θ for a class. Every chain must be
+// irreducible and aperiodic; the reversible bound is used only when every
+// chain is reversible.
+func ApproxParameters(class *markov.Class) (ApproxParams, error) {
+	rev := true
+	for i, ch := range class.Chains {
+		if err := ch.CheckErgodic(); err != nil {
+			return ApproxParams{}, fmt.Errorf("approx needs irreducible, aperiodic chains: chain %d: %w", i, err)
+		}
+		r, err := ch.Reversible()
+		if err != nil {
+			return ApproxParams{}, fmt.Errorf("chain %d: %w", i, err)
+		}
+		rev = rev && r
+	}
+	p := ApproxParams{PiMin: math.Inf(1), Gap: math.Inf(1), Reversible: rev}
+	for i, ch := range class.Chains {
+		pi, err := ch.Stationary()
+		if err != nil {
+			return ApproxParams{}, fmt.Errorf("chain %d: %w", i, err)
+		}
+		for _, v := range pi {
+			p.PiMin = math.Min(p.PiMin, v)
+		}
+		var g float64
+		if rev {
+			g, err = ch.Eigengap()
+		} else {
+			g, err = ch.PPStarGap()
+		}
+		if err != nil {
+			return ApproxParams{}, fmt.Errorf("chain %d: %w", i, err)
+		}
+		p.Gap = math.Min(p.Gap, g)
+	}
+	p.PiMin *= 1 - safeShrink
+	p.Gap = math.Max(0, p.Gap*(1-safeShrink)-1e-15)
+	return p, nil
+}
+
+func (o *approxOracle) delta(t int) float64 {
+	rate := o.gap
+	if !o.reversible {
+		rate /= 2
+	}
+	rho := math.Exp(-rate * float64(t))
+	if rho >= o.piMin {
+		return math.Inf(1)
+	}
+	return math.Log((o.piMin + rho) / (o.piMin - rho))
+}
+
+func (o *approxOracle) influence(i, a, b int) float64 {
+	leftOpen, rightOpen := a == i, b == o.T-i+1
+	switch {
+	case leftOpen && rightOpen:
+		return 0
+	case leftOpen:
+		return o.delta(b)
+	case rightOpen:
+		return 2 * o.delta(a)
+	}
+	return o.delta(b) + 2*o.delta(a)
+}
+
+func (o *approxOracle) nodeMonotone() bool { return true }
+
+// ---------------------------------------------------------------- exact
+
+// exactOracle implements MATH §4.2 for one chain θ. With r = i−a and s = i+b,
+//
+//	e(a,b;i) = max_{x≠x'} [ N_i(x,x') + L_a(x,x') + R_b(x,x') ]
+//
+// where N_i(x,x') = log(q_i(x')/q_i(x)) (for "any": max_w log(P^{i−1}(w,x') /
+// P^{i−1}(w,x))), L_a(x,x') = max_{u ∈ supp q_r} log(P^a(u,x)/P^a(u,x')) and
+// R_b(x,x') = max_v log(P^b(x,v)/P^b(x',v)), pairs (x, x') ranging over
+// states with positive probability at time i. Left-only quilts drop R,
+// right-only quilts keep only R (no N term: P(X_s|X_i) = P^b(X_i, ·)).
+// The terms are tabulated per distance d from P^d, so every evaluation is
+// O(k²).
+type exactOracle struct {
+	ch   *markov.Chain
+	T, k int
+	pi   []float64 // stationary initial distribution (InitStationary)
+
+	// powers[d] = P^d; computed by repeated multiplication P^d = P^{d−1}·P.
+	// Once P^d equals P^{d−1} bit for bit, every later power is the same
+	// float result, so the slice stops growing (converged marks that).
+	powers    [][][]float64
+	converged bool
+
+	// Supports of the marginal at time t (1-based) for given/any q:
+	// supp_{t+1} = successors(supp_t). The sequence is eventually periodic;
+	// supps holds the distinct sets, suppIdx(t) finds a time's set.
+	supps      [][]bool
+	suppPre    int // supps[0..suppPre−1] are times 1..suppPre
+	suppPeriod int // then the cycle supps[suppPre..] repeats with this period
+
+	left  map[[2]int][]float64 // (d, support id) → L_d table (k×k, row x, col x')
+	right [][]float64          // d → R_d table
+
+	// N term cache by node (given / any); for stationary it is constant.
+	nodeCache map[int][]float64
+	// last marginal q_i computed (given q), so a sequential scan costs one
+	// vector-matrix product per node.
+	lastI  int
+	lastQi []float64
+	// memo of influences for node-independent evaluation (stationary):
+	// key (a, b) with 0 meaning open.
+	memo map[[2]int]float64
+}
+
+func newExactOracle(ch *markov.Chain, T int) (*exactOracle, error) {
+	o := &exactOracle{ch: ch, T: T, k: ch.K(), left: map[[2]int][]float64{}, nodeCache: map[int][]float64{}}
+	o.powers = [][][]float64{identity(o.k)}
+	switch ch.Init {
+	case markov.InitStationary:
+		pi, err := ch.Stationary()
+		if err != nil {
+			return nil, err
+		}
+		o.pi = pi
+		o.memo = map[[2]int]float64{}
+		o.supps = [][]bool{positive(pi)}
+		o.suppPre, o.suppPeriod = 0, 1
+	case markov.InitGiven:
+		o.initSupports(positive(ch.Q))
+	case markov.InitAny:
+		all := make([]bool, o.k)
+		for i := range all {
+			all[i] = true
+		}
+		o.initSupports(all)
+	}
+	return o, nil
+}
+
+func positive(p []float64) []bool {
+	s := make([]bool, len(p))
+	for i, v := range p {
+		s[i] = v > 0
+	}
+	return s
+}
+
+func identity(k int) [][]float64 {
+	m := make([][]float64, k)
+	for i := range m {
+		m[i] = make([]float64, k)
+		m[i][i] = 1
+	}
+	return m
+}
+
+// initSupports computes supp_1 = start, supp_{t+1} = successors(supp_t)
+// until a set repeats (at most 2^k steps, in practice ≤ k+period).
+func (o *exactOracle) initSupports(start []bool) {
+	seen := map[string]int{}
+	cur := start
+	for {
+		key := fmt.Sprint(cur)
+		if j, ok := seen[key]; ok {
+			o.suppPre = j
+			o.suppPeriod = len(o.supps) - j
+			return
+		}
+		seen[key] = len(o.supps)
+		o.supps = append(o.supps, cur)
+		next := make([]bool, o.k)
+		for u, in := range cur {
+			if !in {
+				continue
+			}
+			for v, p := range o.ch.P[u] {
+				if p > 0 {
+					next[v] = true
+				}
+			}
+		}
+		cur = next
+	}
+}
+
+// suppID returns the index into supps of the support at time t ≥ 1.
+func (o *exactOracle) suppID(t int) int {
+	j := t - 1
+	if j < o.suppPre {
+		return j
+	}
+	return o.suppPre + (j-o.suppPre)%o.suppPeriod
+}
+
+func (o *exactOracle) pow(d int) [][]float64 {
+	for len(o.powers) <= d && !o.converged {
+		last := o.powers[len(o.powers)-1]
+		next := markov.MatMul(last, o.ch.P)
+		if equal(next, last) {
+			o.converged = true
+			break
+		}
+		o.powers = append(o.powers, next)
+	}
+	if d < len(o.powers) {
+		return o.powers[d]
+	}
+	return o.powers[len(o.powers)-1]
+}
+
+func equal(a, b [][]float64) bool {
+	for i := range a {
+		for j := range a[i] {
+			if a[i][j] != b[i][j] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// logRatio is log(p/q) with the conventions of MATH §4.2: an outcome
+// impossible under both hypotheses is skipped (ok = false), one possible only
+// under the numerator gives +Inf.
+func logRatio(p, q float64) (float64, bool) {
+	switch {
+	case p == 0 && q == 0:
+		return 0, false
+	case q == 0:
+		return math.Inf(1), true
+	case p == 0:
+		return math.Inf(-1), true
+	}
+	return math.Log(p / q), true
+}
+
+// leftTerm returns L_d for support id s: L[x*k+x'] = max_{u∈supp}
+// log(P^d(u,x)/P^d(u,x')).
+func (o *exactOracle) leftTerm(d, s int) []float64 {
+	key := [2]int{d, s}
+	if t, ok := o.left[key]; ok {
+		return t
+	}
+	Pd, supp, k := o.pow(d), o.supps[s], o.k
+	t := make([]float64, k*k)
+	for x := range k {
+		for y := range k {
+			m := math.Inf(-1)
+			for u := range k {
+				if !supp[u] {
+					continue
+				}
+				if r, ok := logRatio(Pd[u][x], Pd[u][y]); ok && r > m {
+					m = r
+				}
+			}
+			t[x*k+y] = m
+		}
+	}
+	o.left[key] = t
+	return t
+}
+
+// rightTerm returns R_d: R[x*k+x'] = max_v log(P^d(x,v)/P^d(x',v)).
+func (o *exactOracle) rightTerm(d int) []float64 {
+	for len(o.right) <= d {
+		o.right = append(o.right, nil)
+	}
+	if o.right[d] != nil {
+		return o.right[d]
+	}
+	Pd, k := o.pow(d), o.k
+	t := make([]float64, k*k)
+	for x := range k {
+		for y := range k {
+			m := math.Inf(-1)
+			for v := range k {
+				if r, ok := logRatio(Pd[x][v], Pd[y][v]); ok && r > m {
+					m = r
+				}
+			}
+			t[x*k+y] = m
+		}
+	}
+	o.right[d] = t
+	return t
+}
+
+// nodeTerm returns N_i: N[x*k+x'] = log(q_i(x')/q_i(x)), or NaN when the
+// pair is not a secret pair at time i (x = x' or a zero-probability value).
+func (o *exactOracle) nodeTerm(i int) []float64 {
+	if o.ch.Init == markov.InitStationary {
+		i = 1 // q_i = π for every i
+	}
+	if t, ok := o.nodeCache[i]; ok {
+		return t
+	}
+	k := o.k
+	t := make([]float64, k*k)
+	supp := o.supps[o.suppID(i)]
+	var qi []float64
+	var Pi [][]float64
+	switch o.ch.Init {
+	case markov.InitStationary:
+		qi = o.pi
+	case markov.InitGiven:
+		qi = o.marginal(i)
+	case markov.InitAny:
+		Pi = o.ch.Pow(i - 1)
+	}
+	for x := range k {
+		for y := range k {
+			if x == y || !supp[x] || !supp[y] {
+				t[x*k+y] = math.NaN()
+				continue
+			}
+			if qi != nil {
+				t[x*k+y] = math.Log(qi[y] / qi[x])
+				continue
+			}
+			// Supremum over initial distributions (MATH §4.2, 000 App. C.4):
+			// q concentrating on w gives the ratio P^{i−1}(w,x')/P^{i−1}(w,x).
+			m := math.Inf(-1)
+			for w := range k {
+				if r, ok := logRatio(Pi[w][y], Pi[w][x]); ok && r > m {
+					m = r
+				}
+			}
+			t[x*k+y] = m
+		}
+	}
+	if len(o.nodeCache) > 4096 {
+		clear(o.nodeCache)
+	}
+	o.nodeCache[i] = t
+	return t
+}
+
+// marginal returns q_i = q P^{i−1}. Sequential callers hit the cache of the
+// previous node.
+func (o *exactOracle) marginal(i int) []float64 {
+	var q []float64
+	switch {
+	case o.lastQi != nil && i == o.lastI:
+		q = o.lastQi
+	case o.lastQi != nil && i == o.lastI+1:
+		q = vecMat(o.lastQi, o.ch.P)
+	default:
+		q = vecMat(o.ch.Q, o.ch.Pow(i-1))
+	}
+	o.lastI, o.lastQi = i, q
+	return q
+}
+
+func vecMat(q []float64, P [][]float64) []float64 {
+	out := make([]float64, len(q))
+	for u, w := range q {
+		if w == 0 {
+			continue
+		}
+		for v, p := range P[u] {
+			out[v] += w * p
+		}
+	}
+	return out
+}
+
+// allowance bounds the float64 error of an influence built from P^a and
+// P^b: every entry of P^d carries relative error at most ≈ d·(k+1)·u
+// (non-negative products and sums, u = 2^−53), a log-ratio of two entries at
+// most twice that, and the N term (a linear solve or a power) ≈ 1e-13.
+func (o *exactOracle) allowance(a, b int) float64 {
+	const u = 0x1p-53
+	return 1e-12 + 4*float64(a+b+1)*float64(o.k+1)*u
+}
+
+func (o *exactOracle) influence(i, a, b int) float64 {
+	T, k := o.T, o.k
+	leftOpen, rightOpen := a == i, b == T-i+1
+	if leftOpen && rightOpen {
+		return 0
+	}
+	var key [2]int
+	if o.memo != nil {
+		if !leftOpen {
+			key[0] = a
+		}
+		if !rightOpen {
+			key[1] = b
+		}
+		if e, ok := o.memo[key]; ok {
+			return e
+		}
+	}
+	N := o.nodeTerm(i)
+	var L, R []float64
+	if !leftOpen {
+		L = o.leftTerm(a, o.suppID(i-a))
+	}
+	if !rightOpen {
+		R = o.rightTerm(b)
+	}
+	e := 0.0 // influence is never negative; also covers k = 1 (no pairs)
+	for x := range k {
+		for y := range k {
+			n := N[x*k+y]
+			if math.IsNaN(n) {
+				continue
+			}
+			v := 0.0
+			if !leftOpen {
+				v = n + L[x*k+y]
+			}
+			if !rightOpen {
+				v += R[x*k+y]
+			}
+			if v > e {
+				e = v
+			}
+		}
+	}
+	if !math.IsInf(e, 1) {
+		aa, bb := a, b
+		if leftOpen {
+			aa = 0
+		}
+		if rightOpen {
+			bb = 0
+		}
+		e += o.allowance(aa, bb)
+	}
+	if o.memo != nil {
+		o.memo[key] = e
+	}
+	return e
+}
+
+func (o *exactOracle) nodeMonotone() bool { return o.ch.Init != markov.InitGiven }

@@ -1,0 +1,312 @@
+package mqm
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+
+	"github.com/pufferfish-privacy/pufferfish/markov"
+)
+
+// Method selects the influence oracle.
+type Method int
+
+const (
+	Exact  Method = iota // MQMExact: exact max-influence per chain (MATH §4.2)
+	Approx               // MQMApprox: π_Θ, g_Θ bound (MATH §4.3)
+)
+
+func (m Method) String() string {
+	if m == Approx {
+		return "approx"
+	}
+	return "exact"
+}
+
+// Quilt is {X_{i−A}, X_{i+B}} around node i with the imaginary-node
+// convention: A = i means no left node, B = T−i+1 means no right node.
+type Quilt struct {
+	A int `json:"a"`
+	B int `json:"b"`
+}
+
+// Card is the size of the nearby set X_N of the quilt: A+B−1.
+func (q Quilt) Card() int { return q.A + q.B - 1 }
+
+// Kind names the quilt's shape at node i of a chain of length T.
+func (q Quilt) Kind(i, T int) string {
+	l, r := q.A == i, q.B == T-i+1
+	switch {
+	case l && r:
+		return "trivial"
+	case l:
+		return "right-only"
+	case r:
+		return "left-only"
+	}
+	return "two-sided"
+}
+
+// Result is the outcome of the quilt search.
+type Result struct {
+	Sigma     float64 // σ_max: Laplace scale for a 1-Lipschitz scalar query
+	Node      int     // 1-based node attaining σ_max
+	Quilt     Quilt   // that node's best quilt
+	TwoSided  bool    // whether Quilt has nodes on both sides
+	Influence float64 // max-influence of Quilt (with rounding allowance)
+	Chain     int     // index in the class of the chain attaining σ_max (exact); 0 for approx
+	Approx    *ApproxParams
+}
+
+// nodeResult is the best (or a good-enough) quilt of one node.
+type nodeResult struct {
+	sigma float64
+	node  int
+	quilt Quilt
+	e     float64
+}
+
+// score is card/(ε−e), or +Inf when e ≥ ε (MATH §4).
+func score(card int, eps, e float64) float64 {
+	if e >= eps {
+		return math.Inf(1)
+	}
+	return float64(card) / (eps - e)
+}
+
+// nodeSearch returns σ_i = min over the quilts of node i of card/(ε−e).
+// Quilts are visited in increasing card; since every score is at least
+// card/ε, the search stops as soon as card ≥ best·ε (Lemma 4.9's argument,
+// seed 000: a longer quilt can never score better). If stopAt > 0 the
+// search also stops at the first quilt scoring ≤ stopAt: the caller only
+// needs to know that node i does not raise σ_max, and the returned quilt
+// then proves it.
+func nodeSearch(o oracle, i, T int, eps, stopAt float64) nodeResult {
+	best := nodeResult{sigma: math.Inf(1), node: i}
+	for c := 1; c <= T; c++ {
+		if float64(c) >= best.sigma*eps {
+			break
+		}
+		lo, hi := max(1, c+1-(T-i+1)), min(i, c)
+		for a := lo; a <= hi; a++ {
+			b := c + 1 - a
+			e := o.influence(i, a, b)
+			if s := score(c, eps, e); s < best.sigma {
+				best = nodeResult{sigma: s, node: i, quilt: Quilt{a, b}, e: e}
+				if s <= stopAt {
+					return best
+				}
+			}
+		}
+	}
+	return best
+}
+
+// walk computes σ_max of one oracle without visiting every node when the
+// oracle is node-monotone (stationary, "any", approx). It is exact, by this
+// argument (seed 000 Lemma C.9 and seed 004 Claim B.11, extended to
+// influences that do not increase with i):
+//
+//   - If node i has a two-sided quilt {i−a, i+b} scoring s, every node j > i
+//     has a quilt scoring ≤ s. For j ≤ T−b the same distances form a quilt
+//     of j with influence e_j(a,b) ≤ e_i(a,b). For j > T−b, the left-only
+//     quilt {j−a} has card T−j+a ≤ a+b−1 and influence max[N_j + L_a] ≤
+//     max[N_i + L_a + R_b], because the right term R_b(x,x') =
+//     max_v log(P^b(x,v)/P^b(x',v)) is never negative (two distributions,
+//     so some ratio is ≥ 1); for approx, 2δ(a) ≤ δ(b) + 2δ(a).
+//   - If node i has a left-only quilt {i−a} scoring s, then for every j > i,
+//     {j−a} is a left-only quilt of j with card T−j+a < T−i+a and influence
+//     ≤ e_i, hence σ_j ≤ s.
+//   - The trivial quilt scores T/ε, the largest any σ_j can be.
+//   - A right-only quilt proves nothing about other nodes: go on to i+1.
+//
+// So the walk stops at the first node whose quilt is not right-only, and
+// every node before it was searched. Each node is searched with stopAt =
+// the running max: a node that cannot raise the max only has to exhibit a
+// quilt proving so, and that quilt serves the domination argument as well
+// as its best one would. For long mixing chains the walk visits about a*
+// nodes (the left distance of the optimal interior quilt), independent of T.
+func walk(o oracle, T int, eps float64) nodeResult {
+	var top nodeResult
+	for i := 1; i <= T; i++ {
+		r := nodeSearch(o, i, T, eps, top.sigma)
+		if r.sigma > top.sigma {
+			top = r
+		}
+		if r.quilt.Kind(i, T) != "right-only" {
+			return top
+		}
+	}
+	return top
+}
+
+// scan is the fallback for oracles whose influence may grow with i (a
+// fixed, non-stationary initial distribution): every node is visited, but
+// each stops at the first quilt that proves it does not raise the max.
+func scan(o oracle, T int, eps float64) nodeResult {
+	var top nodeResult
+	for i := 1; i <= T; i++ {
+		if r := nodeSearch(o, i, T, eps, top.sigma); r.sigma > top.sigma {
+			top = r
+		}
+	}
+	return top
+}
+
+// fullSearch is the reference O(T·quilts) search of seed 004 Algorithms 3–4:
+// every node, every quilt, no pruning. Tests compare the fast path with it.
+func fullSearch(o oracle, T int, eps float64) nodeResult {
+	var top nodeResult
+	for i := 1; i <= T; i++ {
+		best := nodeResult{sigma: math.Inf(1), node: i}
+		for a := 1; a <= i; a++ {
+			for b := 1; b <= T-i+1; b++ {
+				q := Quilt{a, b}
+				e := o.influence(i, a, b)
+				if s := score(q.Card(), eps, e); s < best.sigma {
+					best = nodeResult{s, i, q, e}
+				}
+			}
+		}
+		if best.sigma > top.sigma {
+			top = best
+		}
+	}
+	return top
+}
+
+func checkArgs(class *markov.Class, T int, eps float64) error {
+	if class == nil || len(class.Chains) == 0 {
+		return errors.New("empty class")
+	}
+	if T < 1 {
+		return fmt.Errorf("length %d, want ≥ 1", T)
+	}
+	if !(eps > 0) || math.IsInf(eps, 1) {
+		return fmt.Errorf("epsilon %v, want a finite number > 0", eps)
+	}
+	return nil
+}
+
+// hopeless reports whether no quilt but the trivial one can have finite
+// influence, so that σ_i = T/ε for every node: an irreducible periodic chain
+// under the stationary or "any" initial distribution (P^d(u,·) vanishes on
+// all but one cyclic class, so some ratio is infinite at every distance), or
+// an approx bound whose δ(t) is infinite for every t < T.
+func hopeless(o oracle, T int) bool {
+	switch o := o.(type) {
+	case *exactOracle:
+		if o.ch.Init == markov.InitGiven {
+			return false
+		}
+		p, err := o.ch.Period()
+		return err == nil && p > 1
+	case *approxOracle:
+		return math.IsInf(o.delta(T), 1)
+	}
+	return false
+}
+
+func search(o oracle, T int, eps float64) nodeResult {
+	if hopeless(o, T) {
+		return nodeResult{sigma: float64(T) / eps, node: 1, quilt: Quilt{1, T}}
+	}
+	if o.nodeMonotone() {
+		return walk(o, T, eps)
+	}
+	return scan(o, T, eps)
+}
+
+// Scale returns σ_max for a 1-Lipschitz query on chains of length T from
+// class under ε-Pufferfish privacy (seed 004 Algorithm 2 restricted to
+// chains, Algorithms 3–5). For Exact, σ_max = max over θ of σ_max(θ),
+// computed with up to GOMAXPROCS chains in parallel; for Approx one search
+// with the class-level π_Θ, g_Θ.
+func Scale(class *markov.Class, T int, eps float64, m Method) (Result, error) {
+	if err := checkArgs(class, T, eps); err != nil {
+		return Result{}, err
+	}
+	if m == Approx {
+		p, err := ApproxParameters(class)
+		if err != nil {
+			return Result{}, err
+		}
+		o := &approxOracle{T: T, piMin: p.PiMin, gap: p.Gap, reversible: p.Reversible}
+		r := search(o, T, eps)
+		return toResult(r, T, 0, &p), nil
+	}
+	results := make([]nodeResult, len(class.Chains))
+	errs := make([]error, len(class.Chains))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for c := range next {
+				o, err := newExactOracle(class.Chains[c], T)
+				if err != nil {
+					errs[c] = fmt.Errorf("chain %d: %w", c, err)
+					continue
+				}
+				results[c] = search(o, T, eps)
+			}
+		})
+	}
+	for c := range class.Chains {
+		next <- c
+	}
+	close(next)
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return Result{}, err
+	}
+	top := 0
+	for c, r := range results {
+		if r.sigma > results[top].sigma {
+			top = c
+		}
+	}
+	return toResult(results[top], T, top, nil), nil
+}
+
+func toResult(r nodeResult, T, chain int, p *ApproxParams) Result {
+	return Result{
+		Sigma: r.sigma, Node: r.node, Quilt: r.quilt,
+		TwoSided:  r.quilt.Kind(r.node, T) == "two-sided",
+		Influence: r.e, Chain: chain, Approx: p,
+	}
+}
+
+// NodeScales returns σ_i for every node i = 1..T (index i−1): the exact
+// per-node minimum over quilts, maximised over the chains of the class
+// (Exact) or with the class-level bound (Approx). It visits every node and
+// costs O(T) searches.
+func NodeScales(class *markov.Class, T int, eps float64, m Method) ([]float64, error) {
+	if err := checkArgs(class, T, eps); err != nil {
+		return nil, err
+	}
+	out := make([]float64, T)
+	var oracles []oracle
+	if m == Approx {
+		p, err := ApproxParameters(class)
+		if err != nil {
+			return nil, err
+		}
+		oracles = append(oracles, &approxOracle{T: T, piMin: p.PiMin, gap: p.Gap, reversible: p.Reversible})
+	} else {
+		for c, ch := range class.Chains {
+			o, err := newExactOracle(ch, T)
+			if err != nil {
+				return nil, fmt.Errorf("chain %d: %w", c, err)
+			}
+			oracles = append(oracles, o)
+		}
+	}
+	for _, o := range oracles {
+		for i := 1; i <= T; i++ {
+			out[i-1] = math.Max(out[i-1], nodeSearch(o, i, T, eps, 0).sigma)
+		}
+	}
+	return out, nil
+}
