@@ -445,3 +445,27 @@ func TestPeriodicChainGetsTrivialQuilt(t *testing.T) {
 		t.Fatal("approx accepted a periodic chain")
 	}
 }
+
+// The class-level Scale over an interval class must equal the maximum over
+// its chains of the full reference search.
+func TestIntervalClassAgainstFullSearch(t *testing.T) {
+	class, err := markov.BinaryInterval(0.1, 0.9, 0.2, markov.InitAny)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, eps := range []float64{0.2, 1, 5} {
+		T := 40
+		r, err := Scale(class, T, eps, Exact)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 0.0
+		for _, ch := range class.Chains {
+			o, _ := newExactOracle(ch, T)
+			want = math.Max(want, fullSearch(o, T, eps).sigma)
+		}
+		if r.Sigma != want {
+			t.Fatalf("ε=%v: Scale %v, max of full searches %v", eps, r.Sigma, want)
+		}
+	}
+}

@@ -1,0 +1,236 @@
+// Package release turns categorical sequences into a private histogram
+// with an audit report (MATH.md §4, "Lipschitz constants").
+//
+// # Guarantee
+//
+// With method "exact" or "approx", Histogram is ε-Pufferfish private in the
+// framework (S, Q, Θ) of seed 004 §4.1: secrets X_t = a for every entry of
+// every sequence, pairs (X_t=a, X_t=b), and Θ the given class of Markov
+// chains, sequences independent of each other. Changing one entry changes
+// the count histogram by at most 2 in L1 (L = 2) and the relative-frequency
+// histogram by 2/N, N the pooled number of observations. Entries of other
+// sequences are independent of the secret, so the quilt analysis applies to
+// the sequence holding it: the noise scale is max over sequence lengths T
+// of σ_max(T), times L, added independently to every bin (seed 004 Theorem
+// 4.3 for vector queries). "groupdp" is ε-Pufferfish for every Θ; "gk16" is
+// the guarantee of Ghosh–Kleinberg when applicable; "dp" is entry-level
+// ε-DP only and offers no protection against correlation.
+//
+// A class fitted from the released data (Fit) makes the guarantee depend on
+// that estimate, which is itself not protected; reports say so.
+package release
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/pufferfish-privacy/pufferfish/baseline"
+	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/mqm"
+	"github.com/pufferfish-privacy/pufferfish/noise"
+)
+
+// Methods lists the accepted method names.
+var Methods = []string{"exact", "approx", "gk16", "groupdp", "dp"}
+
+// Scale is the noise scale of one method for a 1-Lipschitz scalar query on
+// chains of length T: the result type every method shares.
+type Scale struct {
+	Method       string            `json:"method"`
+	Epsilon      float64           `json:"epsilon"`
+	Length       int               `json:"length"`
+	Applicable   bool              `json:"applicable"`
+	Sigma        *float64          `json:"sigma"` // nil when not applicable
+	Quilt        *mqm.Quilt        `json:"quilt"` // MQM only
+	Node         int               `json:"node,omitempty"`
+	TwoSided     *bool             `json:"two_sided,omitempty"`
+	Influence    *float64          `json:"influence,omitempty"`
+	Chain        *int              `json:"chain,omitempty"`
+	Approx       *mqm.ApproxParams `json:"approx,omitempty"`
+	SpectralNorm *float64          `json:"spectral_norm,omitempty"`
+	Guarantee    string            `json:"guarantee"`
+	Class        *ClassSummary     `json:"class,omitempty"`
+}
+
+// ClassSummary describes Θ without the data.
+type ClassSummary struct {
+	States   []string `json:"states"`
+	Chains   int      `json:"chains"`
+	Initial  []string `json:"initial"` // distinct initial kinds
+	Coverage string   `json:"coverage"`
+	Fitted   bool     `json:"fitted"`
+}
+
+// Summarize describes a class.
+func Summarize(c *markov.Class, fitted bool) *ClassSummary {
+	kinds := []string{}
+	for _, ch := range c.Chains {
+		if k := ch.Init.String(); !slices.Contains(kinds, k) {
+			kinds = append(kinds, k)
+		}
+	}
+	return &ClassSummary{States: c.States, Chains: len(c.Chains), Initial: kinds, Coverage: c.Coverage(), Fitted: fitted}
+}
+
+// ComputeScale runs one method.
+func ComputeScale(class *markov.Class, T int, eps float64, method string) (*Scale, error) {
+	if !(eps > 0) || math.IsInf(eps, 1) {
+		return nil, fmt.Errorf("epsilon %v: want a finite number > 0", eps)
+	}
+	if T < 1 {
+		return nil, fmt.Errorf("length %d: want ≥ 1", T)
+	}
+	s := &Scale{Method: method, Epsilon: eps, Length: T, Applicable: true}
+	f := func(v float64) *float64 { return &v }
+	switch method {
+	case "exact", "approx":
+		m := mqm.Exact
+		if method == "approx" {
+			m = mqm.Approx
+		}
+		r, err := mqm.Scale(class, T, eps, m)
+		if err != nil {
+			return nil, err
+		}
+		q, two, ch := r.Quilt, r.TwoSided, r.Chain
+		s.Sigma, s.Quilt, s.Node, s.TwoSided, s.Influence = f(r.Sigma), &q, r.Node, &two, f(r.Influence)
+		if method == "exact" {
+			s.Chain = &ch
+		}
+		s.Approx = r.Approx
+		s.Guarantee = fmt.Sprintf("%g-Pufferfish privacy for the class (MQM%s, seed 004 Thm 4.3)", eps, map[string]string{"exact": "Exact", "approx": "Approx"}[method])
+	case "gk16":
+		r, err := baseline.GK16(class, T, eps)
+		if err != nil {
+			return nil, err
+		}
+		s.Applicable, s.SpectralNorm = r.Applicable, f(r.SpectralNorm)
+		ch := r.Chain
+		s.Chain = &ch
+		if r.Applicable {
+			s.Sigma = f(r.Sigma)
+			s.Guarantee = fmt.Sprintf("%g-inferential privacy of Ghosh–Kleinberg (spectral norm %.4g < 1)", eps, r.SpectralNorm)
+		} else {
+			s.Guarantee = fmt.Sprintf("none: GK16 needs spectral norm < 1, chain %d has %.4g", r.Chain, r.SpectralNorm)
+		}
+	case "groupdp":
+		s.Sigma = f(baseline.GroupDP(T, eps))
+		s.Guarantee = fmt.Sprintf("%g-Pufferfish privacy for every class (one group per chain)", eps)
+	case "dp":
+		s.Sigma = f(baseline.DP(eps))
+		s.Guarantee = fmt.Sprintf("%g-differential privacy per entry only; NOT Pufferfish-private for correlated entries", eps)
+	default:
+		return nil, fmt.Errorf("unknown method %q (want one of %v)", method, Methods)
+	}
+	return s, nil
+}
+
+// Options configures Histogram.
+type Options struct {
+	Epsilon  float64
+	Method   string
+	Relative bool         // relative frequencies instead of counts
+	Source   noise.Source // nil: crypto/rand
+}
+
+// Bin is one released histogram entry.
+type Bin struct {
+	State string  `json:"state"`
+	Value float64 `json:"value"`
+}
+
+// Report is the private histogram and everything needed to audit it. It
+// never contains the raw data or the true counts.
+type Report struct {
+	Method       string        `json:"method"`
+	Epsilon      float64       `json:"epsilon"`
+	Query        string        `json:"query"` // "counts" or "relative"
+	Guarantee    string        `json:"guarantee"`
+	Class        *ClassSummary `json:"class"`
+	Sigma        float64       `json:"sigma"`     // σ_max for a 1-Lipschitz query (max over lengths)
+	Lipschitz    float64       `json:"lipschitz"` // L of the histogram in L1
+	PerBinScale  float64       `json:"per_bin_scale"`
+	NoiseScale   float64       `json:"noise_scale"` // scale actually sampled (snapping widens it slightly)
+	Noise        string        `json:"noise"`
+	Scales       []*Scale      `json:"scales"` // one per distinct sequence length
+	Sequences    int           `json:"sequences"`
+	Observations int           `json:"observations"`
+	MinLength    int           `json:"min_length"`
+	MaxLength    int           `json:"max_length"`
+	Histogram    []Bin         `json:"histogram"`
+	Warnings     []string      `json:"warnings,omitempty"`
+}
+
+// Histogram releases the private histogram of data under class.
+func Histogram(data *Data, class *markov.Class, fitted bool, opts Options) (*Report, error) {
+	if data == nil || data.Observations() == 0 {
+		return nil, errors.New("no observations to release")
+	}
+	if !slices.Equal(data.States, class.States) {
+		return nil, errors.New("data states are not aligned with the class (call Data.Align)")
+	}
+	lengths := map[int]bool{}
+	minL, maxL := math.MaxInt, 0
+	for _, s := range data.Seqs {
+		if len(s) == 0 {
+			continue
+		}
+		lengths[len(s)] = true
+		minL, maxL = min(minL, len(s)), max(maxL, len(s))
+	}
+	distinct := make([]int, 0, len(lengths))
+	for T := range lengths {
+		distinct = append(distinct, T)
+	}
+	slices.Sort(distinct)
+	r := &Report{Method: opts.Method, Epsilon: opts.Epsilon, Class: Summarize(class, fitted),
+		Sequences: len(data.Seqs), Observations: data.Observations(), MinLength: minL, MaxLength: maxL,
+		Noise: "Laplace snapped to a power-of-two grid, geometric sampling, crypto/rand (package noise)"}
+	for _, T := range distinct {
+		s, err := ComputeScale(class, T, opts.Epsilon, opts.Method)
+		if err != nil {
+			return nil, err
+		}
+		if !s.Applicable {
+			return nil, fmt.Errorf("method %s does not apply to sequences of length %d: %s", opts.Method, T, s.Guarantee)
+		}
+		s.Class = nil
+		r.Scales = append(r.Scales, s)
+		if *s.Sigma >= r.Sigma {
+			r.Sigma, r.Guarantee = *s.Sigma, s.Guarantee
+		}
+	}
+	N := float64(r.Observations)
+	counts := make([]float64, len(class.States))
+	for _, s := range data.Seqs {
+		for _, v := range s {
+			counts[v]++
+		}
+	}
+	r.Query, r.Lipschitz = "counts", 2
+	if opts.Relative {
+		r.Query, r.Lipschitz = "relative", 2/N
+		for i := range counts {
+			counts[i] /= N
+		}
+	}
+	r.PerBinScale = r.Sigma * r.Lipschitz
+	r.NoiseScale = noise.EffectiveScale(r.PerBinScale, r.Lipschitz)
+	lap := noise.NewLaplace(opts.Source)
+	for i, c := range counts {
+		v, err := lap.Add(c, r.PerBinScale, r.Lipschitz)
+		if err != nil {
+			return nil, err
+		}
+		r.Histogram = append(r.Histogram, Bin{State: class.States[i], Value: v})
+	}
+	if fitted {
+		r.Warnings = append(r.Warnings, "the class was fitted from the released data: the guarantee holds for that fitted chain, and the fit itself is not protected (it is not printed)")
+	}
+	if opts.Method == "dp" {
+		r.Warnings = append(r.Warnings, "dp protects single entries only; correlated entries can be inferred from their neighbours")
+	}
+	return r, nil
+}
