@@ -30,6 +30,7 @@ type approxOracle struct {
 	T          int
 	piMin, gap float64
 	reversible bool
+	table      []float64 // δ(t) by t
 }
 
 // Approx describes the class-level parameters used by the approx oracle.
@@ -278,6 +279,31 @@ func logRatio(p, q float64) (float64, bool) {
 	return math.Log(p / q), true
 }
 
+// maxRatio folds p/q into a running maximum with the conventions of
+// logRatio; max of logs is the log of the max, so tables take one log per
+// entry instead of one per term.
+func maxRatio(m float64, seen bool, p, q float64) (float64, bool) {
+	switch {
+	case p == 0 && q == 0:
+		return m, seen
+	case q == 0:
+		return math.Inf(1), true
+	}
+	if r := p / q; !seen || r > m {
+		return r, true
+	}
+	return m, true
+}
+
+// logOf turns a folded maximum into the log term (−Inf when no outcome had
+// positive probability under either hypothesis).
+func logOf(m float64, seen bool) float64 {
+	if !seen {
+		return math.Inf(-1)
+	}
+	return math.Log(m)
+}
+
 // leftTerm returns L_d for support id s: L[x*k+x'] = max_{u∈supp}
 // log(P^d(u,x)/P^d(u,x')).
 func (o *exactOracle) leftTerm(d, s int) []float64 {
@@ -289,16 +315,13 @@ func (o *exactOracle) leftTerm(d, s int) []float64 {
 	t := make([]float64, k*k)
 	for x := range k {
 		for y := range k {
-			m := math.Inf(-1)
+			m, seen := 0.0, false
 			for u := range k {
-				if !supp[u] {
-					continue
-				}
-				if r, ok := logRatio(Pd[u][x], Pd[u][y]); ok && r > m {
-					m = r
+				if supp[u] {
+					m, seen = maxRatio(m, seen, Pd[u][x], Pd[u][y])
 				}
 			}
-			t[x*k+y] = m
+			t[x*k+y] = logOf(m, seen)
 		}
 	}
 	o.left[key] = t
@@ -317,13 +340,11 @@ func (o *exactOracle) rightTerm(d int) []float64 {
 	t := make([]float64, k*k)
 	for x := range k {
 		for y := range k {
-			m := math.Inf(-1)
+			m, seen := 0.0, false
 			for v := range k {
-				if r, ok := logRatio(Pd[x][v], Pd[y][v]); ok && r > m {
-					m = r
-				}
+				m, seen = maxRatio(m, seen, Pd[x][v], Pd[y][v])
 			}
-			t[x*k+y] = m
+			t[x*k+y] = logOf(m, seen)
 		}
 	}
 	o.right[d] = t

@@ -213,6 +213,9 @@ func search(o oracle, T int, eps float64) nodeResult {
 	if hopeless(o, T) {
 		return nodeResult{sigma: float64(T) / eps, node: 1, quilt: Quilt{1, T}}
 	}
+	if h, ok := homogeneousOf(o); ok {
+		return walkHomogeneous(h, T, eps)
+	}
 	if o.nodeMonotone() {
 		return walk(o, T, eps)
 	}
@@ -309,4 +312,15 @@ func NodeScales(class *markov.Class, T int, eps float64, m Method) ([]float64, e
 		}
 	}
 	return out, nil
+}
+
+// homogeneousOf returns o as a node-independent oracle when it is one.
+func homogeneousOf(o oracle) (homogeneous, bool) {
+	switch o := o.(type) {
+	case *approxOracle:
+		return o, true
+	case *exactOracle:
+		return o, o.ch.Init == markov.InitStationary
+	}
+	return nil, false
 }
