@@ -62,18 +62,10 @@ func Influence(ch *markov.Chain, T int) (lower, upper []float64, err error) {
 	// Interior node: p(x | u, v) ∝ P(u,x) P(x,v).
 	cond := func(u, v int) []float64 {
 		p := make([]float64, k)
-		z := 0.0
 		for x := range k {
 			p[x] = P[u][x] * P[x][v]
-			z += p[x]
 		}
-		if z == 0 {
-			return nil
-		}
-		for x := range p {
-			p[x] /= z
-		}
-		return p
+		return normalized(p)
 	}
 	var gl, gr float64 // interior γ_{i,i−1}, γ_{i,i+1}
 	for u := range k {
@@ -139,10 +131,18 @@ func Influence(ch *markov.Chain, T int) (lower, upper []float64, err error) {
 
 func weighted(q []float64, P [][]float64, v int) []float64 {
 	p := make([]float64, len(q))
-	z := 0.0
 	for x := range q {
 		p[x] = q[x] * P[x][v]
-		z += p[x]
+	}
+	return normalized(p)
+}
+
+// normalized scales p to sum 1 in place; nil when p is all zero (the
+// conditioning event has probability 0).
+func normalized(p []float64) []float64 {
+	z := 0.0
+	for _, v := range p {
+		z += v
 	}
 	if z == 0 {
 		return nil
