@@ -112,14 +112,25 @@ func walkHomogeneous(h homogeneous, T int, eps float64) nodeResult {
 		return r
 	}
 	var top nodeResult
+	// Right-only feasibility (e_R(b) < ε) depends on b alone, so b below
+	// the first feasible distance seen at an earlier node is skipped.
+	rStart := 1
 	for i := 1; i <= T; i++ {
 		best := nodeResult{sigma: float64(T) / eps, node: i, quilt: Quilt{i, T - i + 1}}
 		// right-only
-		for b := 1; b <= T-i; b++ {
+		first := true
+		for b := rStart; b <= T-i; b++ {
 			if float64(i+b-1) >= best.sigma*eps {
 				break
 			}
 			e := h.rightOnly(b)
+			if e >= eps {
+				if first {
+					rStart = b + 1
+				}
+				continue
+			}
+			first = false
 			if s := score(i+b-1, eps, e); s < best.sigma {
 				best = nodeResult{s, i, Quilt{i, b}, e}
 			}
