@@ -171,10 +171,7 @@ func ParseClass(r io.Reader, name string) (*Class, error) {
 		if cf.Transition == nil {
 			return nil, fmt.Errorf("class %s: %s: missing \"transition\"", name, field)
 		}
-		states := f.States
-		if states == nil {
-			states = nil // New names them 0..k-1
-		}
+		states := f.States // nil: New names them 0..k-1
 		kind, q, err := parseInitial(cf.Initial)
 		if err != nil {
 			return nil, fmt.Errorf("class %s: %s.initial: %w", name, field, err)

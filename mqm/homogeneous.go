@@ -23,28 +23,12 @@ func (o *approxOracle) deltaT(t int) float64 {
 	return o.table[t]
 }
 
-// The exact oracle's influence(i, a, b) is node-independent for stationary
-// chains; pass a node far enough from both ends that a and b are closed.
-func (o *exactOracle) two(a, b int) float64    { return o.at(a, b, false, false) }
-func (o *exactOracle) leftOnly(a int) float64  { return o.at(a, 1, false, true) }
-func (o *exactOracle) rightOnly(b int) float64 { return o.at(1, b, true, false) }
-
-func (o *exactOracle) at(a, b int, leftOpen, rightOpen bool) float64 {
-	// Pretend a chain long enough for node i = a+1 (or 1) to have the
-	// requested ends; the stationary influence does not depend on i or T.
-	saved := o.T
-	i := a + 1
-	if leftOpen {
-		i, a = 1, 1
-	}
-	o.T = i + b + 1
-	if rightOpen {
-		o.T = i + b - 1 // b = T−i+1 marks the open right end
-	}
-	e := o.influence(i, a, b)
-	o.T = saved
-	return e
-}
+// For stationary chains the exact influence does not depend on the node
+// (q_i = π for every i); any node with a closed left end at distance a will
+// do, and node 1 for a right-only quilt.
+func (o *exactOracle) two(a, b int) float64    { return o.eval(a+1, a, b, false, false) }
+func (o *exactOracle) leftOnly(a int) float64  { return o.eval(a+1, a, 0, false, true) }
+func (o *exactOracle) rightOnly(b int) float64 { return o.eval(1, 0, b, true, false) }
 
 // walkHomogeneous computes σ_max for a homogeneous oracle. It follows the
 // same walk as walk (nodes 1, 2, … until a node's best quilt is not

@@ -440,8 +440,13 @@ func (o *exactOracle) allowance(a, b int) float64 {
 }
 
 func (o *exactOracle) influence(i, a, b int) float64 {
-	T, k := o.T, o.k
-	leftOpen, rightOpen := a == i, b == T-i+1
+	return o.eval(i, a, b, a == i, b == o.T-i+1)
+}
+
+// eval is the influence of the quilt at distances (a, b) around node i with
+// the open ends stated explicitly (a or b is ignored on an open side).
+func (o *exactOracle) eval(i, a, b int, leftOpen, rightOpen bool) float64 {
+	k := o.k
 	if leftOpen && rightOpen {
 		return 0
 	}

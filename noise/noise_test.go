@@ -111,3 +111,50 @@ func BenchmarkLaplace(b *testing.B) {
 		_, _ = l.Add(10, 3, 1)
 	}
 }
+
+// The snapped mechanism M(x) = round(x/g)·g + g·K, P(K=k) ∝ exp(−λ|k|), must
+// satisfy the Laplace guarantee for every input shift s ≥ unit:
+// P(M(x)=w) ≤ exp(s/b)·P(M(x')=w) at every output w. Its output pmf is exact
+// on the grid, so the ratio is enumerated over outputs around the two
+// rounded centres.
+func TestSnappedNoiseLikelihoodRatio(t *testing.T) {
+	check := func(x, xp, b, unit float64) {
+		t.Helper()
+		s := math.Abs(x - xp)
+		g := Granularity(b)
+		lambda := g / EffectiveScale(b, unit)
+		c, cp := int64(math.Round(x/g)), int64(math.Round(xp/g))
+		// log ratio λ(|m−c'|−|m−c|) is piecewise linear in m with breaks at
+		// c and c', so outputs around the two centres cover its maximum.
+		worst := math.Inf(-1)
+		for _, centre := range []int64{c, cp} {
+			for m := centre - 3; m <= centre+3; m++ {
+				worst = math.Max(worst, lambda*float64(abs64(m-cp)-abs64(m-c)))
+			}
+		}
+		if worst > s/b*(1+1e-15) {
+			t.Fatalf("x=%v x'=%v (s=%v ≥ unit %v): log ratio %v > s/b = %v", x, xp, s, unit, worst, s/b)
+		}
+	}
+	// Adversarial: x rounds down, x' rounds up, s just above unit.
+	b, unit := 7.0, 2.0
+	g := Granularity(b)
+	x := 10 + 0.49*g
+	check(x, x+unit+0.02*g, b, unit)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 10000 {
+		b := math.Exp(rng.Float64()*20 - 10)
+		unit := b * math.Exp(rng.Float64()*6-3)
+		g := Granularity(b)
+		x := (rng.Float64() - 0.5) * 1000 * g
+		check(x, x+unit*(1+rng.Float64()*3), b, unit)
+		check(x, x+unit, b, unit)
+	}
+}
+
+func abs64(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}

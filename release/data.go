@@ -100,13 +100,12 @@ func ReadData(r io.Reader, name string, opts CSVOptions) (*Data, error) {
 		}
 		seq = append(seq, v)
 		for {
-			rec, err := cr.Read()
+			rec, line, err := next(cr, name)
 			if err == io.EOF {
 				break
 			}
-			line, _ := cr.FieldPos(0)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", name, csvErr(err))
+				return nil, err
 			}
 			if len(rec) != 1 {
 				return nil, fmt.Errorf("%s:%d: %d fields in a one-state-per-line file", name, line, len(rec))
@@ -136,13 +135,12 @@ func ReadData(r io.Reader, name string, opts CSVOptions) (*Data, error) {
 	}
 	series := map[string]*open{}
 	for {
-		rec, err := cr.Read()
+		rec, line, err := next(cr, name)
 		if err == io.EOF {
 			break
 		}
-		line, _ := cr.FieldPos(0)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, csvErr(err))
+			return nil, err
 		}
 		if len(rec) <= need {
 			missing := opts.StateCol
@@ -189,6 +187,20 @@ func ReadData(r io.Reader, name string, opts CSVOptions) (*Data, error) {
 		return nil, fmt.Errorf("%s: no data rows after the header", name)
 	}
 	return d, nil
+}
+
+// next reads one record with its line number; errors other than io.EOF
+// name the file and line.
+func next(cr *csv.Reader, name string) ([]string, int, error) {
+	rec, err := cr.Read()
+	if err == io.EOF {
+		return nil, 0, err
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", name, csvErr(err))
+	}
+	line, _ := cr.FieldPos(0)
+	return rec, line, nil
 }
 
 func csvErr(err error) error {

@@ -68,11 +68,11 @@ func checkMethod(m string) error {
 	return fmt.Errorf("--method %q: want one of %s", m, strings.Join(release.Methods, ", "))
 }
 
-func checkEpsilon(eps float64) error {
+func checkArgs(eps float64, method string) error {
 	if !(eps > 0) || eps > 1e300 {
 		return fmt.Errorf("--epsilon %v: must be a finite number > 0", eps)
 	}
-	return nil
+	return checkMethod(method)
 }
 
 func scaleCmd() *cobra.Command {
@@ -105,10 +105,7 @@ Example:
   puff scale --class class.json --length 100 --epsilon 1 --method exact --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkEpsilon(eps); err != nil {
-				return err
-			}
-			if err := checkMethod(method); err != nil {
+			if err := checkArgs(eps, method); err != nil {
 				return err
 			}
 			if classPath == "" {
@@ -210,10 +207,7 @@ Examples:
   puff release --data trace.csv.gz --fit --smoothing 0.5 --gap 60 --relative --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkEpsilon(eps); err != nil {
-				return err
-			}
-			if err := checkMethod(method); err != nil {
+			if err := checkArgs(eps, method); err != nil {
 				return err
 			}
 			if fit && classPath != "" {
