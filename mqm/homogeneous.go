@@ -40,61 +40,17 @@ func (o *exactOracle) rightOnly(b int) float64 { return o.eval(1, 0, b, true, fa
 //	B2_i(a) = min_{1≤b≤T−i} (a+b−1)/(ε − e(a,b))          two-sided
 //	Lft(i)  = min_{1≤a<i}   (T−i+a)/(ε − e_L(a))          left-only
 //
-// B2(a) is computed once and reused by every later node while its
-// minimising b still fits (b ≤ T−i); otherwise it is recomputed for the
-// shorter range. Inside each minimum a quilt is skipped when a lower bound
-// on its score already reaches the best: card/ε always, and for two-sided
-// quilts (a+b−1)/(ε − e_L(a)) because e(a,b) ≥ e_L(a) (the right term is
-// never negative). The feasible b of B2(a) form a suffix (e is
-// non-increasing in b), found by bisection.
+// B2(a) is found by a resumable scan over b (twoScan) shared by every
+// later node: each node only asks whether B2(a) is below its current best
+// β, and β never decreases along the walk (R(i) increases with i), so the
+// scan continues where the previous node stopped instead of starting over.
+// Inside each minimum a quilt is skipped when a lower bound on its score
+// already reaches the best: card/ε always, and for two-sided quilts
+// (a+b−1)/(ε − e_L(a)) because e(a,b) ≥ e_L(a) (the right term is never
+// negative). The feasible b of B2(a) form a suffix (e is non-increasing in
+// b), found by bisection.
 func walkHomogeneous(h homogeneous, T int, eps float64) nodeResult {
-	type best2 struct {
-		s     float64 // min score over b ≤ maxB among quilts scoring < bound (Inf: none)
-		b     int
-		e     float64
-		bound float64
-	}
-	var b2 []best2 // index a−1
-	// bestTwo computes B2(a) over b ≤ maxB, exactly for values below bound:
-	// quilts with a+b−1 ≥ bound·ε score ≥ bound and are not visited, so
-	// the powers P^b stay within the quilt sizes that can matter.
-	bestTwo := func(a, maxB int, bound float64) best2 {
-		r := best2{s: math.Inf(1), bound: bound}
-		eL := h.leftOnly(a)
-		if eL >= eps || maxB < 1 {
-			return r
-		}
-		hi := maxB
-		if lim := bound * eps; lim < float64(a+hi-1) {
-			hi = int(math.Ceil(lim)) - a + 1
-		}
-		if hi < 1 || h.two(a, hi) >= eps {
-			return r
-		}
-		lo := 1 // smallest feasible b in [1, hi] by bisection
-		if h.two(a, 1) >= eps {
-			l, u := 1, hi // two(a,l) infeasible, two(a,u) feasible
-			for u-l > 1 {
-				m := (l + u) / 2
-				if h.two(a, m) < eps {
-					u = m
-				} else {
-					l = m
-				}
-			}
-			lo = u
-		}
-		for b := lo; b <= hi; b++ {
-			if float64(a+b-1)/(eps-eL) >= min(r.s, bound) {
-				break
-			}
-			e := h.two(a, b)
-			if s := score(a+b-1, eps, e); s < r.s {
-				r.s, r.b, r.e = s, b, e
-			}
-		}
-		return r
-	}
+	var b2 []twoScan // index a−1
 	var top nodeResult
 	// Right-only feasibility (e_R(b) < ε) depends on b alone, so b below
 	// the first feasible distance seen at an earlier node is skipped.
@@ -119,17 +75,14 @@ func walkHomogeneous(h homogeneous, T int, eps float64) nodeResult {
 				best = nodeResult{s, i, Quilt{i, b}, e}
 			}
 		}
-		// two-sided, a = 1..i−1. A cached B2(a) is reused while its
-		// minimiser fits the node's range (b ≤ T−i) and its bound covers
-		// the node's current best; otherwise it is recomputed.
+		// two-sided, a = 1..i−1
 		if i > 1 {
-			b2 = append(b2, best2{bound: math.Inf(-1)})
+			b2 = append(b2, twoScan{a: i - 1})
 		}
 		for a := 1; a < i && float64(a) < best.sigma*eps; a++ {
 			r := &b2[a-1]
-			stale := r.b > T-i || (math.IsInf(r.s, 1) && r.bound < best.sigma) || (!math.IsInf(r.s, 1) && r.s >= r.bound)
-			if stale {
-				*r = bestTwo(a, T-i, best.sigma)
+			if r.lb < best.sigma || r.b > T-i {
+				r.resume(h, T-i, eps, best.sigma)
 			}
 			if r.s < best.sigma {
 				best = nodeResult{r.s, i, Quilt{a, r.b}, r.e}
@@ -153,4 +106,74 @@ func walkHomogeneous(h homogeneous, T int, eps float64) nodeResult {
 		}
 	}
 	return top
+}
+
+// twoScan minimises the two-sided score (a+b−1)/(ε − e(a,b)) of one left
+// distance a over b in [1, maxB]. Every b below next has been examined; s
+// is the least score among them (at b, with influence e; s = +Inf and b = 0
+// while none is feasible), and lb ≤ B2(a) is a lower bound on the minimum
+// over all b ≤ maxB.
+type twoScan struct {
+	a, next, b int
+	eL, s, e   float64
+	lb         float64
+	ready      bool
+}
+
+// resume continues the scan until either B2(a) is known exactly and is
+// below beta (then s = B2(a)), or B2(a) ≥ beta is proven (then s ≥ beta
+// or s = +Inf). The range may shrink between calls (maxB = T−i falls as i
+// grows): entries already examined beyond it do not matter as long as the
+// minimiser is inside it, otherwise the scan starts over.
+func (r *twoScan) resume(h homogeneous, maxB int, eps, beta float64) {
+	if !r.ready || r.b > maxB {
+		*r = twoScan{a: r.a, next: 1, eL: h.leftOnly(r.a), s: math.Inf(1), ready: true}
+	}
+	a := r.a
+	r.next = min(r.next, maxB+1)
+	r.lb = r.s
+	if r.eL >= eps {
+		return // e(a,b) ≥ e_L(a) ≥ ε for every b
+	}
+	// b > limit has card a+b−1 > βε, so its score exceeds β.
+	limit := maxB
+	if lim := beta * eps; lim < float64(a+limit-1) {
+		limit = int(math.Ceil(lim)) - a + 1
+	}
+	if math.IsInf(r.s, 1) && r.next <= limit {
+		// No feasible b yet: the feasible b form a suffix; find its start
+		// in [next, limit] by bisection.
+		if h.two(a, limit) >= eps {
+			r.next = limit + 1
+			r.lb = beta
+			return
+		}
+		if h.two(a, r.next) >= eps {
+			l, u := r.next, limit // two(a,l) infeasible, two(a,u) feasible
+			for u-l > 1 {
+				m := (l + u) / 2
+				if h.two(a, m) < eps {
+					u = m
+				} else {
+					l = m
+				}
+			}
+			r.next = u
+		}
+	}
+	for ; r.next <= limit; r.next++ {
+		if float64(a+r.next-1)/(eps-r.eL) >= min(r.s, beta) {
+			break
+		}
+		e := h.two(a, r.next)
+		if s := score(a+r.next-1, eps, e); s < r.s {
+			r.s, r.b, r.e = s, r.next, e
+		}
+	}
+	// Unexamined b either exceed limit (score > β) or have a card lower
+	// bound at least min(s, β).
+	r.lb = min(r.s, beta)
+	if r.next <= limit {
+		r.lb = min(r.s, float64(a+r.next-1)/(eps-r.eL))
+	}
 }
