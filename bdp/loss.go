@@ -259,7 +259,9 @@ type choice struct {
 	d, v int
 }
 
-func better(c choice, val float64) bool { return !math.IsNaN(val) && (math.IsNaN(c.val) || val > c.val) }
+func better(c choice, val float64) bool {
+	return !math.IsNaN(val) && (math.IsNaN(c.val) || val > c.val)
+}
 
 // maxQuadratic bounds the O(n²) fallback used when some reading at time
 // t ≥ 2 has a state of probability zero (then a known reading's feasibility
