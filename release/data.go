@@ -17,6 +17,7 @@ import (
 type CSVOptions struct {
 	SeriesCol, TimeCol, StateCol string  // column names in the header
 	Gap                          float64 // split a series where the time step exceeds Gap (0: never)
+	KeepTimes                    bool    // fill Data.Times (costs 8 bytes per entry)
 }
 
 // DefaultCSV is the long format series,time,state.
@@ -26,6 +27,13 @@ var DefaultCSV = CSVOptions{SeriesCol: "series", TimeCol: "time", StateCol: "sta
 type Data struct {
 	States []string // state names, in order of first appearance
 	Seqs   [][]int  // indices into States
+	// Series names the series each sequence came from ("" for a plain
+	// file or a file without a series column); a series split at gaps
+	// gives several sequences with the same name.
+	Series []string
+	// Times holds each entry's time when the file has a time column and
+	// CSVOptions.KeepTimes is set (nil otherwise).
+	Times [][]float64
 }
 
 // Observations is the total number of entries.
@@ -117,6 +125,7 @@ func ReadData(r io.Reader, name string, opts CSVOptions) (*Data, error) {
 			seq = append(seq, v)
 		}
 		d.Seqs = [][]int{seq}
+		d.Series = []string{""}
 		return d, nil
 	}
 	serC, hasSeries := idx[opts.SeriesCol]
@@ -174,14 +183,22 @@ func ReadData(r io.Reader, name string, opts CSVOptions) (*Data, error) {
 			o = &open{seq: len(d.Seqs)}
 			series[key] = o
 			d.Seqs = append(d.Seqs, nil)
+			d.Series = append(d.Series, key)
 		case hasTime && !(t > o.last):
 			return nil, fmt.Errorf("%s:%d: time %v of series %q does not increase (line %d has %v)", name, line, t, key, o.lastL, o.last)
 		case hasTime && opts.Gap > 0 && t-o.last > opts.Gap:
 			o.seq = len(d.Seqs)
 			d.Seqs = append(d.Seqs, nil)
+			d.Series = append(d.Series, key)
 		}
 		o.last, o.lastL = t, line
 		d.Seqs[o.seq] = append(d.Seqs[o.seq], v)
+		if hasTime && opts.KeepTimes {
+			for len(d.Times) < len(d.Seqs) {
+				d.Times = append(d.Times, nil)
+			}
+			d.Times[o.seq] = append(d.Times[o.seq], t)
+		}
 	}
 	if len(d.Seqs) == 0 {
 		return nil, fmt.Errorf("%s: no data rows after the header", name)
