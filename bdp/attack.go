@@ -87,7 +87,7 @@ type Estimate struct {
 	ImpliedEpsilon float64 `json:"implied_epsilon"`
 	Exact          bool    `json:"exact"`
 	// Trials and the 95% Wilson interval, for Monte-Carlo estimates.
-	Trials int      `json:"trials,omitempty"`
+	Trials int         `json:"trials,omitempty"`
 	CI     *[2]float64 `json:"ci95,omitempty"`
 }
 
