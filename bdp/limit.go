@@ -88,7 +88,7 @@ type sideSup struct {
 // limitAt evaluates Limit at horizon N; ok is false when some tail still
 // exceeds limitTol.
 func (md *model) limitAt(N int, know Knowledge, tau, lambda float64, pi []float64) (Loss, bool, error) {
-	sd, err := md.sides(N + 1)
+	sd, err := md.sides(N+1, know != NoneKnown)
 	if err != nil {
 		return Loss{}, false, err
 	}

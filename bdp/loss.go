@@ -231,7 +231,9 @@ type sides struct {
 	leftAt, rightAt     []*side // nearest known reading has value u (w)
 }
 
-func (md *model) sides(J int) (*sides, error) {
+// sides builds the free sides and, when bridged, the sides at a known
+// reading (not needed against K = ∅).
+func (md *model) sides(J int, bridged bool) (*sides, error) {
 	s := &sides{leftAt: make([]*side, md.k), rightAt: make([]*side, md.k)}
 	fwd, bwd := forwardStep(md.P, md.E), backwardStep(md.P, md.E)
 	var err error
@@ -242,6 +244,9 @@ func (md *model) sides(J int) (*sides, error) {
 		return nil, err
 	}
 	for u := range md.k {
+		if !bridged {
+			break
+		}
 		if s.leftAt[u], err = md.side(md.P[u], J, fwd); err != nil {
 			return nil, err
 		}
@@ -286,7 +291,7 @@ func Worst(ch *markov.Chain, mech Mechanism, n int, know Knowledge) (Loss, error
 	if know == AllKnown {
 		J = 0
 	}
-	sd, err := md.sides(J)
+	sd, err := md.sides(J, know != NoneKnown)
 	if err != nil {
 		return Loss{}, err
 	}

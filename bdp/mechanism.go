@@ -147,3 +147,115 @@ func checkEps(eps float64) error {
 	}
 	return nil
 }
+
+// Pair is a flip probability per reading value.
+type Pair struct {
+	Rho0, Rho1 float64
+	// Expected is the expected flip probability π_0·ρ0 + π_1·ρ1 under the
+	// chain's stationary distribution, and Leak the exact K = ∅ loss over
+	// every length (an upper bound within 2e-12, from Limit).
+	Expected, Leak float64
+}
+
+// PublishedFlipPair is the asymmetric version of ρ* for a two-state chain
+// with positive transitions: the pair (ρ0, ρ1) ∈ [0, 1/2]² of least
+// expected flip probability whose leak to the adversary with no side
+// knowledge (K = ∅) is at most ε for every length. Adversary class covered:
+// K = ∅ only, like ρ*.
+//
+// Seed 002's code states the same optimisation but replaces the two
+// constraint curves (all-zero and all-one outputs) by straight lines
+// between their end points; here the constraint is the exact K = ∅ loss
+// over every output (Limit), so the returned pair always satisfies it.
+// The minimisation itself is numerical: ρ0 on a 1/64 grid refined by
+// golden-section search, ρ1 by bisection for each ρ0 (the least ρ1 found
+// with leak ≤ ε). For a symmetric chain it returns ρ* in both coordinates
+// to within the search tolerance.
+func PublishedFlipPair(ch *markov.Chain, eps float64) (Pair, error) {
+	if err := checkEps(eps); err != nil {
+		return Pair{}, err
+	}
+	if ch == nil || ch.K() != 2 {
+		return Pair{}, fmt.Errorf("bdp: the flip pair is defined for two-state chains")
+	}
+	pi, err := ch.Stationary()
+	if err != nil {
+		return Pair{}, err
+	}
+	leak := func(r0, r1 float64) (float64, error) {
+		m, err := RandomizedResponse(r0, r1)
+		if err != nil {
+			return 0, err
+		}
+		l, err := Limit(ch, m, NoneKnown)
+		return l.Loss, err
+	}
+	// least ρ1 with leak ≤ ε for this ρ0 (ok = false when even ρ1 = 1/2
+	// leaks more).
+	least := func(r0 float64) (Pair, bool, error) {
+		hiLeak, err := leak(r0, 0.5)
+		if err != nil {
+			return Pair{}, false, err
+		}
+		if hiLeak > eps {
+			return Pair{}, false, nil
+		}
+		lo, hi := 0.0, 0.5
+		for range 45 {
+			mid := (lo + hi) / 2
+			l, err := leak(r0, mid)
+			if err != nil {
+				return Pair{}, false, err
+			}
+			if l <= eps {
+				hi, hiLeak = mid, l
+			} else {
+				lo = mid
+			}
+		}
+		return Pair{Rho0: r0, Rho1: hi, Expected: pi[0]*r0 + pi[1]*hi, Leak: hiLeak}, true, nil
+	}
+	best := Pair{Expected: math.Inf(1)}
+	bestI := -1
+	const steps = 64
+	for i := 0; i <= steps; i++ {
+		p, ok, err := least(0.5 * float64(i) / steps)
+		if err != nil {
+			return Pair{}, err
+		}
+		if ok && p.Expected < best.Expected {
+			best, bestI = p, i
+		}
+	}
+	if bestI < 0 {
+		return Pair{}, fmt.Errorf("bdp: no flip pair keeps the K = ∅ leak within ε = %v", eps)
+	}
+	// Golden-section refinement of ρ0 around the best grid point; every
+	// candidate is feasible, so keeping the best seen is safe.
+	a, b := 0.5*float64(max(bestI-1, 0))/steps, 0.5*float64(min(bestI+1, steps))/steps
+	g := (math.Sqrt(5) - 1) / 2
+	eval := func(r0 float64) float64 {
+		p, ok, err := least(r0)
+		if err != nil || !ok {
+			return math.Inf(1)
+		}
+		if p.Expected < best.Expected {
+			best = p
+		}
+		return p.Expected
+	}
+	c, d := b-g*(b-a), a+g*(b-a)
+	fc, fd := eval(c), eval(d)
+	for range 40 {
+		if fc < fd {
+			b, d, fd = d, c, fc
+			c = b - g*(b-a)
+			fc = eval(c)
+		} else {
+			a, c, fc = c, d, fd
+			d = a + g*(b-a)
+			fd = eval(d)
+		}
+	}
+	return best, nil
+}

@@ -259,3 +259,33 @@ func TestCertifiedFlip(t *testing.T) {
 		}
 	}
 }
+
+func TestPublishedFlipPair(t *testing.T) {
+	// Symmetric chain: the pair's expected flip is ρ* (no better symmetric
+	// or asymmetric choice was found, and ρ* itself is feasible).
+	for _, c := range [][2]float64{{0.1, 1}, {0.3, 4}} {
+		p, err := PublishedFlipPair(sym(t, c[0]), c[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		rho, _ := PublishedFlip(c[0], c[1])
+		if p.Leak > c[1] || p.Expected > rho+1e-9 || math.Abs(p.Expected-rho) > 1e-3 {
+			t.Errorf("θ=%v ε=%v: pair %+v, ρ* = %v", c[0], c[1], p, rho)
+		}
+	}
+	// The heart-rate chain of seed 002's synthetic experiment.
+	ch, _ := markov.New(nil, [][]float64{{1 - 0.08937981353871098, 0.08937981353871098}, {0.10924092409240924, 1 - 0.10924092409240924}}, markov.InitStationary, nil)
+	for _, eps := range []float64{1, 3} {
+		p, err := PublishedFlipPair(ch, eps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, _ := RandomizedResponse(p.Rho0, p.Rho1)
+		for _, n := range []int{3, 30, 300} {
+			if l, _ := Worst(ch, m, n, NoneKnown); l.Loss > eps {
+				t.Errorf("ε=%v: pair %+v leaks %v at n=%d", eps, p, l.Loss, n)
+			}
+		}
+		t.Logf("ε=%v: %+v", eps, p)
+	}
+}
