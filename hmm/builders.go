@@ -1,0 +1,307 @@
+package hmm
+
+import (
+	"fmt"
+	"math/big"
+	"strconv"
+	"strings"
+)
+
+// OneShot is the HMM of a mechanism run once: one state per input, which
+// emits the mechanism's output distribution dist(i) and then moves to an
+// absorbing state "end" emitting the extra symbol "end". Sequences of
+// length 1 carry all the information; longer ones add only "end" (seed
+// 003's encoding has an extra layer of noisy states and emits a neutral
+// symbol first; the verdicts are the same).
+func OneShot(inputs, outputs []string, dist func(i int) []*big.Rat) *Model {
+	k := len(inputs) + 1
+	m := &Model{States: append(append([]string(nil), inputs...), "end"), Obs: append(append([]string(nil), outputs...), "end")}
+	m.Trans = make([][]Entry, k)
+	m.Emit = make([][]*big.Rat, k)
+	for s := range k {
+		m.Trans[s] = []Entry{{To: k - 1, P: big.NewRat(1, 1)}}
+		row := make([]*big.Rat, len(outputs)+1)
+		if s < k-1 {
+			copy(row, dist(s))
+		}
+		row[len(outputs)] = new(big.Rat)
+		if s == k-1 {
+			for o := range outputs {
+				row[o] = new(big.Rat)
+			}
+			row[len(outputs)] = big.NewRat(1, 1)
+		}
+		m.Emit[s] = row
+	}
+	return m
+}
+
+// point is the distribution concentrated on state s of k (nil entries are
+// zeros).
+func point(k, s int) []*big.Rat {
+	v := make([]*big.Rat, k)
+	v[s] = big.NewRat(1, 1)
+	return v
+}
+
+// NeighbourPairs is the differential-privacy special case: one secret
+// pair per unordered pair of neighbouring inputs, each a point mass (the
+// adversary knows everything but which neighbour it is). k is the model's
+// state count (inputs first).
+func NeighbourPairs(inputs []string, k int, adjacent func(i, j int) bool) []Secret {
+	var out []Secret
+	for i := range inputs {
+		for j := i + 1; j < len(inputs); j++ {
+			if adjacent(i, j) {
+				out = append(out, Secret{Name: inputs[i] + " vs " + inputs[j], Pi: point(k, i), Tau: point(k, j)})
+			}
+		}
+	}
+	return out
+}
+
+// Geometric returns the truncated α-geometric distributions on {0..m}
+// (MATH §7): output z given v has probability (1−α)/(1+α)·α^|z−v| for
+// 0 < z < m, α^v/(1+α) for z = 0 and α^(m−v)/(1+α) for z = m. It is
+// ln(1/α)-DP for inputs that differ by one. geo[v][z].
+func Geometric(alpha *big.Rat, m int) ([][]*big.Rat, error) {
+	one := big.NewRat(1, 1)
+	if alpha.Sign() <= 0 || alpha.Cmp(one) >= 0 {
+		return nil, fmt.Errorf("hmm: geometric α = %s must be in (0, 1)", alpha.RatString())
+	}
+	if m < 1 {
+		return nil, fmt.Errorf("hmm: geometric range {0..%d} needs m ≥ 1", m)
+	}
+	pow := func(e int) *big.Rat {
+		r := big.NewRat(1, 1)
+		for range e {
+			r.Mul(r, alpha)
+		}
+		return r
+	}
+	onePlus := new(big.Rat).Add(one, alpha)
+	mid := new(big.Rat).Quo(new(big.Rat).Sub(one, alpha), onePlus)
+	geo := make([][]*big.Rat, m+1)
+	for v := range m + 1 {
+		geo[v] = make([]*big.Rat, m+1)
+		for z := range m + 1 {
+			switch z {
+			case 0:
+				geo[v][z] = new(big.Rat).Quo(pow(v), onePlus)
+			case m:
+				geo[v][z] = new(big.Rat).Quo(pow(m-v), onePlus)
+			default:
+				geo[v][z] = new(big.Rat).Mul(mid, pow(abs(z-v)))
+			}
+		}
+	}
+	return geo, nil
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// GeometricModel is the α-geometric mechanism on {0..m} as a one-shot HMM
+// with its DP neighbour pairs (inputs differing by one).
+func GeometricModel(alpha *big.Rat, m int) (*Model, []Secret, error) {
+	geo, err := Geometric(alpha, m)
+	if err != nil {
+		return nil, nil, err
+	}
+	names := make([]string, m+1)
+	for v := range names {
+		names[v] = strconv.Itoa(v)
+	}
+	model := OneShot(names, names, func(i int) []*big.Rat { return geo[i] })
+	return model, NeighbourPairs(names, len(model.States), func(i, j int) bool { return abs(i-j) == 1 }), nil
+}
+
+// RandomizedResponseModel is binary randomized response that reports the
+// truth with probability keep, as a one-shot HMM with its one DP pair.
+func RandomizedResponseModel(keep *big.Rat) (*Model, []Secret, error) {
+	one := big.NewRat(1, 1)
+	if keep.Sign() < 0 || keep.Cmp(one) > 0 {
+		return nil, nil, fmt.Errorf("hmm: keep probability %s is not in [0, 1]", keep.RatString())
+	}
+	flip := new(big.Rat).Sub(one, keep)
+	names := []string{"0", "1"}
+	model := OneShot(names, names, func(i int) []*big.Rat {
+		if i == 0 {
+			return []*big.Rat{keep, flip}
+		}
+		return []*big.Rat{flip, keep}
+	})
+	return model, NeighbourPairs(names, 3, func(i, j int) bool { return true }), nil
+}
+
+// NoisyMaxReturns selects what Noisy Max reports.
+type NoisyMaxReturns int
+
+const (
+	// ReturnIndex reports the index of a largest noisy value (the
+	// smallest such index on ties): the correct Noisy Max.
+	ReturnIndex NoisyMaxReturns = iota
+	// ReturnValue reports the largest noisy value itself: the "wrong"
+	// variant of seed 003 Example 7.2.
+	ReturnValue
+)
+
+// NoisyMaxDist returns Noisy Max's output distribution for the query
+// answers v (each in 0..m), with α-geometric noise geo on every answer:
+// for the index, P(r) = Σ_z g_r(z)·Π_{j<r} G_j(z−1)·Π_{j>r} G_j(z) with
+// G_j the noisy answer's CDF (ties go to the smallest index); for the
+// value, P(max = z) = Π_j G_j(z) − Π_j G_j(z−1).
+func NoisyMaxDist(geo [][]*big.Rat, v []int, ret NoisyMaxReturns) []*big.Rat {
+	m := len(geo) - 1
+	cdf := func(j, z int) *big.Rat { // P(ṽ_j ≤ z)
+		c := new(big.Rat)
+		for t := 0; t <= z && t <= m; t++ {
+			c.Add(c, geo[v[j]][t])
+		}
+		return c
+	}
+	n := len(v)
+	if ret == ReturnValue {
+		out := make([]*big.Rat, m+1)
+		prev := new(big.Rat)
+		for z := range m + 1 {
+			p := big.NewRat(1, 1)
+			for j := range n {
+				p.Mul(p, cdf(j, z))
+			}
+			out[z] = new(big.Rat).Sub(p, prev)
+			prev = p
+		}
+		return out
+	}
+	out := make([]*big.Rat, n)
+	for r := range n {
+		out[r] = new(big.Rat)
+		for z := range m + 1 {
+			p := new(big.Rat).Set(geo[v[r]][z])
+			for j := range n {
+				switch {
+				case j < r:
+					p.Mul(p, cdf(j, z-1))
+				case j > r:
+					p.Mul(p, cdf(j, z))
+				}
+			}
+			out[r].Add(out[r], p)
+		}
+	}
+	return out
+}
+
+// NoisyMaxInputs lists every answer vector in {0..m}^n (first coordinate
+// fastest) with names like "021".
+func NoisyMaxInputs(n, m int) ([][]int, []string) {
+	total := 1
+	for range n {
+		total *= m + 1
+	}
+	vs := make([][]int, total)
+	names := make([]string, total)
+	for x := range total {
+		v := make([]int, n)
+		var b strings.Builder
+		y := x
+		for j := range n {
+			v[j] = y % (m + 1)
+			y /= m + 1
+		}
+		for j := range n {
+			b.WriteString(strconv.Itoa(v[j]))
+		}
+		vs[x], names[x] = v, b.String()
+	}
+	return vs, names
+}
+
+// Neighbours selects the DP neighbour relation on answer vectors.
+type Neighbours int
+
+const (
+	// DifferByOne: one coordinate differs, by exactly one.
+	DifferByOne Neighbours = iota
+	// DifferAnyhow: one coordinate differs, by any amount.
+	DifferAnyhow
+)
+
+// NoisyMaxModel is Noisy Max over n queries with answers in {0..m} and
+// α-geometric noise, as a one-shot HMM, with its DP neighbour pairs.
+// Seed 003's instance is α = 1/2, m = 2.
+func NoisyMaxModel(n, m int, alpha *big.Rat, ret NoisyMaxReturns, nb Neighbours) (*Model, []Secret, error) {
+	if n < 1 {
+		return nil, nil, fmt.Errorf("hmm: Noisy Max needs at least one query")
+	}
+	geo, err := Geometric(alpha, m)
+	if err != nil {
+		return nil, nil, err
+	}
+	vs, names := NoisyMaxInputs(n, m)
+	outputs := make([]string, 0)
+	if ret == ReturnIndex {
+		for r := range n {
+			outputs = append(outputs, "index "+strconv.Itoa(r+1))
+		}
+	} else {
+		for z := range m + 1 {
+			outputs = append(outputs, "max "+strconv.Itoa(z))
+		}
+	}
+	model := OneShot(names, outputs, func(i int) []*big.Rat { return NoisyMaxDist(geo, vs[i], ret) })
+	adj := func(i, j int) bool {
+		diff := -1
+		for t := range n {
+			if vs[i][t] != vs[j][t] {
+				if diff >= 0 {
+					return false
+				}
+				diff = t
+			}
+		}
+		return diff >= 0 && (nb == DifferAnyhow || abs(vs[i][diff]-vs[j][diff]) == 1)
+	}
+	return model, NeighbourPairs(names, len(model.States), adj), nil
+}
+
+// Example71 is seed 003 Example 7.1 built as the seed describes it: three
+// diseases A, B, C and two people (John, Alice); the input (i, j, k)
+// counts the people with A, B and C (Noisy Max over these three counts
+// with the ½-geometric noise on {0,1,2}, reporting the index of the
+// largest, ties to the smallest index). The adversary believes each person
+// has A independently with probability p1, that both or neither have B
+// (both with probability p2), and knows nothing about C. The secret pair is
+// "John has C" (π: k uniform on {1, 2}) against "John does not" (τ: k
+// uniform on {0, 1}); seed 003 Tables 1–2.
+func Example71(p1, p2 *big.Rat) (*Model, Secret, error) {
+	one := big.NewRat(1, 1)
+	for _, p := range []*big.Rat{p1, p2} {
+		if p.Sign() < 0 || p.Cmp(one) > 0 {
+			return nil, Secret{}, fmt.Errorf("hmm: p = %s is not a probability", p.RatString())
+		}
+	}
+	model, _, err := NoisyMaxModel(3, 2, big.NewRat(1, 2), ReturnIndex, DifferByOne)
+	if err != nil {
+		return nil, Secret{}, err
+	}
+	q1 := new(big.Rat).Sub(one, p1)
+	pa := []*big.Rat{new(big.Rat).Mul(q1, q1), new(big.Rat).Mul(big.NewRat(2, 1), new(big.Rat).Mul(p1, q1)), new(big.Rat).Mul(p1, p1)}
+	pb := []*big.Rat{new(big.Rat).Sub(one, p2), new(big.Rat), new(big.Rat).Set(p2)}
+	h := big.NewRat(1, 2)
+	pcPi := []*big.Rat{new(big.Rat), h, h}
+	pcTau := []*big.Rat{h, h, new(big.Rat)}
+	vs, _ := NoisyMaxInputs(3, 2)
+	sec := Secret{Name: "John has C vs John does not", Pi: make([]*big.Rat, len(model.States)), Tau: make([]*big.Rat, len(model.States))}
+	for s, v := range vs {
+		ab := new(big.Rat).Mul(pa[v[0]], pb[v[1]])
+		sec.Pi[s] = new(big.Rat).Mul(ab, pcPi[v[2]])
+		sec.Tau[s] = new(big.Rat).Mul(ab, pcTau[v[2]])
+	}
+	return model, sec, nil
+}

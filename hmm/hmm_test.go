@@ -1,0 +1,192 @@
+package hmm
+
+import (
+	"math"
+	"math/big"
+	"testing"
+)
+
+var half = big.NewRat(1, 2)
+
+// Seed 003's ½-geometric mechanism on {0,1,2}.
+func TestGeometricHalf(t *testing.T) {
+	geo, err := Geometric(half, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{{"2/3", "1/6", "1/6"}, {"1/3", "1/3", "1/3"}, {"1/6", "1/6", "2/3"}}
+	for v := range want {
+		for z := range want[v] {
+			if geo[v][z].RatString() != want[v][z] {
+				t.Errorf("geo[%d][%d] = %s, want %s", v, z, geo[v][z].RatString(), want[v][z])
+			}
+		}
+	}
+	// ln(1/α)-DP for neighbours, exactly: the loss is ln 2 for every range.
+	for _, m := range []int{1, 2, 5, 9} {
+		model, pairs, _ := GeometricModel(half, m)
+		r, err := Loss(model, pairs, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Ratio.RatString() != "2" {
+			t.Errorf("m=%d: ratio %s", m, r.Ratio.RatString())
+		}
+	}
+}
+
+// directNoisyMax enumerates every noise vector (no HMM, no formula).
+func directNoisyMax(geo [][]*big.Rat, v []int, ret NoisyMaxReturns) []*big.Rat {
+	m := len(geo) - 1
+	n := len(v)
+	size := n
+	if ret == ReturnValue {
+		size = m + 1
+	}
+	out := make([]*big.Rat, size)
+	for i := range out {
+		out[i] = new(big.Rat)
+	}
+	noisy := make([]int, n)
+	var rec func(j int, p *big.Rat)
+	rec = func(j int, p *big.Rat) {
+		if j == n {
+			best := 0
+			for t := 1; t < n; t++ {
+				if noisy[t] > noisy[best] {
+					best = t
+				}
+			}
+			o := best
+			if ret == ReturnValue {
+				o = noisy[best]
+			}
+			out[o].Add(out[o], p)
+			return
+		}
+		for z := range m + 1 {
+			noisy[j] = z
+			rec(j+1, new(big.Rat).Mul(p, geo[v[j]][z]))
+		}
+	}
+	rec(0, big.NewRat(1, 1))
+	return out
+}
+
+// directLoss is the DP loss by enumeration of distributions over pairs.
+func directLoss(geo [][]*big.Rat, n int, ret NoisyMaxReturns, nb Neighbours) *big.Rat {
+	vs, _ := NoisyMaxInputs(n, len(geo)-1)
+	dist := make([][]*big.Rat, len(vs))
+	for i, v := range vs {
+		dist[i] = directNoisyMax(geo, v, ret)
+	}
+	best := big.NewRat(1, 1)
+	for i := range vs {
+		for j := range vs {
+			diff, ok := 0, true
+			cnt := 0
+			for t := range n {
+				if vs[i][t] != vs[j][t] {
+					cnt++
+					diff = abs(vs[i][t] - vs[j][t])
+				}
+			}
+			ok = cnt == 1 && (nb == DifferAnyhow || diff == 1)
+			if !ok {
+				continue
+			}
+			a, b := dist[i], dist[j]
+			for o := range a {
+				if b[o].Sign() == 0 {
+					continue
+				}
+				if r := new(big.Rat).Quo(a[o], b[o]); r.Cmp(best) > 0 {
+					best = r
+				}
+			}
+		}
+	}
+	return best
+}
+
+// Seed 003 Example 7.2 and its correct counterpart: exact losses for
+// n = 1..6 queries under both neighbour notions, cross-checked against
+// direct enumeration of the noise for n ≤ 4.
+func TestNoisyMaxLosses(t *testing.T) {
+	geo, _ := Geometric(half, 2)
+	for _, ret := range []NoisyMaxReturns{ReturnIndex, ReturnValue} {
+		for _, nb := range []Neighbours{DifferByOne, DifferAnyhow} {
+			for n := 1; n <= 6; n++ {
+				model, pairs, err := NoisyMaxModel(n, 2, half, ret, nb)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r, err := Loss(model, pairs, 2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n <= 4 {
+					vs, _ := NoisyMaxInputs(n, 2)
+					for _, v := range vs {
+						want := directNoisyMax(geo, v, ret)
+						for o, p := range NoisyMaxDist(geo, v, ret) {
+							if p.Cmp(want[o]) != 0 {
+								t.Fatalf("n=%d input %v output %d: formula %s, enumeration %s", n, v, o, p.RatString(), want[o].RatString())
+							}
+						}
+					}
+					if d := directLoss(geo, n, ret, nb); d.Cmp(r.Ratio) != 0 {
+						t.Fatalf("ret=%d nb=%d n=%d: HMM ratio %s, direct %s", ret, nb, n, r.Ratio.RatString(), d.RatString())
+					}
+				}
+				t.Logf("returns=%v neighbours=%v n=%d: ratio %s (loss %.6f, ln 2 = %.6f) witness %v %s",
+					[]string{"index", "value"}[ret], []string{"one", "any"}[nb], n, r.Ratio.RatString(), r.Loss, math.Ln2, r.Witness, r.Secret)
+				if ret == ReturnValue && nb == DifferByOne && n == 5 && r.Ratio.Cmp(big.NewRat(2, 1)) > 0 {
+					t.Errorf("seed 003 Example 7.2: the wrong Noisy Max with n = 5 satisfies ln(2)-DP, got ratio %s", r.Ratio.RatString())
+				}
+			}
+		}
+	}
+}
+
+// Seed 003 Example 7.1 with p1 = 0.2, p2 = 0.4: exact loss, cross-checked
+// by direct enumeration of the prior and the noise.
+func TestExample71(t *testing.T) {
+	p1, p2 := big.NewRat(1, 5), big.NewRat(2, 5)
+	model, sec, err := Example71(p1, p2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Loss(model, []Secret{sec}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Direct: P(index | secret) = Σ_{i,j,k} prior(i,j,k) · P(index | i,j,k).
+	geo, _ := Geometric(half, 2)
+	vs, _ := NoisyMaxInputs(3, 2)
+	var pPi, pTau [3]*big.Rat
+	for o := range 3 {
+		pPi[o], pTau[o] = new(big.Rat), new(big.Rat)
+	}
+	for s, v := range vs {
+		d := directNoisyMax(geo, v, ReturnIndex)
+		for o := range 3 {
+			pPi[o].Add(pPi[o], new(big.Rat).Mul(sec.Pi[s], d[o]))
+			pTau[o].Add(pTau[o], new(big.Rat).Mul(sec.Tau[s], d[o]))
+		}
+	}
+	best := big.NewRat(1, 1)
+	for o := range 3 {
+		for _, q := range []*big.Rat{new(big.Rat).Quo(pPi[o], pTau[o]), new(big.Rat).Quo(pTau[o], pPi[o])} {
+			if q.Cmp(best) > 0 {
+				best = q
+			}
+		}
+		t.Logf("index %d: P_π = %s, P_τ = %s", o+1, pPi[o].RatString(), pTau[o].RatString())
+	}
+	if best.Cmp(r.Ratio) != 0 {
+		t.Fatalf("HMM ratio %s, direct %s", r.Ratio.RatString(), best.RatString())
+	}
+	t.Logf("Example 7.1: ratio %s = %.6f (loss %.6f), witness %v (%s larger); ln(2)-Pufferfish holds: %v",
+		r.Ratio.RatString(), LogRat(r.Ratio), r.Loss, r.Witness, r.Larger, r.Ratio.Cmp(big.NewRat(2, 1)) <= 0)
+}

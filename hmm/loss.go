@@ -1,0 +1,259 @@
+package hmm
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// Result is the exact privacy loss over observation sequences of lengths
+// 1..n and every secret pair given.
+type Result struct {
+	// Ratio is the largest likelihood ratio max(P_π(ω)/P_τ(ω),
+	// P_τ(ω)/P_π(ω)) as a reduced fraction (≥ 1); nil when it is infinite
+	// (some ω is possible under one distribution only).
+	Ratio *big.Rat
+	// Loss is ln Ratio (+Inf when Ratio is nil).
+	Loss float64
+	// Witness is a maximising observation sequence (indices into
+	// Model.Obs), Secret the name of the pair, and Larger says which
+	// distribution gives it the larger probability ("pi" or "tau").
+	Witness []int
+	Secret  string
+	Larger  string
+	// Explored counts the observation sequences whose probabilities were
+	// computed (the rest were pruned).
+	Explored int64
+}
+
+// search holds the shared best for the parallel prefix-tree search.
+type search struct {
+	c        *compiled
+	n        int
+	mu       sync.Mutex
+	inf      bool
+	have     bool     // some sequence has been offered
+	num, den *big.Int // best ratio num/den ≥ 1
+	witness  []int
+	secret   string
+	larger   string
+	explored atomic.Int64
+}
+
+// better reports whether a/b exceeds the current best (a, b > 0).
+func (s *search) exceeds(a, b *big.Int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.inf {
+		return false
+	}
+	return new(big.Int).Mul(a, s.den).Cmp(new(big.Int).Mul(s.num, b)) > 0
+}
+
+func (s *search) offer(a, b *big.Int, path []int, secret, larger string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.inf {
+		return
+	}
+	if b.Sign() == 0 {
+		s.inf = true
+	} else if s.have && new(big.Int).Mul(a, s.den).Cmp(new(big.Int).Mul(s.num, b)) <= 0 {
+		return
+	} else {
+		s.num, s.den = new(big.Int).Set(a), new(big.Int).Set(b)
+	}
+	s.have = true
+	s.witness = append([]int(nil), path...)
+	s.secret, s.larger = secret, larger
+}
+
+// Loss computes the exact privacy loss of the model for every secret pair
+// over observation sequences of lengths 1..n.
+//
+// The search walks the tree of observation prefixes depth first, carrying
+// the forward vectors α_π(ω)[s] = P_π(ω, S_|ω| = s) and α_τ(ω) so that
+// each extension costs one sparse step. A subtree is pruned when no
+// extension can beat the best ratio found so far: for any continuation ω',
+// P_π(ωω') = Σ_s (α_π(ω)·P)[s]·β_ω'(s) with the same β_ω' ≥ 0 under τ, so
+// P_π(ωω')/P_τ(ωω') is a mediant of the ratios (α_π·P)[s]/(α_τ·P)[s] and
+// lies between their minimum and maximum. Prefixes with probability zero
+// under both distributions are dropped with their subtrees. The first
+// observations (and the secret pairs) are shared out to GOMAXPROCS
+// workers; the best ratio is shared for pruning.
+func Loss(m *Model, secrets []Secret, n int) (Result, error) {
+	if n < 1 {
+		return Result{}, fmt.Errorf("hmm: maximum length %d must be at least 1", n)
+	}
+	if len(secrets) == 0 {
+		return Result{}, fmt.Errorf("hmm: no secret pair")
+	}
+	if err := m.Validate(); err != nil {
+		return Result{}, err
+	}
+	for _, sec := range secrets {
+		if err := m.ValidateSecret(sec); err != nil {
+			return Result{}, err
+		}
+	}
+	c, init := compile(m, secrets)
+	s := &search{c: c, n: n, num: big.NewInt(1), den: big.NewInt(1)}
+	type job struct{ sec, obs int }
+	jobs := make(chan job)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := newWorker(c)
+			for j := range jobs {
+				pi := w.emit(init[j.sec][0], j.obs)
+				tau := w.emit(init[j.sec][1], j.obs)
+				w.path = append(w.path[:0], j.obs)
+				w.visit(s, pi, tau, 1, secrets[j.sec].Name)
+			}
+		}()
+	}
+	for i := range secrets {
+		for o := range c.m {
+			jobs <- job{i, o}
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	r := Result{Witness: s.witness, Secret: s.secret, Larger: s.larger, Explored: s.explored.Load()}
+	if s.inf {
+		r.Loss = math.Inf(1)
+		return r, nil
+	}
+	r.Ratio = new(big.Rat).SetFrac(s.num, s.den)
+	r.Loss = LogRat(r.Ratio)
+	return r, nil
+}
+
+// LogRat is ln r for a positive rational, accurate for any size.
+func LogRat(r *big.Rat) float64 {
+	num, den := r.Num(), r.Denom()
+	// r = (num / 2^a) / (den / 2^b) · 2^(a−b) with both parts in float range.
+	a, b := max(num.BitLen()-60, 0), max(den.BitLen()-60, 0)
+	fn, _ := new(big.Float).SetInt(new(big.Int).Rsh(num, uint(a))).Float64()
+	fd, _ := new(big.Float).SetInt(new(big.Int).Rsh(den, uint(b))).Float64()
+	return math.Log(fn) - math.Log(fd) + float64(a-b)*math.Ln2
+}
+
+type worker struct {
+	c       *compiled
+	scratch []*big.Int
+	mark    []bool
+	path    []int
+}
+
+func newWorker(c *compiled) *worker {
+	w := &worker{c: c, scratch: make([]*big.Int, c.k), mark: make([]bool, c.k)}
+	for i := range w.scratch {
+		w.scratch[i] = new(big.Int)
+	}
+	return w
+}
+
+// emit returns v ∘ E[·, o] without zero entries.
+func (w *worker) emit(v sparse, o int) sparse {
+	var out sparse
+	for i, s := range v.idx {
+		e := w.c.emit[s][o]
+		if e.Sign() == 0 {
+			continue
+		}
+		out.idx = append(out.idx, s)
+		out.val = append(out.val, new(big.Int).Mul(v.val[i], e))
+	}
+	return out
+}
+
+// step returns v·P.
+func (w *worker) step(v sparse) sparse {
+	var touched []int
+	for i, s := range v.idx {
+		for _, e := range w.c.trans[s] {
+			if !w.mark[e.to] {
+				w.mark[e.to] = true
+				w.scratch[e.to].SetInt64(0)
+				touched = append(touched, e.to)
+			}
+			w.scratch[e.to].Add(w.scratch[e.to], new(big.Int).Mul(v.val[i], e.p))
+		}
+	}
+	out := sparse{idx: touched, val: make([]*big.Int, len(touched))}
+	for i, s := range touched {
+		out.val[i] = new(big.Int).Set(w.scratch[s])
+		w.mark[s] = false
+	}
+	return out
+}
+
+// visit evaluates the prefix whose forward vectors are pi, tau (depth d)
+// and its extensions.
+func (w *worker) visit(s *search, pi, tau sparse, d int, name string) {
+	if len(pi.idx) == 0 && len(tau.idx) == 0 {
+		return
+	}
+	s.explored.Add(1)
+	sp, st := pi.sum(), tau.sum()
+	if sp.Cmp(st) >= 0 {
+		s.offer(sp, st, w.path, name, "pi")
+	} else {
+		s.offer(st, sp, w.path, name, "tau")
+	}
+	if d == s.n {
+		return
+	}
+	wp, wt := w.step(pi), w.step(tau)
+	if !w.mayExceed(s, wp, wt) {
+		return
+	}
+	for o := range w.c.m {
+		cp, ct := w.emit(wp, o), w.emit(wt, o)
+		w.path = append(w.path, o)
+		w.visit(s, cp, ct, d+1, name)
+		w.path = w.path[:len(w.path)-1]
+	}
+}
+
+// mayExceed reports whether some state's ratio (α_π·P)[s]/(α_τ·P)[s], or
+// its inverse, beats the current best: otherwise no extension can.
+func (w *worker) mayExceed(s *search, wp, wt sparse) bool {
+	s.mu.Lock()
+	inf := s.inf
+	s.mu.Unlock()
+	if inf {
+		return false
+	}
+	val := func(v sparse) map[int]*big.Int {
+		m := make(map[int]*big.Int, len(v.idx))
+		for i, st := range v.idx {
+			m[st] = v.val[i]
+		}
+		return m
+	}
+	mp, mt := val(wp), val(wt)
+	zero := new(big.Int)
+	check := func(a, b map[int]*big.Int) bool {
+		for st, x := range a {
+			if x.Sign() == 0 {
+				continue
+			}
+			y, ok := b[st]
+			if !ok {
+				y = zero
+			}
+			if y.Sign() == 0 || s.exceeds(x, y) {
+				return true
+			}
+		}
+		return false
+	}
+	return check(mp, mt) || check(mt, mp)
+}
