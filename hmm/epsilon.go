@@ -114,4 +114,3 @@ func Check(m *Model, secrets []Secret, n int, eps Epsilon) (Verdict, Result, err
 	}
 	return Undecided, r, nil
 }
-
