@@ -36,24 +36,16 @@ func OneShot(inputs, outputs []string, dist func(i int) []*big.Rat) *Model {
 	return m
 }
 
-// point is the distribution concentrated on state s of k (nil entries are
-// zeros).
-func point(k, s int) []*big.Rat {
-	v := make([]*big.Rat, k)
-	v[s] = big.NewRat(1, 1)
-	return v
-}
-
 // NeighbourPairs is the differential-privacy special case: one secret
 // pair per unordered pair of neighbouring inputs, each a point mass (the
-// adversary knows everything but which neighbour it is). k is the model's
-// state count (inputs first).
-func NeighbourPairs(inputs []string, k int, adjacent func(i, j int) bool) []Secret {
+// adversary knows everything but which neighbour it is). Inputs are the
+// model's first states.
+func NeighbourPairs(inputs []string, adjacent func(i, j int) bool) []Secret {
 	var out []Secret
 	for i := range inputs {
 		for j := i + 1; j < len(inputs); j++ {
 			if adjacent(i, j) {
-				out = append(out, Secret{Name: inputs[i] + " vs " + inputs[j], Pi: point(k, i), Tau: point(k, j)})
+				out = append(out, Secret{Name: inputs[i] + " vs " + inputs[j], PiAt: i, TauAt: j})
 			}
 		}
 	}
@@ -117,7 +109,7 @@ func GeometricModel(alpha *big.Rat, m int) (*Model, []Secret, error) {
 		names[v] = strconv.Itoa(v)
 	}
 	model := OneShot(names, names, func(i int) []*big.Rat { return geo[i] })
-	return model, NeighbourPairs(names, len(model.States), func(i, j int) bool { return abs(i-j) == 1 }), nil
+	return model, NeighbourPairs(names, func(i, j int) bool { return abs(i-j) == 1 }), nil
 }
 
 // RandomizedResponseModel is binary randomized response that reports the
@@ -135,7 +127,7 @@ func RandomizedResponseModel(keep *big.Rat) (*Model, []Secret, error) {
 		}
 		return []*big.Rat{flip, keep}
 	})
-	return model, NeighbourPairs(names, 3, func(i, j int) bool { return true }), nil
+	return model, NeighbourPairs(names, func(i, j int) bool { return true }), nil
 }
 
 // NoisyMaxReturns selects what Noisy Max reports.
@@ -267,7 +259,7 @@ func NoisyMaxModel(n, m int, alpha *big.Rat, ret NoisyMaxReturns, nb Neighbours)
 		}
 		return diff >= 0 && (nb == DifferAnyhow || abs(vs[i][diff]-vs[j][diff]) == 1)
 	}
-	return model, NeighbourPairs(names, len(model.States), adj), nil
+	return model, NeighbourPairs(names, adj), nil
 }
 
 // Example71 is seed 003 Example 7.1 built as the seed describes it: three

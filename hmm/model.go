@@ -40,11 +40,16 @@ type Model struct {
 }
 
 // Secret is a secret pair as two initial distributions over the states
-// (a nil entry is a zero). Name describes it in reports.
+// (a nil entry is a zero). When Pi and Tau are both nil the pair is two
+// point masses, on states PiAt and TauAt (the differential-privacy case,
+// stored without k-long vectors). Name describes it in reports.
 type Secret struct {
-	Name    string
-	Pi, Tau []*big.Rat
+	Name        string
+	Pi, Tau     []*big.Rat
+	PiAt, TauAt int
 }
+
+func (sec Secret) points() bool { return sec.Pi == nil && sec.Tau == nil }
 
 // Validate checks that the model is well formed: every transition row and
 // every emission row is a probability distribution summing to exactly 1,
@@ -96,6 +101,14 @@ func (m *Model) Validate() error {
 
 // ValidateSecret checks that π and τ are distributions over the states.
 func (m *Model) ValidateSecret(sec Secret) error {
+	if sec.points() {
+		for _, s := range []int{sec.PiAt, sec.TauAt} {
+			if s < 0 || s >= len(m.States) {
+				return fmt.Errorf("hmm: secret %s: point mass on state index %d, outside 0..%d", sec.Name, s, len(m.States)-1)
+			}
+		}
+		return nil
+	}
 	one := big.NewRat(1, 1)
 	for _, d := range []struct {
 		name string
@@ -224,6 +237,11 @@ func compile(m *Model, secrets []Secret) (*compiled, [][2]sparse) {
 	}
 	init := make([][2]sparse, len(secrets))
 	for i, s := range secrets {
+		if s.points() {
+			init[i][0] = sparse{idx: []int{s.PiAt}, val: []*big.Int{new(big.Int).Set(D)}}
+			init[i][1] = sparse{idx: []int{s.TauAt}, val: []*big.Int{new(big.Int).Set(D)}}
+			continue
+		}
 		for j, d := range [][]*big.Rat{s.Pi, s.Tau} {
 			var v sparse
 			for st, p := range d {

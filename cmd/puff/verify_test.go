@@ -1,0 +1,51 @@
+package main
+
+import (
+	"math"
+	"testing"
+)
+
+// The verify contract: loss, ratio (reduced p/q), witness.
+func TestVerifyLossContract(t *testing.T) {
+	v := runJSON(t, "verify", "loss", "--builtin", "noisy-max", "--queries", "3", "--returns", "index", "--neighbours", "any", "--json")
+	if v["ratio"] != "25/7" || math.Abs(v["loss"].(float64)-math.Log(25.0/7)) > 1e-12 {
+		t.Errorf("noisy-max index any n=3: %v", v)
+	}
+	w, ok := v["witness"].(map[string]any)
+	if !ok || len(w["observations"].([]any)) != 1 || w["secret"] == "" {
+		t.Errorf("witness %v", v["witness"])
+	}
+	v = runJSON(t, "verify", "loss", "--builtin", "noisy-max", "--queries", "5", "--returns", "value", "--neighbours", "one", "--json")
+	if v["ratio"] != "2/1" {
+		t.Errorf("wrong Noisy Max n=5: %v", v["ratio"])
+	}
+	v = runJSON(t, "verify", "check", "--builtin", "example71", "--p1", "0.2", "--p2", "0.4", "--epsilon", "ln(2)", "--json")
+	if v["verdict"] != "holds" || v["ratio"] != "911/550" || v["epsilon_exact"] != true {
+		t.Errorf("Example 7.1: %v", v)
+	}
+	v = runJSON(t, "verify", "check", "--builtin", "rr", "--keep", "3/4", "--epsilon", "1", "--json")
+	if v["verdict"] != "violated" { // ln 3 > 1
+		t.Errorf("rr: %v", v)
+	}
+	model := write(t, "m.json", `{"states": ["h", "s"], "observations": ["ok", "cough"], "parameters": {"p": "1/10"},
+ "transition": [["1-p", "p"], ["p", "1-p"]], "emission": [["3/4", "1/4"], ["1/4", "3/4"]],
+ "prior": ["1/2", "1/2"], "secrets": [{"name": "sick", "pi_event": ["s"], "tau_event": ["h"]}]}`)
+	v = runJSON(t, "verify", "sweep", model, "--epsilon", "ln(4)", "--length", "3", "--grid", "p=1/10:1/2:1/5", "--json")
+	if rows := v["rows"].([]any); len(rows) != 3 {
+		t.Errorf("sweep rows %v", rows)
+	}
+	for _, args := range [][]string{
+		{"verify", "loss", "--builtin", "nope"},
+		{"verify", "loss"},
+		{"verify", "loss", model},
+		{"verify", "loss", "--builtin", "noisy-max", "--returns", "max"},
+		{"verify", "check", "--builtin", "rr", "--epsilon", "ln(1/2)"},
+		{"verify", "check", "--builtin", "rr"},
+		{"verify", "sweep", model, "--epsilon", "ln(2)", "--length", "2", "--grid", "q=0:1:1/2"},
+		{"verify", "loss", write(t, "bad.json", `{"states": ["a"], "observations": ["x"], "transition": [["1/2"]], "emission": [[1]], "secrets": [{"pi": [1], "tau": [1]}]}`), "--length", "2"},
+	} {
+		if out, err := run(args...); err == nil || out != "" {
+			t.Errorf("%v: err=%v stdout %q", args, err, out)
+		}
+	}
+}
