@@ -247,19 +247,23 @@ func NoisyMaxModel(n, m int, alpha *big.Rat, ret NoisyMaxReturns, nb Neighbours)
 		}
 	}
 	model := OneShot(names, outputs, func(i int) []*big.Rat { return NoisyMaxDist(geo, vs[i], ret) })
-	adj := func(i, j int) bool {
-		diff := -1
+	// Neighbours are generated directly (input index x has digit v_t at
+	// weight (m+1)^t), not by testing every pair of inputs.
+	var pairs []Secret
+	for x, v := range vs {
+		w := 1
 		for t := range n {
-			if vs[i][t] != vs[j][t] {
-				if diff >= 0 {
-					return false
+			for z := v[t] + 1; z <= m; z++ {
+				if nb == DifferByOne && z != v[t]+1 {
+					break
 				}
-				diff = t
+				y := x + (z-v[t])*w
+				pairs = append(pairs, Secret{Name: names[x] + " vs " + names[y], PiAt: x, TauAt: y})
 			}
+			w *= m + 1
 		}
-		return diff >= 0 && (nb == DifferAnyhow || abs(vs[i][diff]-vs[j][diff]) == 1)
 	}
-	return model, NeighbourPairs(names, adj), nil
+	return model, pairs, nil
 }
 
 // Example71 is seed 003 Example 7.1 built as the seed describes it: three
