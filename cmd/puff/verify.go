@@ -145,6 +145,29 @@ type witnessJSON struct {
 	Larger       string   `json:"larger"`
 }
 
+func (l lossJSON) lossText() string {
+	if l.Loss == nil {
+		return "∞"
+	}
+	return strconv.FormatFloat(*l.Loss, 'g', 10, 64)
+}
+
+// loadWithLength loads the model and settles the sequence length: n, or
+// the built-in's default.
+func (mf *modelFlags) loadWithLength(args []string, n int) (*hmm.Model, []hmm.Secret, string, int, error) {
+	m, secs, desc, def, err := mf.load(args)
+	if err != nil {
+		return nil, nil, "", 0, err
+	}
+	if n == 0 {
+		n = def
+	}
+	if n < 1 {
+		return nil, nil, "", 0, fmt.Errorf("--length N is required for a model file (observation sequences of lengths 1..N)")
+	}
+	return m, secs, desc, n, nil
+}
+
 func toLossJSON(m *hmm.Model, desc string, n int, r hmm.Result) lossJSON {
 	out := lossJSON{Model: desc, Length: n, Ratio: "inf", Explored: r.Explored, Arithmetic: "exact (big.Int numerators over a common denominator)",
 		Witness: witnessJSON{Observations: []string{}, Secret: r.Secret, Larger: r.Larger}}
@@ -209,15 +232,9 @@ Examples:
   puff verify loss model.json --length 6 --set p=0.3` + modelFileHelp,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			m, secs, desc, def, err := mf.load(args)
+			m, secs, desc, n, err := mf.loadWithLength(args, n)
 			if err != nil {
 				return err
-			}
-			if n == 0 {
-				n = def
-			}
-			if n < 1 {
-				return fmt.Errorf("--length N is required for a model file (observation sequences of lengths 1..N)")
 			}
 			r, err := hmm.Loss(m, secs, n)
 			if err != nil {
@@ -228,10 +245,7 @@ Examples:
 				return writeJSON(cmd.OutOrStdout(), out)
 			}
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
-			loss := "∞"
-			if out.Loss != nil {
-				loss = strconv.FormatFloat(*out.Loss, 'g', 10, 64)
-			}
+			loss := out.lossText()
 			fmt.Fprintf(w, "model\t%s\nlengths\t1..%d\nloss\t%s (ratio %s, exact)\nwitness\t%s under %s (larger under %s)\nexplored\t%d sequences\n",
 				desc, n, loss, out.Ratio, strings.Join(out.Witness.Observations, " "), out.Witness.Secret, out.Witness.Larger, out.Explored)
 			return w.Flush()
@@ -268,15 +282,9 @@ Example:
 			if err != nil {
 				return fmt.Errorf("--epsilon: %v", err)
 			}
-			m, secs, desc, def, err := mf.load(args)
+			m, secs, desc, n, err := mf.loadWithLength(args, n)
 			if err != nil {
 				return err
-			}
-			if n == 0 {
-				n = def
-			}
-			if n < 1 {
-				return fmt.Errorf("--length N is required for a model file")
 			}
 			v, r, err := hmm.Check(m, secs, n, eps)
 			if err != nil {
@@ -295,10 +303,7 @@ Example:
 				return writeJSON(cmd.OutOrStdout(), out)
 			}
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
-			loss := "∞"
-			if out.Loss != nil {
-				loss = strconv.FormatFloat(*out.Loss, 'g', 10, 64)
-			}
+			loss := out.lossText()
 			fmt.Fprintf(w, "verdict\t%s: %s-Pufferfish privacy for sequences of lengths 1..%d\nmodel\t%s\nloss\t%s (ratio %s)\nwitness\t%s under %s\n",
 				v, eps.Text, n, desc, loss, out.Ratio, strings.Join(out.Witness.Observations, " "), out.Witness.Secret)
 			return w.Flush()
