@@ -301,3 +301,125 @@ func Example71(p1, p2 *big.Rat) (*Model, Secret, error) {
 	}
 	return model, sec, nil
 }
+
+// AboveThresholdModel is discretised Above Threshold (the first step of
+// Sparse Vector): a noisy threshold T̃ drawn once from the αT-geometric
+// mechanism around t on {0..m}; for each query i = 1..N in turn a noisy
+// answer from the αQ-geometric mechanism around its value on {0..m};
+// output ⊤ and halt at the first answer ≥ T̃, ⊥ otherwise (after N ⊥ the
+// run halts too). Observations are "bot", "top" and "halt".
+//
+// Because an HMM's emission cannot steer its transition, each step's
+// outcome is decided by the transition into a state (i, T̃, outcome) that
+// then emits the outcome deterministically. The DP inputs (answer vectors)
+// are part of the hidden state, one copy of the chain per input, so two
+// inputs become two initial distributions of one model: the returned
+// secrets compare every pair of inputs in pairs (indices into inputs).
+func AboveThresholdModel(t, m int, alphaT, alphaQ *big.Rat, inputs [][]int, pairs [][2]int) (*Model, []Secret, error) {
+	geoT, err := Geometric(alphaT, m)
+	if err != nil {
+		return nil, nil, err
+	}
+	geoQ, err := Geometric(alphaQ, m)
+	if err != nil {
+		return nil, nil, err
+	}
+	if t < 0 || t > m {
+		return nil, nil, fmt.Errorf("hmm: threshold %d outside 0..%d", t, m)
+	}
+	n := len(inputs[0])
+	for _, q := range inputs {
+		if len(q) != n {
+			return nil, nil, fmt.Errorf("hmm: answer vectors of different lengths")
+		}
+		for _, v := range q {
+			if v < 0 || v > m {
+				return nil, nil, fmt.Errorf("hmm: answer %d outside 0..%d", v, m)
+			}
+		}
+	}
+	one := big.NewRat(1, 1)
+	// above[v][τ] = P(noisy answer ≥ τ | answer v)
+	above := make([][]*big.Rat, m+1)
+	for v := range above {
+		above[v] = make([]*big.Rat, m+2)
+		above[v][m+1] = new(big.Rat)
+		for tau := m; tau >= 0; tau-- {
+			above[v][tau] = new(big.Rat).Add(above[v][tau+1], geoQ[v][tau])
+		}
+	}
+	// State layout: per input x, step i (0-based), threshold τ, outcome o
+	// (0 = bot, 1 = top); then one shared halt state.
+	per := n * (m + 1) * 2
+	id := func(x, i, tau, o int) int { return x*per + (i*(m+1)+tau)*2 + o }
+	halt := len(inputs) * per
+	model := &Model{Obs: []string{"bot", "top", "halt"}}
+	model.States = make([]string, halt+1)
+	model.Trans = make([][]Entry, halt+1)
+	model.Emit = make([][]*big.Rat, halt+1)
+	for x, q := range inputs {
+		for i := range n {
+			for tau := range m + 1 {
+				for o := range 2 {
+					s := id(x, i, tau, o)
+					model.States[s] = fmt.Sprintf("x%d q%d T%d %s", x, i+1, tau, []string{"bot", "top"}[o])
+					model.Emit[s] = []*big.Rat{new(big.Rat), new(big.Rat), new(big.Rat)}
+					model.Emit[s][o].SetInt64(1)
+					if o == 1 || i == n-1 {
+						model.Trans[s] = []Entry{{halt, big.NewRat(1, 1)}}
+						continue
+					}
+					pTop := above[q[i+1]][tau]
+					model.Trans[s] = nonzero([]Entry{{id(x, i+1, tau, 1), pTop}, {id(x, i+1, tau, 0), new(big.Rat).Sub(one, pTop)}})
+				}
+			}
+		}
+	}
+	model.States[halt] = "halt"
+	model.Trans[halt] = []Entry{{halt, big.NewRat(1, 1)}}
+	model.Emit[halt] = []*big.Rat{new(big.Rat), new(big.Rat), big.NewRat(1, 1)}
+	start := func(x int) []*big.Rat {
+		d := make([]*big.Rat, halt+1)
+		for tau := range m + 1 {
+			pTop := above[inputs[x][0]][tau]
+			d[id(x, 0, tau, 1)] = new(big.Rat).Mul(geoT[t][tau], pTop)
+			d[id(x, 0, tau, 0)] = new(big.Rat).Mul(geoT[t][tau], new(big.Rat).Sub(one, pTop))
+		}
+		return d
+	}
+	var secrets []Secret
+	for _, p := range pairs {
+		secrets = append(secrets, Secret{Name: fmt.Sprintf("%v vs %v", inputs[p[0]], inputs[p[1]]), Pi: start(p[0]), Tau: start(p[1])})
+	}
+	return model, secrets, nil
+}
+
+func nonzero(es []Entry) []Entry {
+	var out []Entry
+	for _, e := range es {
+		if e.P.Sign() != 0 {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// AboveThresholdDP builds Above Threshold over every answer vector in
+// {0..m}^n with DP neighbour pairs for sensitivity-1 queries: every answer
+// may change by at most one (|q_i − q'_i| ≤ 1 for all i).
+func AboveThresholdDP(n, t, m int, alphaT, alphaQ *big.Rat) (*Model, []Secret, error) {
+	vs, _ := NoisyMaxInputs(n, m)
+	var pairs [][2]int
+	for x := range vs {
+		for y := x + 1; y < len(vs); y++ {
+			ok := true
+			for i := range n {
+				ok = ok && abs(vs[x][i]-vs[y][i]) <= 1
+			}
+			if ok {
+				pairs = append(pairs, [2]int{x, y})
+			}
+		}
+	}
+	return AboveThresholdModel(t, m, alphaT, alphaQ, vs, pairs)
+}

@@ -190,3 +190,84 @@ func TestExample71(t *testing.T) {
 	t.Logf("Example 7.1: ratio %s = %.6f (loss %.6f), witness %v (%s larger); ln(2)-Pufferfish holds: %v",
 		r.Ratio.RatString(), LogRat(r.Ratio), r.Loss, r.Witness, r.Larger, r.Ratio.Cmp(big.NewRat(2, 1)) <= 0)
 }
+
+// directAboveThreshold enumerates the noisy threshold and every noisy
+// answer vector: the probability of each output sequence of length n
+// (bot^j top halt…, or bot^n), keyed by the sequence as a string.
+func directAboveThreshold(t, m int, geoT, geoQ [][]*big.Rat, q []int) map[string]*big.Rat {
+	out := map[string]*big.Rat{}
+	n := len(q)
+	noisy := make([]int, n)
+	var rec func(i int, tau int, p *big.Rat)
+	rec = func(i, tau int, p *big.Rat) {
+		if i == n {
+			seq := ""
+			for j := range n {
+				if noisy[j] >= tau {
+					seq += "T"
+					for len(seq) < n {
+						seq += "H"
+					}
+					break
+				}
+				seq += "B"
+			}
+			if out[seq] == nil {
+				out[seq] = new(big.Rat)
+			}
+			out[seq].Add(out[seq], p)
+			return
+		}
+		for z := range m + 1 {
+			noisy[i] = z
+			rec(i+1, tau, new(big.Rat).Mul(p, geoQ[q[i]][z]))
+		}
+	}
+	for tau := range m + 1 {
+		rec(0, tau, new(big.Rat).Set(geoT[t][tau]))
+	}
+	return out
+}
+
+// Above Threshold as an HMM against direct enumeration of its noise: the
+// exact DP loss over output sequences of length n (every run has ended by
+// then) equals the maximum ratio over neighbouring inputs.
+func TestAboveThreshold(t *testing.T) {
+	for _, c := range []struct{ n, th, m int }{{2, 1, 2}, {3, 1, 2}, {2, 0, 3}} {
+		aT, aQ := big.NewRat(1, 2), big.NewRat(2, 3)
+		model, secs, err := AboveThresholdDP(c.n, c.th, c.m, aT, aQ)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Loss(model, secs, c.n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		geoT, _ := Geometric(aT, c.m)
+		geoQ, _ := Geometric(aQ, c.m)
+		vs, _ := NoisyMaxInputs(c.n, c.m)
+		best := big.NewRat(1, 1)
+		for x := range vs {
+			for y := range vs {
+				ok := x != y
+				for i := range c.n {
+					ok = ok && abs(vs[x][i]-vs[y][i]) <= 1
+				}
+				if !ok {
+					continue
+				}
+				px, py := directAboveThreshold(c.th, c.m, geoT, geoQ, vs[x]), directAboveThreshold(c.th, c.m, geoT, geoQ, vs[y])
+				for seq, a := range px {
+					if q := new(big.Rat).Quo(a, py[seq]); q.Cmp(best) > 0 {
+						best = q
+					}
+				}
+			}
+		}
+		if best.Cmp(r.Ratio) != 0 {
+			t.Fatalf("%+v: HMM ratio %s, direct %s", c, r.Ratio.RatString(), best.RatString())
+		}
+		t.Logf("Above Threshold n=%d T=%d m=%d αT=1/2 αQ=2/3: ratio %s (loss %.4f; the textbook ε = ln 2 + 2 ln(3/2) = %.4f), witness %v, %s",
+			c.n, c.th, c.m, r.Ratio.RatString(), r.Loss, math.Log(2)+2*math.Log(1.5), r.Witness, r.Secret)
+	}
+}

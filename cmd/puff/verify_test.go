@@ -27,6 +27,11 @@ func TestVerifyLossContract(t *testing.T) {
 	if v["verdict"] != "violated" { // ln 3 > 1
 		t.Errorf("rr: %v", v)
 	}
+	// Discretised Above Threshold leaks ln(3/2) per ⊥ here: (3/2)^4 at 4 queries.
+	v = runJSON(t, "verify", "loss", "--builtin", "above-threshold", "--queries", "4", "--alpha", "2/3", "--json")
+	if v["ratio"] != "81/16" || v["length"].(float64) != 4 {
+		t.Errorf("above-threshold: %v", v)
+	}
 	model := write(t, "m.json", `{"states": ["h", "s"], "observations": ["ok", "cough"], "parameters": {"p": "1/10"},
  "transition": [["1-p", "p"], ["p", "1-p"]], "emission": [["3/4", "1/4"], ["1/4", "3/4"]],
  "prior": ["1/2", "1/2"], "secrets": [{"name": "sick", "pi_event": ["s"], "tau_event": ["h"]}]}`)
