@@ -83,3 +83,26 @@ func CertifiedFlip(ch *markov.Chain, eps float64, n int) (Certified, error) {
 	}
 	return Certified{Flip: hi, Below: lo, Worst: hiL}, nil
 }
+
+// CertifiedFlipSymmetric is CertifiedFlip for every length on the
+// symmetric chain with switch probability θ started from (1/2, 1/2),
+// including the deterministic chains θ = 0 and θ = 1 that Limit refuses:
+// there every reading determines every other, so an adversary who knows no
+// reading sees n independent outputs of the same bit and its loss is
+// n·ln((1−ρ)/ρ), unbounded in n unless ρ = 1/2 (loss 0).
+func CertifiedFlipSymmetric(theta, eps float64) (Certified, error) {
+	if err := checkTheta(theta); err != nil {
+		return Certified{}, err
+	}
+	if err := checkEps(eps); err != nil {
+		return Certified{}, err
+	}
+	if theta == 0 || theta == 1 {
+		return Certified{Flip: 0.5, Below: 0.5, Worst: Loss{Length: 1}}, nil
+	}
+	ch, err := SymmetricChain(theta)
+	if err != nil {
+		return Certified{}, err
+	}
+	return CertifiedFlip(ch, eps, 0)
+}

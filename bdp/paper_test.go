@@ -289,3 +289,25 @@ func TestPublishedFlipPair(t *testing.T) {
 		t.Logf("ε=%v: %+v", eps, p)
 	}
 }
+
+// A deterministic chain needs a fair coin: with K = ∅ the loss of any
+// flip below 1/2 grows as n·ln((1−ρ)/ρ).
+func TestCertifiedFlipDeterministic(t *testing.T) {
+	for _, theta := range []float64{0, 1} {
+		c, err := CertifiedFlipSymmetric(theta, 2)
+		if err != nil || c.Flip != 0.5 {
+			t.Fatalf("θ=%v: %+v %v", theta, c, err)
+		}
+		rho := 0.45
+		for _, n := range []int{1, 4, 16} {
+			l, _ := Worst(sym(t, theta), rr(t, rho), n, NoneKnown)
+			if math.Abs(l.Loss-float64(n)*flipLevel(rho)) > 1e-9 {
+				t.Errorf("θ=%v n=%d: K=∅ loss %v, want %v", theta, n, l.Loss, float64(n)*flipLevel(rho))
+			}
+		}
+	}
+	c, _ := CertifiedFlipSymmetric(0.4, 4)
+	if math.Abs(c.Flip-0.041848) > 1e-6 {
+		t.Errorf("θ=0.4: %v", c.Flip)
+	}
+}

@@ -117,19 +117,13 @@ Example:
 			}
 			r := flipReport{Theta: theta, Epsilon: eps, DPFlip: bdp.DPFlip(eps), PublishedFlip: pub,
 				Covers: map[string]string{"dp": dpCovers, "published": publishedCovers, "certified": certifiedCovers}}
-			if theta == 0 || theta == 1 {
-				// A deterministic chain: any other reading reveals the
-				// target, so only a fair coin (flip 1/2) is private.
-				r.CertifiedFlip = 0.5
-				zero := 0.0
-				r.CertifiedWorst = &zero
-			} else {
-				cert, err := bdp.CertifiedFlip(ch, eps, 0)
-				if err != nil {
-					return err
-				}
-				r.CertifiedFlip = cert.Flip
-				r.CertifiedWorst = &cert.Worst.Loss
+			cert, err := bdp.CertifiedFlipSymmetric(theta, eps)
+			if err != nil {
+				return err
+			}
+			r.CertifiedFlip = cert.Flip
+			r.CertifiedWorst = &cert.Worst.Loss
+			if theta > 0 && theta < 1 { // Limit needs positive transitions
 				for _, p := range []struct {
 					rho float64
 					dst **float64
@@ -339,9 +333,6 @@ Example (seed 002's headline: 0.831215 at θ = 0.02, implied ε ≈ 1.59):
 				if err := checkTheta(th); err != nil {
 					return err
 				}
-				if th == 0 || th == 1 {
-					return fmt.Errorf("--theta %v: a deterministic chain has no certified flip below 1/2; use 0 < θ < 1", th)
-				}
 			}
 			if err := checkEps(eps); err != nil {
 				return err
@@ -360,7 +351,7 @@ Example (seed 002's headline: 0.831215 at θ = 0.02, implied ε ≈ 1.59):
 			for _, th := range thetas {
 				ch, _ := bdp.SymmetricChain(th)
 				pub, _ := bdp.PublishedFlip(th, eps)
-				cert, err := bdp.CertifiedFlip(ch, eps, 0)
+				cert, err := bdp.CertifiedFlipSymmetric(th, eps)
 				if err != nil {
 					return err
 				}
@@ -484,7 +475,6 @@ Example:
 				if err := checkTheta(theta); err != nil {
 					return err
 				}
-				ch, _ := bdp.SymmetricChain(theta)
 				switch mechName {
 				case "dp":
 					rho, label = bdp.DPFlip(eps), dpCovers
@@ -492,16 +482,11 @@ Example:
 					rho, _ = bdp.PublishedFlip(theta, eps)
 					label = publishedCovers
 				case "certified":
-					if theta == 0 || theta == 1 {
-						rho = 0.5
-					} else {
-						cert, err := bdp.CertifiedFlip(ch, eps, 0)
-						if err != nil {
-							return err
-						}
-						rho = cert.Flip
+					cert, err := bdp.CertifiedFlipSymmetric(theta, eps)
+					if err != nil {
+						return err
 					}
-					label = certifiedCovers
+					rho, label = cert.Flip, certifiedCovers
 				default:
 					return fmt.Errorf("--mechanism %q: want dp, published or certified", mechName)
 				}
