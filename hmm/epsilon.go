@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/big"
 	"strings"
+
+	"github.com/pufferfish-privacy/pufferfish/ratexpr"
 )
 
 // Epsilon is a privacy level with a certified enclosure of e^ε:
@@ -24,7 +26,7 @@ func (e Epsilon) Exact() bool { return e.Lo.Cmp(e.Hi) == 0 }
 func ParseEpsilon(s string) (Epsilon, error) {
 	t := strings.TrimSpace(s)
 	if strings.HasPrefix(t, "ln(") && strings.HasSuffix(t, ")") {
-		r, err := Eval(t[3:len(t)-1], nil)
+		r, err := ratexpr.Eval(t[3:len(t)-1], nil)
 		if err != nil {
 			return Epsilon{}, fmt.Errorf("epsilon %q: %v", s, err)
 		}
@@ -33,7 +35,7 @@ func ParseEpsilon(s string) (Epsilon, error) {
 		}
 		return Epsilon{Text: t, Value: LogRat(r), Lo: r, Hi: r}, nil
 	}
-	x, err := Eval(t, nil)
+	x, err := ratexpr.Eval(t, nil)
 	if err != nil {
 		return Epsilon{}, fmt.Errorf("epsilon %q: %v (write ln(2) for an exact e^ε)", s, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/pufferfish-privacy/pufferfish/hmm"
+	"github.com/pufferfish-privacy/pufferfish/ratexpr"
 	"github.com/spf13/cobra"
 )
 
@@ -45,7 +46,7 @@ func (mf *modelFlags) register(c *cobra.Command) {
 }
 
 func parseRat(flag, s string) (*big.Rat, error) {
-	r, err := hmm.Eval(s, nil)
+	r, err := ratexpr.Eval(s, nil)
 	if err != nil {
 		return nil, fmt.Errorf("--%s: %v", flag, err)
 	}
