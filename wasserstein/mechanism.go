@@ -123,8 +123,7 @@ func (r Result) Sigma(eps float64) (float64, error) {
 	if !(eps > 0) || math.IsInf(eps, 0) {
 		return 0, fmt.Errorf("wasserstein: ε must be a finite number > 0, got %g", eps)
 	}
-	w := ceilFloat(r.W)
-	return math.Nextafter(w/eps, math.Inf(1)), nil
+	return ceilFloat(new(big.Rat).Quo(r.W, new(big.Rat).SetFloat64(eps))), nil
 }
 
 // ceilFloat is the least float64 ≥ x.

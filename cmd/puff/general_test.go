@@ -1,0 +1,45 @@
+package main
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// The wasserstein contract: W and sigma = W/ε for the issue's minimal form.
+func TestWassersteinContract(t *testing.T) {
+	fw := write(t, "f.json", `{"records": 4, "domain": [0, 1], "query": "sum", "thetas": [{"joint": [
+	  [[0,0,0,0], "1/10"], [[1,0,0,0], 0.05], [[0,1,0,0], 0.05], [[1,1,1,1], "4/5"]]}]}`)
+	v := runJSON(t, "wasserstein", "--framework", fw, "--epsilon", "0.5", "--json")
+	// X2 = 0: N ∈ {0, 1} w.p. 2/3, 1/3; X2 = 1: N ∈ {1, 4} w.p. 1/17, 16/17.
+	// Quantile coupling: 0↔1 up to 1/17, then 0↔4 — W = 4 for X2 (and X1).
+	if v["W"].(float64) != 4 || v["sigma"].(float64) != 8 || v["W_exact"] != "4" {
+		t.Fatalf("contract: %v", v)
+	}
+	v = runJSON(t, "wasserstein", "--framework", "../../framework/testdata/flu.json", "--epsilon", "1", "--json")
+	if v["W"].(float64) != 2 || v["sigma"].(float64) != 2 || v["group_dp"].(map[string]any)["sensitivity"].(float64) != 4 {
+		t.Fatalf("flu: %v", v)
+	}
+	if rel := v["released"].([]any); len(rel) != 1 || math.IsNaN(rel[0].(float64)) {
+		t.Fatalf("release %v", v["released"])
+	}
+}
+
+func TestWassersteinErrors(t *testing.T) {
+	bad := write(t, "bad.json", `{"records": 2, "domain": [0, 1], "thetas": [{"joint": [[[0,0], 0.5], [[1,1], 0.4]]}]}`)
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"wasserstein", "--framework", bad, "--epsilon", "1"}, "sum to 9/10"},
+		{[]string{"wasserstein", "--epsilon", "1"}, "--framework FILE is required"},
+		{[]string{"wasserstein", "--framework", "../../framework/testdata/flu.json", "--epsilon", "0"}, "--epsilon"},
+		{[]string{"wasserstein", "--framework", "../../framework/testdata/flu.json", "--epsilon", "1", "--delta", "1"}, "--delta"},
+		{[]string{"wasserstein", "--framework", "../../framework/testdata/flu.json", "--epsilon", "1", "--data", "1,2,0,0"}, "not in the domain"},
+	} {
+		_, err := run(c.args...)
+		if err == nil || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%v: want %q, got %v", c.args, c.msg, err)
+		}
+	}
+}
