@@ -83,7 +83,13 @@ func (f *Framework) Groups() [][]int {
 // marginals (zero-probability assignments included: the product of the
 // marginals' supports must not exceed the joint's support).
 func (f *Framework) factorises(groups [][]int) bool {
-	key := func(x []int, g []int) string { s := ""; for _, i := range g { s += fmt.Sprint(x[i], ",") }; return s }
+	key := func(x []int, g []int) string {
+		s := ""
+		for _, i := range g {
+			s += fmt.Sprint(x[i], ",")
+		}
+		return s
+	}
 	for _, th := range f.Thetas {
 		margs := make([]map[string]*big.Rat, len(groups))
 		for gi, g := range groups {
