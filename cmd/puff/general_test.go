@@ -43,3 +43,20 @@ func TestWassersteinErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestRobustCLI(t *testing.T) {
+	v := runJSON(t, "robust", "--framework", "../../framework/testdata/flu.json", "--adversary", "../../framework/testdata/flu_adversary.json", "--epsilon", "1", "--json")
+	bs := v["beliefs"].([]any)
+	if len(bs) != 2 {
+		t.Fatalf("beliefs %v", bs)
+	}
+	for _, b := range bs {
+		m := b.(map[string]any)
+		if m["delta"].(float64) <= 0 || m["wasserstein_actual_loss"].(float64) > m["guarantee"].(float64) {
+			t.Errorf("belief %v", m)
+		}
+	}
+	if _, err := run("robust", "--framework", "../../framework/testdata/flu.json", "--epsilon", "1"); err == nil {
+		t.Error("missing --adversary accepted")
+	}
+}
