@@ -140,6 +140,22 @@ func Histogram(k int) Query {
 // pairs in range with a ≠ b. A θ with a network and no atoms is expanded by
 // exact enumeration (at most EnumerateLimit assignments).
 func New(names []string, domain []*big.Rat, thetas []Theta, pairs []Pair, q Query) (*Framework, error) {
+	return build(names, domain, thetas, pairs, q, true)
+}
+
+// NewNetworks is New for frameworks whose thetas are all Bayesian networks,
+// kept as networks (Atoms nil) however large they are: for the Markov Quilt
+// Mechanism, which never needs the joint table.
+func NewNetworks(names []string, domain []*big.Rat, thetas []Theta, pairs []Pair, q Query) (*Framework, error) {
+	for t, th := range thetas {
+		if th.Net == nil || th.Atoms != nil {
+			return nil, fmt.Errorf("framework: thetas[%d] (%s) is not a Bayesian network", t, th.Name)
+		}
+	}
+	return build(names, domain, thetas, pairs, q, false)
+}
+
+func build(names []string, domain []*big.Rat, thetas []Theta, pairs []Pair, q Query, expand bool) (*Framework, error) {
 	n, k := len(names), len(domain)
 	if n == 0 {
 		return nil, fmt.Errorf("framework: no records")
@@ -177,6 +193,10 @@ func New(names []string, domain []*big.Rat, thetas []Theta, pairs []Pair, q Quer
 		if th.Net != nil {
 			if th.Net.N() != n || th.Net.K != k {
 				return nil, fmt.Errorf("framework: %s: network has %d nodes over %d values, want %d records over %d", label, th.Net.N(), th.Net.K, n, k)
+			}
+			if !expand {
+				f.Thetas = append(f.Thetas, Theta{Name: label, Net: th.Net})
+				continue
 			}
 			if th.Atoms == nil {
 				var atoms []Atom
@@ -233,6 +253,9 @@ func New(names []string, domain []*big.Rat, thetas []Theta, pairs []Pair, q Quer
 			f.Pairs = append(f.Pairs, p)
 		}
 		for _, p := range f.Pairs {
+			if !expand {
+				break // networks keep no joint table; MQM skips impossible secrets per node
+			}
 			for _, v := range []int{p.A, p.B} {
 				zero := true
 				for t := range f.Thetas {

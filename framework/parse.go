@@ -72,11 +72,29 @@ func Parse(r io.Reader, name string) (*Framework, []int, error) {
 	if err := dec.Decode(&fl); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return fl.Build(name)
+	return fl.Build(name, true)
 }
 
-// Build validates a decoded file.
-func (fl *File) Build(name string) (*Framework, []int, error) {
+// ParseNetworks is Parse for files whose thetas are all Bayesian networks,
+// which are kept as networks instead of being expanded into joint tables
+// (see NewNetworks).
+func ParseNetworks(r io.Reader, name string) (*Framework, []int, error) {
+	raw, err := io.ReadAll(r)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	var fl File
+	if err := dec.Decode(&fl); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return fl.Build(name, false)
+}
+
+// Build validates a decoded file; expand selects New (networks expanded into
+// joint tables) or NewNetworks (networks only, kept as they are).
+func (fl *File) Build(name string, expand bool) (*Framework, []int, error) {
 	errf := func(format string, a ...any) error {
 		return fmt.Errorf("%s: "+format, append([]any{name}, a...)...)
 	}
@@ -215,7 +233,12 @@ func (fl *File) Build(name string) (*Framework, []int, error) {
 			pairs = append(pairs, Pair{rec, a, b})
 		}
 	}
-	f, err := New(names, domain, thetas, pairs, q)
+	var f *Framework
+	if expand {
+		f, err = New(names, domain, thetas, pairs, q)
+	} else {
+		f, err = NewNetworks(names, domain, thetas, pairs, q)
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}

@@ -60,3 +60,19 @@ func TestRobustCLI(t *testing.T) {
 		t.Error("missing --adversary accepted")
 	}
 }
+
+func TestBNCLI(t *testing.T) {
+	v := runJSON(t, "bn", "--framework", "../../framework/testdata/tree30.json", "--epsilon", "5", "--json")
+	if v["sigma"].(float64) <= 0 || v["sigma"].(float64) >= 30/5.0 || v["nearby"].(float64) < 1 {
+		t.Fatalf("tree: %v", v)
+	}
+	cyc := write(t, "cyc.json", `{"domain": [0, 1], "thetas": [{"network": [
+	  {"name": "A", "parents": ["B"], "cpt": [[0.5, 0.5], [0.5, 0.5]]},
+	  {"name": "B", "parents": ["A"], "cpt": [[0.5, 0.5], [0.5, 0.5]]}]}]}`)
+	if _, err := run("bn", "--framework", cyc, "--epsilon", "1"); err == nil || !strings.Contains(err.Error(), "directed cycle") {
+		t.Fatalf("cycle: %v", err)
+	}
+	if _, err := run("bn", "--framework", "../../framework/testdata/flu.json", "--epsilon", "1"); err == nil || !strings.Contains(err.Error(), "not a Bayesian network") {
+		t.Fatalf("joint given to bn: %v", err)
+	}
+}
