@@ -76,3 +76,27 @@ func TestBNCLI(t *testing.T) {
 		t.Fatalf("joint given to bn: %v", err)
 	}
 }
+
+func TestComposeCLI(t *testing.T) {
+	v := runJSON(t, "compose", "--log", "../../compose/testdata/releases.json", "--json")
+	ds := v["datasets"].([]any)
+	alice := ds[0].(map[string]any)["best"].(map[string]any)
+	bob := ds[1].(map[string]any)["best"].(map[string]any)
+	if alice["rule"] != "mqm-parallel" || alice["epsilon"].(float64) > 0.51 || alice["epsilon"].(float64) < 0.5 {
+		t.Errorf("alice %v", alice)
+	}
+	if bob["rule"] != "mqm-sequential" || bob["epsilon"].(float64) != 1.5 {
+		t.Errorf("bob %v", bob)
+	}
+	lg := write(t, "log.json", `{"datasets": [{"name": "d", "length": 10}],
+	  "releases": [{"name": "a", "dataset": "d", "mechanism": "pufferfish", "epsilon": 1},
+	               {"name": "b", "dataset": "d", "mechanism": "pufferfish", "epsilon": 1}]}`)
+	if _, err := run("compose", "--log", lg); err == nil || !strings.Contains(err.Error(), "no composition rule applies") {
+		t.Errorf("two generic releases: %v", err)
+	}
+	lg = write(t, "log2.json", `{"datasets": [{"name": "d", "length": 10}],
+	  "releases": [{"name": "a", "dataset": "d", "mechanism": "magic", "epsilon": 1}]}`)
+	if _, err := run("compose", "--log", lg); err == nil || !strings.Contains(err.Error(), "releases[0]") {
+		t.Errorf("bad mechanism: %v", err)
+	}
+}

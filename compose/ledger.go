@@ -1,0 +1,489 @@
+// Package compose is a privacy ledger: it records releases about correlated
+// datasets and answers "what guarantee holds now, and by which theorem"
+// (seed 001; ../shared/spec/MATH.md §4.5). Pufferfish privacy does not
+// compose in general (001 Theorem III.4, reproduced in the tests), so every
+// answer names the rule it used, and when no rule applies the ledger says so
+// instead of guessing.
+//
+// # Rules
+//
+// A dataset is one Markov chain X_1..X_T with a class Θ. Releases name a
+// segment [Start, End] of it (the whole chain by default), a mechanism kind
+// and an ε.
+//
+//   - single: one release keeps its own ε.
+//   - mqm-sequential (001 Thm III.7): MQM releases on the same segment: Σ ε.
+//   - mqm-parallel (001 Thm III.1, generalised to any number of disjoint
+//     segments; releases on an identical segment are first summed by III.7;
+//     any release that is ε-Pufferfish for its own segment may take part).
+//     For a secret in segment g, the other releases change the likelihood
+//     ratio by at most min(E_left, e(X_{e}|X_{s_g})) on the left and the
+//     mirror term on the right, where X_e is the last node of the nearest
+//     segment to the left, e(·|·) the max-influence across the gap, and
+//     E_left the guarantee of all segments to the left for a secret in their
+//     last segment (computed by the same rule). Why: given X_{s_g}, the left
+//     releases are independent of everything else, so their conditional law
+//     is a mixture over x_{s_g} (bounded by the influence) or over x_e
+//     (bounded by their own guarantee for X_e). Claim: max over g of
+//     ε_g + left term + right term. It covers secrets inside the segments.
+//   - mqmapprox-far (001 Thm III.3, reconstructed): every release is
+//     MQMApprox with a two-sided active quilt {X_{s−a}, X_{s+b}} attaining its
+//     σ, one release per segment, and each gap is at least the left segment's
+//     b and the right segment's a. Then the quilt, moved to any node of the
+//     segment, has every other segment in its remote set or on the quilt,
+//     and the MQM proof goes through unchanged: max ε.
+//   - max-divergence (001 Thm III.6, reconstructed): two releases whose joint
+//     law and the product of their marginals are within max-divergence Δ in
+//     both directions, for every secret and θ (Δ supplied by the user or
+//     computed for small models): ε_1 + ε_2 + 2Δ.
+//   - dp: differentially private releases compose by summing ε per record
+//     (sequential) and taking the worst record (parallel); that is Pufferfish
+//     only for independent records. Under a correlated Θ, dp-group applies
+//     instead: M = (M_1..M_m) changes by at most e^{Σ_j ε_j} between any two
+//     databases (ε_j = the sum over releases reading record j), so
+//     P(M = w | X_t = a) ≤ max_x P(M = w | x) ≤ e^{Σ_j ε_j} P(M = w | X_t = b).
+//
+// The reconstructed rules (III.1, III.3, III.6) are verified by brute force
+// on small chains in the tests: the exact Pufferfish loss of the joint
+// release never exceeds the claim.
+package compose
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/pufferfish-privacy/pufferfish/markov"
+)
+
+// Kind is a mechanism kind.
+type Kind string
+
+// The mechanism kinds the ledger knows.
+const (
+	MQMExact   Kind = "mqm-exact"
+	MQMApprox  Kind = "mqm-approx"
+	DP         Kind = "dp"
+	Pufferfish Kind = "pufferfish" // any other ε-Pufferfish mechanism (e.g. Wasserstein)
+)
+
+// Quilt is the active two-sided quilt {X_{s−A}, X_{s+B}} of an MQMApprox
+// release (puff scale reports it).
+type Quilt struct {
+	A int `json:"a"`
+	B int `json:"b"`
+}
+
+// Release is one published output.
+type Release struct {
+	Name    string  `json:"name"`
+	Dataset string  `json:"dataset"`
+	Kind    Kind    `json:"mechanism"`
+	Epsilon float64 `json:"epsilon"`
+	Start   int     `json:"start"` // 1-based, inclusive; 0 with End 0: the whole chain
+	End     int     `json:"end"`
+	Theta   string  `json:"theta"`                  // label of the Θ it was calibrated for; "" = the dataset's
+	Active  *Quilt  `json:"active_quilt,omitempty"` // MQMApprox only
+}
+
+// Dataset is a chain of Length nodes with class Θ (nil if unknown).
+type Dataset struct {
+	Name   string
+	Length int
+	Class  *markov.Class
+	Theta  string // label
+}
+
+// Claim is one rule's verdict.
+type Claim struct {
+	Rule    string  `json:"rule"`
+	Theorem string  `json:"theorem"`
+	Applies bool    `json:"applies"`
+	Epsilon float64 `json:"epsilon,omitempty"`
+	Covers  string  `json:"covers,omitempty"`
+	Why     string  `json:"why,omitempty"` // why it does not apply, or how it was computed
+}
+
+// Guarantee is the best applicable claim, with all claims considered.
+type Guarantee struct {
+	Dataset string  `json:"dataset"`
+	Best    Claim   `json:"best"`
+	Claims  []Claim `json:"claims"`
+}
+
+// ErrNoRule is returned (wrapped) when no rule covers the releases.
+var ErrNoRule = errors.New("no composition rule applies")
+
+// Ledger records datasets, releases and measured dependences.
+type Ledger struct {
+	datasets map[string]*Dataset
+	order    []string
+	releases []Release
+	deps     map[[2]string]float64
+}
+
+// New returns an empty ledger.
+func New() *Ledger {
+	return &Ledger{datasets: map[string]*Dataset{}, deps: map[[2]string]float64{}}
+}
+
+// AddDataset registers a chain.
+func (l *Ledger) AddDataset(d Dataset) error {
+	if d.Name == "" || d.Length < 1 {
+		return fmt.Errorf("compose: a dataset needs a name and a length ≥ 1")
+	}
+	if _, dup := l.datasets[d.Name]; dup {
+		return fmt.Errorf("compose: dataset %q registered twice", d.Name)
+	}
+	l.datasets[d.Name] = &d
+	l.order = append(l.order, d.Name)
+	return nil
+}
+
+// Record adds a release after validating it.
+func (l *Ledger) Record(r Release) error {
+	d, ok := l.datasets[r.Dataset]
+	if !ok {
+		return fmt.Errorf("compose: release %q: unknown dataset %q", r.Name, r.Dataset)
+	}
+	if r.Name == "" {
+		r.Name = fmt.Sprintf("release %d", len(l.releases)+1)
+	}
+	for _, o := range l.releases {
+		if o.Name == r.Name {
+			return fmt.Errorf("compose: two releases are named %q", r.Name)
+		}
+	}
+	if !(r.Epsilon >= 0) || math.IsInf(r.Epsilon, 0) {
+		return fmt.Errorf("compose: release %q: ε must be a finite number ≥ 0", r.Name)
+	}
+	switch r.Kind {
+	case MQMExact, MQMApprox, DP, Pufferfish:
+	default:
+		return fmt.Errorf("compose: release %q: unknown mechanism %q (want mqm-exact, mqm-approx, dp or pufferfish)", r.Name, r.Kind)
+	}
+	if r.Start == 0 && r.End == 0 {
+		r.Start, r.End = 1, d.Length
+	}
+	if r.Start < 1 || r.End > d.Length || r.Start > r.End {
+		return fmt.Errorf("compose: release %q: segment [%d, %d] is not inside 1..%d", r.Name, r.Start, r.End, d.Length)
+	}
+	if r.Active != nil && (r.Kind != MQMApprox || r.Active.A < 1 || r.Active.B < 1) {
+		return fmt.Errorf("compose: release %q: active_quilt is for MQMApprox releases with a, b ≥ 1", r.Name)
+	}
+	l.releases = append(l.releases, r)
+	return nil
+}
+
+// Dependence records Δ for a pair of releases (001 Thm III.6).
+func (l *Ledger) Dependence(a, b string, delta float64) error {
+	if !(delta >= 0) {
+		return fmt.Errorf("compose: Δ must be ≥ 0")
+	}
+	if a > b {
+		a, b = b, a
+	}
+	l.deps[[2]string{a, b}] = delta
+	return nil
+}
+
+// Guarantee answers for one dataset: every rule's claim, and the smallest ε
+// among those that apply. It returns an error wrapping ErrNoRule, with every
+// rule's reason, when none applies.
+func (l *Ledger) Guarantee(dataset string) (Guarantee, error) {
+	d, ok := l.datasets[dataset]
+	if !ok {
+		return Guarantee{}, fmt.Errorf("compose: unknown dataset %q", dataset)
+	}
+	var rs []Release
+	for _, r := range l.releases {
+		if r.Dataset == dataset {
+			rs = append(rs, r)
+		}
+	}
+	g := Guarantee{Dataset: dataset}
+	if len(rs) == 0 {
+		g.Best = Claim{Rule: "none", Applies: true, Covers: "everything", Why: "nothing released"}
+		return g, nil
+	}
+	for _, r := range rs {
+		if r.Theta != "" && d.Theta != "" && r.Theta != d.Theta {
+			c := Claim{Rule: "any", Why: fmt.Sprintf("release %q was calibrated for Θ %q, the dataset's is %q: its ε says nothing under this Θ", r.Name, r.Theta, d.Theta)}
+			g.Claims = []Claim{c}
+			return g, fmt.Errorf("compose: %w: %s", ErrNoRule, c.Why)
+		}
+	}
+	g.Claims = []Claim{
+		single(rs), sequential(rs), parallel(d, rs), far(rs), divergence(l, rs), dpRule(d, rs),
+	}
+	best := -1
+	for i, c := range g.Claims {
+		if c.Applies && (best < 0 || c.Epsilon < g.Claims[best].Epsilon) {
+			best = i
+		}
+	}
+	if best < 0 {
+		var why []string
+		for _, c := range g.Claims {
+			why = append(why, c.Rule+": "+c.Why)
+		}
+		return g, fmt.Errorf("compose: %w to these %d releases (Pufferfish does not compose in general, 001 Thm III.4):\n  %s", ErrNoRule, len(rs), strings.Join(why, "\n  "))
+	}
+	g.Best = g.Claims[best]
+	return g, nil
+}
+
+func isMQM(k Kind) bool { return k == MQMExact || k == MQMApprox }
+
+func names(rs []Release) string {
+	var s []string
+	for _, r := range rs {
+		s = append(s, r.Name)
+	}
+	return strings.Join(s, ", ")
+}
+
+func single(rs []Release) Claim {
+	c := Claim{Rule: "single", Theorem: "the release's own guarantee"}
+	if len(rs) != 1 {
+		c.Why = fmt.Sprintf("%d releases", len(rs))
+		return c
+	}
+	if rs[0].Kind == DP {
+		c.Why = "a DP release is ε-Pufferfish only for independent records (see dp)"
+		return c
+	}
+	c.Applies, c.Epsilon = true, rs[0].Epsilon
+	c.Covers = fmt.Sprintf("secrets X_t, t in [%d, %d]", rs[0].Start, rs[0].End)
+	return c
+}
+
+func sequential(rs []Release) Claim {
+	c := Claim{Rule: "mqm-sequential", Theorem: "seed 001 Theorem III.7"}
+	sum := 0.0
+	for _, r := range rs {
+		if !isMQM(r.Kind) {
+			c.Why = fmt.Sprintf("release %q is %s, not MQM", r.Name, r.Kind)
+			return c
+		}
+		if r.Start != rs[0].Start || r.End != rs[0].End {
+			c.Why = "the releases cover different segments"
+			return c
+		}
+		sum += r.Epsilon
+	}
+	c.Applies, c.Epsilon = true, sum
+	c.Covers = fmt.Sprintf("secrets X_t, t in [%d, %d]", rs[0].Start, rs[0].End)
+	return c
+}
+
+// segment is a group of releases on one identical segment.
+type segment struct {
+	start, end int
+	eps        float64
+	rs         []Release
+}
+
+// segments groups releases by segment and checks disjointness; a group with
+// more than one release needs all of them MQM (summed by III.7).
+func segments(rs []Release) ([]segment, string) {
+	var out []segment
+	for _, r := range rs {
+		i := slices.IndexFunc(out, func(s segment) bool { return s.start == r.Start && s.end == r.End })
+		if i < 0 {
+			out = append(out, segment{start: r.Start, end: r.End})
+			i = len(out) - 1
+		}
+		out[i].eps += r.Epsilon
+		out[i].rs = append(out[i].rs, r)
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].start < out[b].start })
+	for i, s := range out {
+		if len(s.rs) > 1 {
+			for _, r := range s.rs {
+				if !isMQM(r.Kind) {
+					return nil, fmt.Sprintf("releases %s share segment [%d, %d] and %q is not MQM", names(s.rs), s.start, s.end, r.Name)
+				}
+			}
+		}
+		if i > 0 && out[i-1].end >= s.start {
+			return nil, fmt.Sprintf("segments [%d, %d] and [%d, %d] overlap without being identical", out[i-1].start, out[i-1].end, s.start, s.end)
+		}
+	}
+	return out, ""
+}
+
+func covers(segs []segment) string {
+	var s []string
+	for _, g := range segs {
+		s = append(s, fmt.Sprintf("[%d, %d]", g.start, g.end))
+	}
+	return "secrets X_t for t in " + strings.Join(s, ", ")
+}
+
+func parallel(d *Dataset, rs []Release) Claim {
+	c := Claim{Rule: "mqm-parallel", Theorem: "seed 001 Theorem III.1 (reconstructed, generalised; with III.7 inside a segment)"}
+	for _, r := range rs {
+		if r.Kind == DP {
+			c.Why = fmt.Sprintf("release %q is DP (see dp)", r.Name)
+			return c
+		}
+	}
+	segs, why := segments(rs)
+	if segs == nil {
+		c.Why = why
+		return c
+	}
+	if len(segs) < 2 {
+		c.Why = "only one segment"
+		return c
+	}
+	if err := checkClass(d.Class); err != nil {
+		c.Why = err.Error()
+		return c
+	}
+	m := len(segs)
+	// left[g]: influence term from segments left of g; E[g]: guarantee of
+	// segments 0..g for a secret in segment g (no right side).
+	left := make([]float64, m)
+	E := make([]float64, m)
+	for g := range m {
+		if g > 0 {
+			e, err := Backward(d.Class, segs[g].start-segs[g-1].end, segs[g].start)
+			if err != nil {
+				c.Why = err.Error()
+				return c
+			}
+			left[g] = min(E[g-1], e)
+		}
+		E[g] = segs[g].eps + left[g]
+	}
+	right := make([]float64, m)
+	F := make([]float64, m)
+	for g := m - 1; g >= 0; g-- {
+		if g < m-1 {
+			right[g] = min(F[g+1], Forward(d.Class, segs[g+1].start-segs[g].end))
+		}
+		F[g] = segs[g].eps + right[g]
+	}
+	worst := 0.0
+	var parts []string
+	for g := range m {
+		v := segs[g].eps + left[g] + right[g]
+		worst = max(worst, v)
+		parts = append(parts, fmt.Sprintf("[%d, %d]: %.6g + %.6g + %.6g", segs[g].start, segs[g].end, segs[g].eps, left[g], right[g]))
+	}
+	c.Applies, c.Epsilon, c.Covers = true, worst, covers(segs)
+	c.Why = "own ε + left term + right term per segment: " + strings.Join(parts, "; ")
+	return c
+}
+
+func far(rs []Release) Claim {
+	c := Claim{Rule: "mqmapprox-far", Theorem: "seed 001 Theorem III.3 (reconstructed)"}
+	for _, r := range rs {
+		if r.Kind != MQMApprox || r.Active == nil {
+			c.Why = fmt.Sprintf("release %q is not MQMApprox with a recorded two-sided active quilt", r.Name)
+			return c
+		}
+	}
+	segs, why := segments(rs)
+	if segs == nil {
+		c.Why = why
+		return c
+	}
+	worst := 0.0
+	for g, s := range segs {
+		if len(s.rs) > 1 {
+			c.Why = fmt.Sprintf("segment [%d, %d] has %d releases", s.start, s.end, len(s.rs))
+			return c
+		}
+		if g > 0 {
+			p := segs[g-1]
+			gap := s.start - p.end
+			if gap < p.rs[0].Active.B || gap < s.rs[0].Active.A {
+				c.Why = fmt.Sprintf("gap %d between [%d, %d] and [%d, %d] is shorter than the quilts' reach (b = %d, a = %d)", gap, p.start, p.end, s.start, s.end, p.rs[0].Active.B, s.rs[0].Active.A)
+				return c
+			}
+		}
+		worst = max(worst, s.eps)
+	}
+	c.Applies, c.Epsilon, c.Covers = true, worst, covers(segs)
+	return c
+}
+
+func divergence(l *Ledger, rs []Release) Claim {
+	c := Claim{Rule: "max-divergence", Theorem: "seed 001 Theorem III.6 (reconstructed)"}
+	if len(rs) != 2 {
+		c.Why = "needs exactly two releases"
+		return c
+	}
+	a, b := rs[0].Name, rs[1].Name
+	if a > b {
+		a, b = b, a
+	}
+	delta, ok := l.deps[[2]string{a, b}]
+	if !ok {
+		c.Why = "no dependence Δ recorded for the pair"
+		return c
+	}
+	for _, r := range rs {
+		if r.Kind == DP {
+			c.Why = fmt.Sprintf("release %q is DP (see dp)", r.Name)
+			return c
+		}
+	}
+	c.Applies = true
+	c.Epsilon = rs[0].Epsilon + rs[1].Epsilon + 2*delta
+	c.Covers = "the secrets both releases protect"
+	c.Why = fmt.Sprintf("ε₁ + ε₂ + 2Δ with Δ = %g", delta)
+	return c
+}
+
+func dpRule(d *Dataset, rs []Release) Claim {
+	c := Claim{Rule: "dp", Theorem: "DP sequential and parallel composition; group privacy under correlation"}
+	perRecord := make([]float64, d.Length+1)
+	for _, r := range rs {
+		if r.Kind != DP {
+			c.Why = fmt.Sprintf("release %q is %s, not DP", r.Name, r.Kind)
+			return c
+		}
+		for t := r.Start; t <= r.End; t++ {
+			perRecord[t] += r.Epsilon
+		}
+	}
+	if independent(d.Class) {
+		c.Applies, c.Epsilon = true, slices.Max(perRecord)
+		c.Covers = "every record (Θ has independent records, so DP is Pufferfish)"
+		return c
+	}
+	sum := 0.0
+	for _, e := range perRecord {
+		sum += e
+	}
+	c.Rule = "dp-group"
+	c.Applies, c.Epsilon = true, sum
+	c.Covers = "every record, under any correlation"
+	c.Why = "Σ over records of the ε each record was exposed to"
+	return c
+}
+
+// independent reports whether every chain has identical rows (X_{t+1} does
+// not depend on X_t) and a known class; nil classes count as correlated.
+func independent(cl *markov.Class) bool {
+	if cl == nil {
+		return false
+	}
+	for _, ch := range cl.Chains {
+		for _, row := range ch.P {
+			for y, p := range row {
+				if p != ch.P[0][y] {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
