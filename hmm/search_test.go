@@ -6,8 +6,6 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-
-	"github.com/pufferfish-privacy/pufferfish/ratexpr"
 )
 
 func randRat(rng *rand.Rand, k int, zeros bool) []*big.Rat {
@@ -258,20 +256,5 @@ func TestModelFile(t *testing.T) {
 	}
 	if _, _, err := f.Build("m.json", map[string]*big.Rat{"q": big.NewRat(1, 2)}); err == nil {
 		t.Error("unknown parameter accepted")
-	}
-}
-
-func TestEval(t *testing.T) {
-	p := map[string]*big.Rat{"p1": big.NewRat(1, 5)}
-	for expr, want := range map[string]string{"1/6": "1/6", "0.25": "1/4", "2*p1*(1-p1)": "8/25", "-(1/2) + 1": "1/2", "1e-2": "1/100", "p1/2": "1/10"} {
-		v, err := ratexpr.Eval(expr, p)
-		if err != nil || v.RatString() != want {
-			t.Errorf("%q = %v (%v), want %s", expr, v, err, want)
-		}
-	}
-	for _, bad := range []string{"", "1/0", "(1", "x", "1 2", "1/"} {
-		if _, err := ratexpr.Eval(bad, p); err == nil {
-			t.Errorf("%q accepted", bad)
-		}
 	}
 }

@@ -3,11 +3,13 @@ package mqm
 import (
 	"compress/gzip"
 	"encoding/csv"
+	"math/big"
 	"math/rand/v2"
 	"os"
 	"strconv"
 	"testing"
 
+	"github.com/pufferfish-privacy/pufferfish/bn"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 )
 
@@ -105,4 +107,22 @@ func BenchmarkIntervalClassExactT100(b *testing.B) {
 		r, _ = Scale(class, 100, 1, Exact)
 	}
 	b.ReportMetric(r.Sigma, "sigma")
+}
+
+// The Markov Quilt Mechanism on a 30-node binary tree (binary domain).
+func BenchmarkNetworkTree30(b *testing.B) {
+	stay := [][]*big.Rat{{big.NewRat(9, 10), big.NewRat(1, 10)}, {big.NewRat(1, 5), big.NewRat(4, 5)}}
+	nodes := []bn.Node{{CPT: [][]*big.Rat{{big.NewRat(1, 2), big.NewRat(1, 2)}}}}
+	for i := 1; i < 30; i++ {
+		nodes = append(nodes, bn.Node{Parents: []int{(i - 1) / 2}, CPT: stay})
+	}
+	net, err := bn.New(2, nodes)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := NetworkScale([]*bn.Network{net}, 5, NetworkOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

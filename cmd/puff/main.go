@@ -26,7 +26,7 @@ func main() {
 func root(stdout io.Writer) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "puff",
-		Short: "Pufferfish privacy for correlated data (Markov Quilt Mechanism and baselines)",
+		Short: "Pufferfish privacy for correlated data: Markov Quilt and Wasserstein mechanisms, verification, composition",
 		Long: `puff publishes statistics of correlated personal data — activity traces,
 smart-meter readings, location histories — with an ε-Pufferfish guarantee
 that holds against adversaries who know the data is a Markov chain from a
