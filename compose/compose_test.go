@@ -68,15 +68,7 @@ func jointLoss(q []float64, P [][]float64, T int, rel []lapRelease, positions []
 		g = slices.Compact(g)
 		grid[c] = append(g, math.Inf(1), math.Inf(-1))
 	}
-	logK := func(c int, w, f float64) float64 {
-		switch {
-		case math.IsInf(w, 1):
-			return f / rel[c].b
-		case math.IsInf(w, -1):
-			return -f / rel[c].b
-		}
-		return -math.Abs(w-f) / rel[c].b
-	}
+	logK := func(c int, w, f float64) float64 { return logKernel(rel[c].b, w, f) }
 	loss := 0.0
 	vertex := make([]float64, len(rel))
 	for _, t := range positions {
@@ -125,6 +117,18 @@ func jointLoss(q []float64, P [][]float64, T int, rel []lapRelease, positions []
 		}
 	}
 	return loss
+}
+
+// logKernel is log of the Laplace(b) kernel exp(−|w − f|/b) at w, or, at
+// w = ±∞, its limit up to a factor common to every f (exp(±f/b)).
+func logKernel(b, w, f float64) float64 {
+	switch {
+	case math.IsInf(w, 1):
+		return f / b
+	case math.IsInf(w, -1):
+		return -f / b
+	}
+	return -math.Abs(w-f) / b
 }
 
 func logAdd(a, b float64) float64 {
@@ -371,15 +375,7 @@ func dependence(q []float64, P [][]float64, T int, rel []lapRelease) float64 {
 		slices.Sort(grid[c])
 		grid[c] = append(slices.Compact(grid[c]), math.Inf(1), math.Inf(-1))
 	}
-	logK := func(c int, w, f float64) float64 {
-		switch {
-		case math.IsInf(w, 1):
-			return f / rel[c].b
-		case math.IsInf(w, -1):
-			return -f / rel[c].b
-		}
-		return -math.Abs(w-f) / rel[c].b
-	}
+	logK := func(c int, w, f float64) float64 { return logKernel(rel[c].b, w, f) }
 	delta := 0.0
 	for t := 1; t <= T; t++ {
 		for a := range 2 {

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func parse(t *testing.T, src string) (*Framework, []int, error) {
+func parseSrc(t *testing.T, src string) (*Framework, []int, error) {
 	t.Helper()
 	return Parse(strings.NewReader(src), "f.json")
 }
@@ -14,7 +14,7 @@ func parse(t *testing.T, src string) (*Framework, []int, error) {
 // The issue's minimal form: numbers and fraction strings, unlisted
 // assignments zero.
 func TestParseMinimalForm(t *testing.T) {
-	f, data, err := parse(t, `{"records": 2, "domain": [0, 1], "query": "sum",
+	f, data, err := parseSrc(t, `{"records": 2, "domain": [0, 1], "query": "sum",
 	  "thetas": [{"joint": [[[0,0], "1/10"], [[1,0], 0.4], [[1,1], "1/2"]]}]}`)
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +52,7 @@ func TestParseErrors(t *testing.T) {
 		{`{"records": 2, "domain": [0, 1], "thetas": [{"joint": [[[0,0], 1]]}], "extra": 1}`, "unknown field"},
 	}
 	for _, c := range cases {
-		_, _, err := parse(t, c.src)
+		_, _, err := parseSrc(t, c.src)
 		if err == nil || !strings.Contains(err.Error(), c.msg) || !strings.Contains(err.Error(), "f.json") {
 			t.Errorf("want error naming f.json containing %q, got %v", c.msg, err)
 		}
@@ -61,7 +61,7 @@ func TestParseErrors(t *testing.T) {
 
 // A network θ is expanded exactly; groups come from dependence.
 func TestNetworkThetaAndGroups(t *testing.T) {
-	f, data, err := parse(t, `{"names": ["a", "b", "c"], "domain": [0, 1], "query": {"count": 1},
+	f, data, err := parseSrc(t, `{"names": ["a", "b", "c"], "domain": [0, 1], "query": {"count": 1},
 	  "thetas": [{"network": [
 	    {"name": "a", "cpt": [["1/3", "2/3"]]},
 	    {"name": "b", "parents": ["a"], "cpt": [[0.9, 0.1], [0.2, 0.8]]},

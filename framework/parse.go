@@ -62,6 +62,10 @@ type FilePair struct {
 // the framework and the optional database it carries (value indices, nil when
 // absent). Unknown fields are errors.
 func Parse(r io.Reader, name string) (*Framework, []int, error) {
+	return parse(r, name, true)
+}
+
+func parse(r io.Reader, name string, expand bool) (*Framework, []int, error) {
 	raw, err := io.ReadAll(r)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
@@ -72,24 +76,14 @@ func Parse(r io.Reader, name string) (*Framework, []int, error) {
 	if err := dec.Decode(&fl); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return fl.Build(name, true)
+	return fl.Build(name, expand)
 }
 
 // ParseNetworks is Parse for files whose thetas are all Bayesian networks,
 // which are kept as networks instead of being expanded into joint tables
 // (see NewNetworks).
 func ParseNetworks(r io.Reader, name string) (*Framework, []int, error) {
-	raw, err := io.ReadAll(r)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", name, err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	var fl File
-	if err := dec.Decode(&fl); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return fl.Build(name, false)
+	return parse(r, name, false)
 }
 
 // Build validates a decoded file; expand selects New (networks expanded into

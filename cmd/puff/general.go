@@ -49,6 +49,34 @@ func readFramework(path string) (*framework.Framework, []int, error) {
 	return framework.Parse(fh, path)
 }
 
+// loadFramework checks the common flags of wasserstein and bn and reads the
+// framework (networks kept unexpanded for bn) and the database to release.
+func loadFramework(path, dataS string, eps float64, networks bool) (*framework.Framework, []int, error) {
+	if path == "" {
+		return nil, nil, fmt.Errorf("--framework FILE is required")
+	}
+	if err := checkEps(eps); err != nil {
+		return nil, nil, err
+	}
+	var f *framework.Framework
+	var data []int
+	var err error
+	if networks {
+		f, data, err = readFrameworkNetworks(path)
+	} else {
+		f, data, err = readFramework(path)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if dataS != "" {
+		if data, err = parseData(f, dataS); err != nil {
+			return nil, nil, err
+		}
+	}
+	return f, data, nil
+}
+
 // parseData reads --data "v1,v2,..." as domain values.
 func parseData(f *framework.Framework, s string) ([]int, error) {
 	parts := strings.Split(s, ",")
@@ -136,13 +164,7 @@ Examples:
   puff wasserstein --framework flu.json --epsilon 1 --delta 1/100`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if path == "" {
-				return fmt.Errorf("--framework FILE is required")
-			}
-			if err := checkEps(eps); err != nil {
-				return err
-			}
-			f, data, err := readFramework(path)
+			f, data, err := loadFramework(path, dataS, eps, false)
 			if err != nil {
 				return err
 			}
@@ -152,11 +174,6 @@ Examples:
 			}
 			if delta.Sign() < 0 || delta.Cmp(big.NewRat(1, 1)) >= 0 {
 				return fmt.Errorf("--delta %s: must be in [0, 1)", delta.RatString())
-			}
-			if dataS != "" {
-				if data, err = parseData(f, dataS); err != nil {
-					return err
-				}
 			}
 			res, err := wasserstein.Parameter(f, delta)
 			if err != nil {
@@ -372,20 +389,9 @@ Example:
   puff bn --framework tree.json --epsilon 1 --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if path == "" {
-				return fmt.Errorf("--framework FILE is required")
-			}
-			if err := checkEps(eps); err != nil {
-				return err
-			}
-			f, data, err := readFrameworkNetworks(path)
+			f, data, err := loadFramework(path, dataS, eps, true)
 			if err != nil {
 				return err
-			}
-			if dataS != "" {
-				if data, err = parseData(f, dataS); err != nil {
-					return err
-				}
 			}
 			var nets []*bn.Network
 			for _, th := range f.Thetas {
