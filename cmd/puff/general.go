@@ -478,8 +478,9 @@ that holds for all its releases together and the theorem it rests on:
                   sum over all records under correlation (group privacy)
 
 The smallest claim among the rules that apply is reported. When none
-applies, compose says so and exits with an error: Pufferfish privacy does
-not compose in general (001 Thm III.4).
+applies to a dataset, compose prints the others, gives that dataset
+"best": null with every rule's reason, and exits with an error: Pufferfish
+privacy does not compose in general (001 Thm III.4).
 
 Log format (JSON):
   {"datasets": [{"name": "alice", "length": 1440, "class": "class.json"}],
@@ -524,7 +525,17 @@ Example:
 			}
 			w := cmd.OutOrStdout()
 			if asJSON {
-				if err := writeJSON(w, map[string]any{"datasets": out}); err != nil {
+				// A dataset with no applicable rule gets "best": null (and its
+				// claims with reasons), never a zero ε.
+				var js []map[string]any
+				for _, g := range out {
+					m := map[string]any{"dataset": g.Dataset, "best": nil, "claims": g.Claims}
+					if g.Best.Rule != "" {
+						m["best"] = g.Best
+					}
+					js = append(js, m)
+				}
+				if err := writeJSON(w, map[string]any{"datasets": js}); err != nil {
 					return err
 				}
 			} else {
