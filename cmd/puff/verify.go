@@ -9,6 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/pufferfish-privacy/pufferfish/chart"
 	"github.com/pufferfish-privacy/pufferfish/hmm"
 	"github.com/pufferfish-privacy/pufferfish/ratexpr"
 	"github.com/spf13/cobra"
@@ -338,6 +339,7 @@ func verifySweepCmd() *cobra.Command {
 	var epsS string
 	var grids []string
 	var asJSON bool
+	var plotPath string
 	c := &cobra.Command{
 		Use:   "sweep MODEL.json --epsilon E --length N --grid p=LO:HI:STEP [--grid q=...] [--json]",
 		Short: "Where ε-Pufferfish holds over a grid of parameter values",
@@ -358,6 +360,11 @@ Example:
 			}
 			if len(grids) == 0 || len(grids) > 2 {
 				return fmt.Errorf("give one or two --grid name=LO:HI:STEP")
+			}
+			if plotPath != "" {
+				if err := chart.CheckPath(plotPath); err != nil {
+					return fmt.Errorf("--plot: %w", err)
+				}
 			}
 			f, err := os.Open(args[0])
 			if err != nil {
@@ -424,6 +431,36 @@ Example:
 					rows = append(rows, row{params, v, lj.Loss, lj.Ratio})
 				}
 			}
+			if plotPath != "" {
+				var xs, ys []float64
+				var st []chart.Status
+				for _, r := range rows {
+					x, _ := new(big.Rat).SetString(r.Params[axes[0].name])
+					xf, _ := x.Float64()
+					xs = append(xs, xf)
+					y := math.Inf(1)
+					if axes[1].name != "" {
+						v, _ := new(big.Rat).SetString(r.Params[axes[1].name])
+						y, _ = v.Float64()
+					} else if r.Loss != nil {
+						y = *r.Loss
+					}
+					ys = append(ys, y)
+					st = append(st, map[hmm.Verdict]chart.Status{hmm.Holds: chart.Holds, hmm.Violated: chart.Violated}[r.Verdict])
+					if r.Verdict == hmm.Undecided {
+						st[len(st)-1] = chart.Undecided
+					}
+				}
+				title := fmt.Sprintf("%s-Pufferfish over sequences of length ≤ %d", eps.Text, n)
+				if axes[1].name == "" {
+					err = chart.Curve(plotPath, title, axes[0].name, "privacy loss", xs, ys, st, eps.Value)
+				} else {
+					err = chart.Region(plotPath, title, axes[0].name, axes[1].name, xs, ys, st)
+				}
+				if err != nil {
+					return err
+				}
+			}
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), map[string]any{"epsilon": eps.Text, "length": n, "rows": rows})
 			}
@@ -450,6 +487,7 @@ Example:
 	c.Flags().IntVar(&n, "length", 0, "longest observation sequence")
 	c.Flags().StringVar(&epsS, "epsilon", "", "ε, e.g. ln(2)")
 	c.Flags().StringArrayVar(&grids, "grid", nil, "parameter grid name=LO:HI:STEP (repeat for a second parameter)")
+	c.Flags().StringVar(&plotPath, "plot", "", "also draw the region to FILE (.png, .svg or .pdf): loss against the parameter, or the holds/violated map over two")
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return c
 }

@@ -2,6 +2,9 @@ package main
 
 import (
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -52,5 +55,29 @@ func TestVerifyLossContract(t *testing.T) {
 		if out, err := run(args...); err == nil || out != "" {
 			t.Errorf("%v: err=%v stdout %q", args, err, out)
 		}
+	}
+}
+
+// sweep --plot writes the region as PNG or SVG; other extensions are refused.
+func TestSweepPlot(t *testing.T) {
+	model := write(t, "m.json", `{"states": ["h", "s"], "observations": ["ok", "cough"], "parameters": {"p": "1/10", "e": "3/4"},
+ "transition": [["1-p", "p"], ["p", "1-p"]], "emission": [["e", "1-e"], ["1-e", "e"]],
+ "prior": ["1/2", "1/2"], "secrets": [{"name": "sick", "pi_event": ["s"], "tau_event": ["h"]}]}`)
+	dir := t.TempDir()
+	for _, name := range []string{"curve.png", "curve.svg"} {
+		out := filepath.Join(dir, name)
+		if _, err := run("verify", "sweep", model, "--epsilon", "ln(4)", "--length", "2", "--grid", "p=1/10:1/2:1/10", "--plot", out); err != nil {
+			t.Fatal(err)
+		}
+		if st, err := os.Stat(out); err != nil || st.Size() < 1000 {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	out := filepath.Join(dir, "region.png")
+	if _, err := run("verify", "sweep", model, "--epsilon", "ln(4)", "--length", "2", "--grid", "p=1/10:1/2:1/5", "--grid", "e=3/5:9/10:1/10", "--plot", out); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run("verify", "sweep", model, "--epsilon", "ln(4)", "--length", "2", "--grid", "p=1/10:1/2:1/10", "--plot", filepath.Join(dir, "x.jpg")); err == nil || !strings.Contains(err.Error(), ".png, .svg or .pdf") {
+		t.Fatalf("jpg: %v", err)
 	}
 }
