@@ -88,3 +88,35 @@ func BenchmarkSequenceLength(b *testing.B) {
 		})
 	}
 }
+
+// The float path on the same instances as the exact one.
+func BenchmarkFloat(b *testing.B) {
+	for _, n := range []int{7, 8} {
+		b.Run(fmt.Sprintf("noisy-max-dp-queries=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				m, secs, err := NoisyMaxModel(n, 2, big.NewRat(1, 2), ReturnIndex, DifferAnyhow)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := LossFloat(m, secs, 1); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	p := big.NewRat(1, 10)
+	q := new(big.Rat).Sub(big.NewRat(1, 1), p)
+	m := &Model{States: []string{"h", "s"}, Obs: []string{"ok", "cough", "fever"},
+		Trans: [][]Entry{{{0, q}, {1, p}}, {{0, p}, {1, q}}},
+		Emit:  [][]*big.Rat{{big.NewRat(6, 10), big.NewRat(3, 10), big.NewRat(1, 10)}, {big.NewRat(2, 10), big.NewRat(3, 10), big.NewRat(5, 10)}}}
+	sec := Secret{Name: "sick", Pi: []*big.Rat{big.NewRat(0, 1), big.NewRat(1, 1)}, Tau: []*big.Rat{big.NewRat(1, 1), big.NewRat(0, 1)}}
+	for _, n := range []int{10, 14} {
+		b.Run(fmt.Sprintf("length=%d", n), func(b *testing.B) {
+			var r FloatResult
+			for b.Loop() {
+				r, _ = LossFloat(m, []Secret{sec}, n)
+			}
+			b.ReportMetric(float64(r.Explored), "sequences")
+		})
+	}
+}

@@ -102,6 +102,29 @@ func bruteLoss(m *Model, sec Secret, n int) (*big.Rat, bool) {
 func TestLossMatchesBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	for trial := range 40 {
+		m, sec, n := randomModel(rng, trial)
+		r, err := Loss(m, []Secret{sec}, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, inf := bruteLoss(m, sec, n)
+		if inf != (r.Ratio == nil) || (!inf && want.Cmp(r.Ratio) != 0) {
+			t.Fatalf("trial %d: search %v (inf %v), brute force %v (inf %v)", trial, r.Ratio, r.Ratio == nil, want, inf)
+		}
+		if !inf && len(r.Witness) > 0 {
+			// the witness attains the ratio
+			w, _ := bruteLossOne(m, sec, r.Witness)
+			if w.Cmp(r.Ratio) != 0 {
+				t.Fatalf("trial %d: witness %v gives %v, not %v", trial, r.Witness, w, r.Ratio)
+			}
+		}
+	}
+}
+
+// randomModel draws a random HMM with k = 2..4 states, 2..3 observations,
+// structural zeros on some trials, a random secret pair and a length 1..5.
+func randomModel(rng *rand.Rand, trial int) (*Model, Secret, int) {
+	{
 		k, obs := 2+trial%3, 2+trial%2
 		zeros := trial%3 == 1
 		m := &Model{}
@@ -121,22 +144,7 @@ func TestLossMatchesBruteForce(t *testing.T) {
 			m.Obs = append(m.Obs, string(rune('x'+o)))
 		}
 		sec := Secret{Name: "s", Pi: randRat(rng, k, false), Tau: randRat(rng, k, false)}
-		n := 1 + trial%5
-		r, err := Loss(m, []Secret{sec}, n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, inf := bruteLoss(m, sec, n)
-		if inf != (r.Ratio == nil) || (!inf && want.Cmp(r.Ratio) != 0) {
-			t.Fatalf("trial %d: search %v (inf %v), brute force %v (inf %v)", trial, r.Ratio, r.Ratio == nil, want, inf)
-		}
-		if !inf && len(r.Witness) > 0 {
-			// the witness attains the ratio
-			w, _ := bruteLossOne(m, sec, r.Witness)
-			if w.Cmp(r.Ratio) != 0 {
-				t.Fatalf("trial %d: witness %v gives %v, not %v", trial, r.Witness, w, r.Ratio)
-			}
-		}
+		return m, sec, 1 + trial%5
 	}
 }
 

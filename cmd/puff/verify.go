@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -155,6 +156,10 @@ type lossJSON struct {
 	Witness    witnessJSON `json:"witness"`
 	Explored   int64       `json:"explored"`
 	Arithmetic string      `json:"arithmetic"`
+	// Float path only: the enclosure of the loss (Loss is its upper end and
+	// Ratio is empty: the float path has no exact ratio).
+	LossLower *float64 `json:"loss_lower,omitempty"`
+	LossUpper *float64 `json:"loss_upper,omitempty"`
 }
 
 type witnessJSON struct {
@@ -200,6 +205,28 @@ func toLossJSON(m *hmm.Model, desc string, n int, r hmm.Result) lossJSON {
 	return out
 }
 
+func floatLossJSON(m *hmm.Model, desc string, n int, r hmm.FloatResult) lossJSON {
+	out := lossJSON{Model: desc, Length: n, Ratio: "inf", Explored: r.Explored,
+		Arithmetic: "float64 with rigorous error bounds (enclosure in loss_lower..loss_upper)",
+		Witness:    witnessJSON{Observations: []string{}, Secret: r.Secret, Larger: r.Larger}}
+	if !math.IsInf(r.LossHi, 1) {
+		lo, hi := r.LossLo, r.LossHi
+		out.Loss, out.LossLower, out.LossUpper, out.Ratio = &hi, &lo, &hi, ""
+	}
+	for _, o := range r.Witness {
+		out.Witness.Observations = append(out.Witness.Observations, m.Obs[o])
+	}
+	return out
+}
+
+func checkArithmetic(a string) error {
+	switch a {
+	case "exact", "float", "auto":
+		return nil
+	}
+	return fmt.Errorf("--arithmetic %q: want exact, float or auto", a)
+}
+
 func verifyCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "verify",
@@ -238,6 +265,7 @@ func verifyLossCmd() *cobra.Command {
 	var mf modelFlags
 	var n int
 	var asJSON bool
+	var arith string
 	c := &cobra.Command{
 		Use:   "loss [MODEL.json | --builtin NAME] [--length N] [--json]",
 		Short: "Exact privacy loss with a witness",
@@ -250,28 +278,50 @@ Examples:
   puff verify loss model.json --length 6 --set p=0.3` + modelFileHelp,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkArithmetic(arith); err != nil {
+				return err
+			}
 			m, secs, desc, n, err := mf.loadWithLength(args, n)
 			if err != nil {
 				return err
 			}
-			r, err := hmm.Loss(m, secs, n)
-			if err != nil {
-				return err
+			var out lossJSON
+			if arith != "exact" {
+				fr, err := hmm.LossFloat(m, secs, n)
+				switch {
+				case err == nil:
+					out = floatLossJSON(m, desc, n, fr)
+				case errors.Is(err, hmm.ErrUnderflow) && arith == "auto":
+				default:
+					return err
+				}
 			}
-			out := toLossJSON(m, desc, n, r)
+			if out.Arithmetic == "" {
+				r, err := hmm.Loss(m, secs, n)
+				if err != nil {
+					return err
+				}
+				out = toLossJSON(m, desc, n, r)
+			}
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), out)
 			}
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
 			loss := out.lossText()
-			fmt.Fprintf(w, "model\t%s\nlengths\t1..%d\nloss\t%s (ratio %s, exact)\nwitness\t%s under %s (larger under %s)\nexplored\t%d sequences\n",
-				desc, n, loss, out.Ratio, strings.Join(out.Witness.Observations, " "), out.Witness.Secret, out.Witness.Larger, out.Explored)
+			if out.LossLower != nil {
+				loss = fmt.Sprintf("in [%.12g, %.12g]", *out.LossLower, *out.LossUpper)
+			} else {
+				loss += fmt.Sprintf(" (ratio %s)", out.Ratio)
+			}
+			fmt.Fprintf(w, "model\t%s\nlengths\t1..%d\nloss\t%s\narithmetic\t%s\nwitness\t%s under %s (larger under %s)\nexplored\t%d sequences\n",
+				desc, n, loss, out.Arithmetic, strings.Join(out.Witness.Observations, " "), out.Witness.Secret, out.Witness.Larger, out.Explored)
 			return w.Flush()
 		},
 	}
 	mf.register(c)
 	c.Flags().IntVar(&n, "length", 0, "longest observation sequence (default 1 for built-ins)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
+	c.Flags().StringVar(&arith, "arithmetic", "exact", "exact (rational; gives the ratio), float (float64 enclosure, for large models) or auto (float, exact on underflow)")
 	return c
 }
 
@@ -280,6 +330,7 @@ func verifyCheckCmd() *cobra.Command {
 	var n int
 	var epsS string
 	var asJSON bool
+	var arith string
 	c := &cobra.Command{
 		Use:   "check [MODEL.json | --builtin NAME] --epsilon E [--length N] [--json]",
 		Short: "Decide ε-Pufferfish privacy for all sequences up to a length",
@@ -300,13 +351,32 @@ Example:
 			if err != nil {
 				return fmt.Errorf("--epsilon: %v", err)
 			}
+			if err := checkArithmetic(arith); err != nil {
+				return err
+			}
 			m, secs, desc, n, err := mf.loadWithLength(args, n)
 			if err != nil {
 				return err
 			}
-			v, r, err := hmm.Check(m, secs, n, eps)
-			if err != nil {
-				return err
+			var v hmm.Verdict
+			var lj lossJSON
+			if arith != "exact" {
+				fv, fr, err := hmm.CheckFloat(m, secs, n, eps)
+				switch {
+				case err == nil && (fv != hmm.Undecided || arith == "float"):
+					v, lj = fv, floatLossJSON(m, desc, n, fr)
+				case err == nil || errors.Is(err, hmm.ErrUnderflow) && arith == "auto":
+					// undecided in float, or underflow: settle it exactly
+				default:
+					return err
+				}
+			}
+			if lj.Arithmetic == "" {
+				var r hmm.Result
+				if v, r, err = hmm.Check(m, secs, n, eps); err != nil {
+					return err
+				}
+				lj = toLossJSON(m, desc, n, r)
 			}
 			out := struct {
 				Verdict       hmm.Verdict `json:"verdict"`
@@ -316,14 +386,19 @@ Example:
 				ExpEpsilonLow string      `json:"exp_epsilon_low"`
 				ExpEpsilonHi  string      `json:"exp_epsilon_high"`
 				lossJSON
-			}{v, eps.Text, eps.Exact(), eps.Value, eps.Lo.FloatString(20), eps.Hi.FloatString(20), toLossJSON(m, desc, n, r)}
+			}{v, eps.Text, eps.Exact(), eps.Value, eps.Lo.FloatString(20), eps.Hi.FloatString(20), lj}
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), out)
 			}
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
 			loss := out.lossText()
-			fmt.Fprintf(w, "verdict\t%s: %s-Pufferfish privacy for sequences of lengths 1..%d\nmodel\t%s\nloss\t%s (ratio %s)\nwitness\t%s under %s\n",
-				v, eps.Text, n, desc, loss, out.Ratio, strings.Join(out.Witness.Observations, " "), out.Witness.Secret)
+			if out.LossLower != nil {
+				loss = fmt.Sprintf("in [%.12g, %.12g]", *out.LossLower, *out.LossUpper)
+			} else {
+				loss += fmt.Sprintf(" (ratio %s)", out.Ratio)
+			}
+			fmt.Fprintf(w, "verdict\t%s: %s-Pufferfish privacy for sequences of lengths 1..%d\nmodel\t%s\nloss\t%s\narithmetic\t%s\nwitness\t%s under %s\n",
+				v, eps.Text, n, desc, loss, out.Arithmetic, strings.Join(out.Witness.Observations, " "), out.Witness.Secret)
 			return w.Flush()
 		},
 	}
@@ -331,6 +406,7 @@ Example:
 	c.Flags().IntVar(&n, "length", 0, "longest observation sequence (default 1 for built-ins)")
 	c.Flags().StringVar(&epsS, "epsilon", "", "ε, e.g. ln(2) (exact) or 0.7")
 	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
+	c.Flags().StringVar(&arith, "arithmetic", "exact", "exact (rational; gives the ratio), float (float64 enclosure; may answer undecided) or auto (float first, exact when it cannot decide): float and auto for large models")
 	return c
 }
 

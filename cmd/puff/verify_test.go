@@ -81,3 +81,24 @@ func TestSweepPlot(t *testing.T) {
 		t.Fatalf("jpg: %v", err)
 	}
 }
+
+// --arithmetic float gives an enclosure containing the exact loss and says
+// so; auto falls back to exact on the boundary.
+func TestVerifyFloatArithmetic(t *testing.T) {
+	v := runJSON(t, "verify", "loss", "--builtin", "example71", "--p1", "0.2", "--p2", "0.4", "--length", "6", "--arithmetic", "float", "--json")
+	exact := math.Log(911.0 / 550)
+	if v["loss_lower"].(float64) > exact || v["loss_upper"].(float64) < exact || !strings.HasPrefix(v["arithmetic"].(string), "float64") {
+		t.Fatalf("float loss %v", v)
+	}
+	v = runJSON(t, "verify", "check", "--builtin", "example71", "--p1", "0.2", "--p2", "0.4", "--length", "6", "--epsilon", "ln(911/550)", "--arithmetic", "auto", "--json")
+	if v["verdict"] != "holds" || v["ratio"] != "911/550" || !strings.HasPrefix(v["arithmetic"].(string), "exact") {
+		t.Fatalf("auto on the boundary: %v", v)
+	}
+	v = runJSON(t, "verify", "check", "--builtin", "example71", "--p1", "0.2", "--p2", "0.4", "--length", "6", "--epsilon", "ln(911/550)", "--arithmetic", "float", "--json")
+	if v["verdict"] != "undecided" {
+		t.Fatalf("float on the boundary: %v", v)
+	}
+	if _, err := run("verify", "loss", "--builtin", "rr", "--arithmetic", "fast"); err == nil {
+		t.Fatal("--arithmetic fast accepted")
+	}
+}

@@ -1,0 +1,379 @@
+package hmm
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// ErrUnderflow is returned by LossFloat when a positive probability became
+// zero in float64 (an entry more than 2^1074 times smaller than the largest
+// of its forward vector); the exact path must be used.
+var ErrUnderflow = errors.New("hmm: float path underflow")
+
+// FloatResult encloses the privacy loss computed in float64.
+type FloatResult struct {
+	// The largest log-likelihood ratio over all sequences lies in
+	// [LossLo, LossHi]; both are +Inf when some sequence is possible under
+	// one distribution only (decided exactly: zero patterns are tracked).
+	LossLo, LossHi float64
+	Witness        []int // a sequence attaining LossLo's estimate
+	Secret, Larger string
+	Explored       int64
+}
+
+// LossFloat is Loss in float64 with rigorous error bounds, for models too
+// large for exact arithmetic. Forward vectors are rescaled by powers of two
+// at every step (exact), so long sequences do not underflow; every entry is
+// a sum of products of non-negative numbers, so after d steps over k states
+// its relative error is at most γ_m = m·u/(1 − m·u), u = 2^−53,
+// m = d·(k + 4) + k + 2 (conversions of P, E and the initial distribution,
+// one product and up to k additions per step, the final sum). A ratio of two
+// such sums is within the factor f = (1 + γ_m)/(1 − γ_m) of the truth, and
+// the logarithm adds a few ulps; the enclosure [LossLo, LossHi] accounts for
+// both. Pruning uses the same mediant bound as Loss, widened by f, against
+// the best lower bound, so a pruned subtree never holds a ratio above
+// LossLo. Cost: like Loss, with float64 operations instead of big.Int.
+func LossFloat(m *Model, secrets []Secret, n int) (FloatResult, error) {
+	if n < 1 {
+		return FloatResult{}, fmt.Errorf("hmm: maximum length %d must be at least 1", n)
+	}
+	if len(secrets) == 0 {
+		return FloatResult{}, fmt.Errorf("hmm: no secret pair")
+	}
+	if err := m.Validate(); err != nil {
+		return FloatResult{}, err
+	}
+	for _, sec := range secrets {
+		if err := m.ValidateSecret(sec); err != nil {
+			return FloatResult{}, err
+		}
+	}
+	c := compileFloat(m)
+	s := &fsearch{n: n, k: len(m.States), lo: math.Inf(-1), hi: math.Inf(-1)}
+	type job struct{ sec, obs int }
+	jobs := make(chan job)
+	var wg sync.WaitGroup
+	var failed atomic.Bool
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := &fworker{c: c, s: s}
+			for j := range jobs {
+				if failed.Load() {
+					continue
+				}
+				pi, tau := initFloat(m, secrets[j.sec])
+				pi, ok1 := w.emit(pi, j.obs)
+				tau, ok2 := w.emit(tau, j.obs)
+				if !ok1 || !ok2 {
+					failed.Store(true)
+					continue
+				}
+				w.path = append(w.path[:0], j.obs)
+				if !w.visit(pi, tau, 1, secrets[j.sec].Name) {
+					failed.Store(true)
+				}
+			}
+		}()
+	}
+	for i := range secrets {
+		for o := range len(m.Obs) {
+			jobs <- job{i, o}
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if failed.Load() {
+		return FloatResult{}, ErrUnderflow
+	}
+	r := FloatResult{LossLo: max(s.lo, 0), LossHi: max(s.hi, 0), Witness: s.witness, Secret: s.secret, Larger: s.larger, Explored: s.explored.Load()}
+	if s.inf {
+		r.LossLo, r.LossHi = math.Inf(1), math.Inf(1)
+	}
+	return r, nil
+}
+
+// CheckFloat decides ε-Pufferfish privacy from the float enclosure:
+// Holds when LossHi ≤ ln of the enclosure's lower end of e^ε, Violated when
+// LossLo exceeds its upper end, Undecided otherwise (then use Check).
+func CheckFloat(m *Model, secrets []Secret, n int, eps Epsilon) (Verdict, FloatResult, error) {
+	r, err := LossFloat(m, secrets, n)
+	if err != nil {
+		return "", r, err
+	}
+	lo, hi := logDown(eps.Lo), logUp(eps.Hi)
+	switch {
+	case r.LossLo > hi:
+		return Violated, r, nil
+	case r.LossHi <= lo:
+		return Holds, r, nil
+	}
+	return Undecided, r, nil
+}
+
+// logDown and logUp bound ln r from below and above (the float conversion
+// and math.Log are each within an ulp or two).
+func logDown(r *big.Rat) float64 {
+	return LogRat(r) - 4e-16*(1+math.Abs(LogRat(r)))
+}
+
+func logUp(r *big.Rat) float64 {
+	return LogRat(r) + 4e-16*(1+math.Abs(LogRat(r)))
+}
+
+type fentry struct {
+	to int
+	p  float64
+}
+
+type fcompiled struct {
+	trans [][]fentry
+	emit  [][]float64
+}
+
+func compileFloat(m *Model) *fcompiled {
+	c := &fcompiled{trans: make([][]fentry, len(m.Trans)), emit: make([][]float64, len(m.Emit))}
+	for s, row := range m.Trans {
+		for _, e := range row {
+			if e.P.Sign() != 0 {
+				p, _ := e.P.Float64()
+				c.trans[s] = append(c.trans[s], fentry{e.To, p})
+			}
+		}
+	}
+	for s, row := range m.Emit {
+		c.emit[s] = make([]float64, len(row))
+		for o, p := range row {
+			c.emit[s][o], _ = p.Float64()
+		}
+	}
+	return c
+}
+
+// fvec is a non-negative vector v·2^exp with its support.
+type fvec struct {
+	idx []int
+	val []float64
+	exp int
+}
+
+func initFloat(m *Model, sec Secret) (fvec, fvec) {
+	if sec.points() {
+		return fvec{idx: []int{sec.PiAt}, val: []float64{1}}, fvec{idx: []int{sec.TauAt}, val: []float64{1}}
+	}
+	conv := func(d []*big.Rat) fvec {
+		var v fvec
+		for st, p := range d {
+			if p != nil && p.Sign() != 0 {
+				f, _ := p.Float64()
+				v.idx = append(v.idx, st)
+				v.val = append(v.val, f)
+			}
+		}
+		return v
+	}
+	return conv(sec.Pi), conv(sec.Tau)
+}
+
+// normalise rescales v so its largest entry is in [1/2, 1) (exact).
+func (v *fvec) normalise() {
+	mx := 0.0
+	for _, x := range v.val {
+		mx = max(mx, x)
+	}
+	if mx == 0 {
+		return
+	}
+	_, e := math.Frexp(mx)
+	for i := range v.val {
+		v.val[i] = math.Ldexp(v.val[i], -e)
+	}
+	v.exp += e
+}
+
+// logSum is ln(Σ v)·… in absolute terms: ln Σ val + exp·ln 2.
+func (v fvec) logSum() float64 {
+	s := 0.0
+	for _, x := range v.val {
+		s += x
+	}
+	return math.Log(s) + float64(v.exp)*math.Ln2
+}
+
+type fsearch struct {
+	n, k           int
+	mu             sync.Mutex
+	inf            bool
+	lo, hi         float64 // best lower bound / largest upper bound seen
+	est            float64 // estimate of the witness
+	witness        []int
+	secret, larger string
+	explored       atomic.Int64
+}
+
+// slack is the half-width of the log-ratio enclosure at depth d.
+func (s *fsearch) slack(d int, lr float64) float64 {
+	const u = 0x1p-53
+	m := float64(d*(s.k+4) + s.k + 2)
+	g := m * u / (1 - m*u)
+	return math.Log1p(2*g/(1-g)) + 8*u*(4+math.Abs(lr)+float64(d)*math.Ln2)
+}
+
+type fworker struct {
+	c    *fcompiled
+	s    *fsearch
+	path []int
+}
+
+// emit returns v ∘ E[·, o], normalised; false on underflow.
+func (w *fworker) emit(v fvec, o int) (fvec, bool) {
+	out := fvec{exp: v.exp}
+	for i, s := range v.idx {
+		e := w.c.emit[s][o]
+		if e == 0 {
+			continue
+		}
+		x := v.val[i] * e
+		if x == 0 {
+			return fvec{}, false
+		}
+		out.idx = append(out.idx, s)
+		out.val = append(out.val, x)
+	}
+	out.normalise()
+	return out, true
+}
+
+// step returns v·P; false on underflow.
+func (w *fworker) step(v fvec) (fvec, bool) {
+	acc := map[int]float64{}
+	var order []int
+	for i, s := range v.idx {
+		for _, e := range w.c.trans[s] {
+			x := v.val[i] * e.p
+			if x == 0 {
+				return fvec{}, false
+			}
+			if _, ok := acc[e.to]; !ok {
+				order = append(order, e.to)
+			}
+			acc[e.to] += x
+		}
+	}
+	out := fvec{exp: v.exp, idx: order, val: make([]float64, len(order))}
+	for i, s := range order {
+		out.val[i] = acc[s]
+	}
+	return out, true
+}
+
+func (w *fworker) offer(lr float64, d int, larger, name string, inf bool) {
+	s := w.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.inf {
+		return
+	}
+	if inf {
+		s.inf = true
+		s.witness = append([]int(nil), w.path...)
+		s.secret, s.larger = name, larger
+		return
+	}
+	sl := s.slack(d, lr)
+	s.lo = max(s.lo, lr-sl)
+	s.hi = max(s.hi, lr+sl)
+	if s.witness == nil || lr > s.est {
+		s.est = lr
+		s.witness = append([]int(nil), w.path...)
+		s.secret, s.larger = name, larger
+	}
+}
+
+// visit mirrors worker.visit; false on underflow.
+func (w *fworker) visit(pi, tau fvec, d int, name string) bool {
+	if len(pi.idx) == 0 && len(tau.idx) == 0 {
+		return true
+	}
+	w.s.explored.Add(1)
+	switch {
+	case len(tau.idx) == 0:
+		w.offer(0, d, "pi", name, true)
+	case len(pi.idx) == 0:
+		w.offer(0, d, "tau", name, true)
+	default:
+		lr := pi.logSum() - tau.logSum()
+		if lr >= 0 {
+			w.offer(lr, d, "pi", name, false)
+		} else {
+			w.offer(-lr, d, "tau", name, false)
+		}
+	}
+	if d == w.s.n {
+		return true
+	}
+	wp, ok1 := w.step(pi)
+	wt, ok2 := w.step(tau)
+	if !ok1 || !ok2 {
+		return false
+	}
+	if !w.mayExceed(wp, wt, d+1) {
+		return true
+	}
+	for o := range len(w.c.emit[0]) {
+		cp, ok1 := w.emit(wp, o)
+		ct, ok2 := w.emit(wt, o)
+		if !ok1 || !ok2 {
+			return false
+		}
+		w.path = append(w.path, o)
+		if !w.visit(cp, ct, d+1, name) {
+			return false
+		}
+		w.path = w.path[:len(w.path)-1]
+	}
+	return true
+}
+
+// mayExceed: could some extension's log-ratio (a mediant of the per-state
+// ratios, MATH §7 / Loss) exceed the best lower bound, allowing for error?
+func (w *fworker) mayExceed(wp, wt fvec, d int) bool {
+	s := w.s
+	s.mu.Lock()
+	inf, lo := s.inf, s.lo
+	s.mu.Unlock()
+	if inf {
+		return false
+	}
+	val := func(v fvec) map[int]float64 {
+		m := make(map[int]float64, len(v.idx))
+		for i, st := range v.idx {
+			m[st] = v.val[i]
+		}
+		return m
+	}
+	mp, mt := val(wp), val(wt)
+	shift := float64(wp.exp-wt.exp) * math.Ln2
+	for st, x := range mp {
+		y := mt[st]
+		if y == 0 {
+			return true
+		}
+		lr := math.Log(x) - math.Log(y) + shift
+		if math.Abs(lr)+s.slack(d, lr) > lo {
+			return true
+		}
+	}
+	for st := range mt {
+		if mp[st] == 0 {
+			return true
+		}
+	}
+	return false
+}
