@@ -307,15 +307,25 @@ func Example71(p1, p2 *big.Rat) (*Model, Secret, error) {
 // mechanism around t on {0..m}; for each query i = 1..N in turn a noisy
 // answer from the αQ-geometric mechanism around its value on {0..m};
 // output ⊤ and halt at the first answer ≥ T̃, ⊥ otherwise (after N ⊥ the
-// run halts too). Observations are "bot", "top" and "halt".
+// run halts too). Observations are "bot", "top" and "halt". It is
+// SparseVectorModel with cutoff 1.
+func AboveThresholdModel(t, m int, alphaT, alphaQ *big.Rat, inputs [][]int, pairs [][2]int) (*Model, []Secret, error) {
+	return SparseVectorModel(t, m, 1, alphaT, alphaQ, inputs, pairs)
+}
+
+// SparseVectorModel is discretised Sparse Vector with cutoff c (Dwork–Roth's
+// Sparse): Above Threshold that, after each ⊤, draws a fresh noisy threshold
+// and continues, halting after c ⊤ or N queries. Observations are "bot",
+// "top" and "halt".
 //
 // Because an HMM's emission cannot steer its transition, each step's
-// outcome is decided by the transition into a state (i, T̃, outcome) that
-// then emits the outcome deterministically. The DP inputs (answer vectors)
+// outcome is decided by the transition into a state (i, T̃, outcome, ⊤ so
+// far) that then emits the outcome deterministically; a fresh threshold is
+// drawn by the transition that follows a ⊤. The DP inputs (answer vectors)
 // are part of the hidden state, one copy of the chain per input, so two
 // inputs become two initial distributions of one model: the returned
 // secrets compare every pair of inputs in pairs (indices into inputs).
-func AboveThresholdModel(t, m int, alphaT, alphaQ *big.Rat, inputs [][]int, pairs [][2]int) (*Model, []Secret, error) {
+func SparseVectorModel(t, m, c int, alphaT, alphaQ *big.Rat, inputs [][]int, pairs [][2]int) (*Model, []Secret, error) {
 	geoT, err := Geometric(alphaT, m)
 	if err != nil {
 		return nil, nil, err
@@ -326,6 +336,12 @@ func AboveThresholdModel(t, m int, alphaT, alphaQ *big.Rat, inputs [][]int, pair
 	}
 	if t < 0 || t > m {
 		return nil, nil, fmt.Errorf("hmm: threshold %d outside 0..%d", t, m)
+	}
+	if c < 1 {
+		return nil, nil, fmt.Errorf("hmm: cutoff %d must be at least 1", c)
+	}
+	if len(inputs) == 0 {
+		return nil, nil, fmt.Errorf("hmm: no answer vectors")
 	}
 	n := len(inputs[0])
 	for _, q := range inputs {
@@ -348,29 +364,44 @@ func AboveThresholdModel(t, m int, alphaT, alphaQ *big.Rat, inputs [][]int, pair
 			above[v][tau] = new(big.Rat).Add(above[v][tau+1], geoQ[v][tau])
 		}
 	}
-	// State layout: per input x, step i (0-based), threshold τ, outcome o
-	// (0 = bot, 1 = top); then one shared halt state.
-	per := n * (m + 1) * 2
-	id := func(x, i, tau, o int) int { return x*per + (i*(m+1)+tau)*2 + o }
+	// State layout: per input x, step i (0-based), tops so far j, threshold
+	// τ, outcome o (0 = bot, 1 = top); then one shared halt state.
+	per := n * c * (m + 1) * 2
+	id := func(x, i, j, tau, o int) int { return x*per + ((i*c+j)*(m+1)+tau)*2 + o }
 	halt := len(inputs) * per
 	model := &Model{Obs: []string{"bot", "top", "halt"}}
 	model.States = make([]string, halt+1)
 	model.Trans = make([][]Entry, halt+1)
 	model.Emit = make([][]*big.Rat, halt+1)
-	for x, q := range inputs {
+	// into lists the entries for answering query i of input x with
+	// threshold τ (probability w) and j tops so far.
+	into := func(x, i, j, tau int, w *big.Rat) []Entry {
+		pTop := above[inputs[x][i]][tau]
+		return []Entry{{id(x, i, j, tau, 1), new(big.Rat).Mul(w, pTop)}, {id(x, i, j, tau, 0), new(big.Rat).Mul(w, new(big.Rat).Sub(one, pTop))}}
+	}
+	for x := range inputs {
 		for i := range n {
-			for tau := range m + 1 {
-				for o := range 2 {
-					s := id(x, i, tau, o)
-					model.States[s] = fmt.Sprintf("x%d q%d T%d %s", x, i+1, tau, []string{"bot", "top"}[o])
-					model.Emit[s] = []*big.Rat{new(big.Rat), new(big.Rat), new(big.Rat)}
-					model.Emit[s][o].SetInt64(1)
-					if o == 1 || i == n-1 {
-						model.Trans[s] = []Entry{{halt, big.NewRat(1, 1)}}
-						continue
+			for j := range c {
+				for tau := range m + 1 {
+					for o := range 2 {
+						s := id(x, i, j, tau, o)
+						model.States[s] = fmt.Sprintf("x%d q%d tops%d T%d %s", x, i+1, j, tau, []string{"bot", "top"}[o])
+						model.Emit[s] = []*big.Rat{new(big.Rat), new(big.Rat), new(big.Rat)}
+						model.Emit[s][o].SetInt64(1)
+						if (o == 1 && j+1 == c) || i == n-1 {
+							model.Trans[s] = []Entry{{halt, big.NewRat(1, 1)}}
+							continue
+						}
+						var es []Entry
+						if o == 0 {
+							es = into(x, i+1, j, tau, one)
+						} else {
+							for nt := range m + 1 { // fresh threshold after ⊤
+								es = append(es, into(x, i+1, j+1, nt, geoT[t][nt])...)
+							}
+						}
+						model.Trans[s] = nonzero(es)
 					}
-					pTop := above[q[i+1]][tau]
-					model.Trans[s] = nonzero([]Entry{{id(x, i+1, tau, 1), pTop}, {id(x, i+1, tau, 0), new(big.Rat).Sub(one, pTop)}})
 				}
 			}
 		}
@@ -381,9 +412,9 @@ func AboveThresholdModel(t, m int, alphaT, alphaQ *big.Rat, inputs [][]int, pair
 	start := func(x int) []*big.Rat {
 		d := make([]*big.Rat, halt+1)
 		for tau := range m + 1 {
-			pTop := above[inputs[x][0]][tau]
-			d[id(x, 0, tau, 1)] = new(big.Rat).Mul(geoT[t][tau], pTop)
-			d[id(x, 0, tau, 0)] = new(big.Rat).Mul(geoT[t][tau], new(big.Rat).Sub(one, pTop))
+			for _, e := range into(x, 0, 0, tau, geoT[t][tau]) {
+				d[e.To] = e.P
+			}
 		}
 		return d
 	}
@@ -408,6 +439,12 @@ func nonzero(es []Entry) []Entry {
 // {0..m}^n with DP neighbour pairs for sensitivity-1 queries: every answer
 // may change by at most one (|q_i − q'_i| ≤ 1 for all i).
 func AboveThresholdDP(n, t, m int, alphaT, alphaQ *big.Rat) (*Model, []Secret, error) {
+	return SparseVectorDP(n, t, m, 1, alphaT, alphaQ)
+}
+
+// SparseVectorDP is SparseVectorModel with cutoff c over every answer
+// vector in {0..m}^n and the DP neighbour pairs of AboveThresholdDP.
+func SparseVectorDP(n, t, m, c int, alphaT, alphaQ *big.Rat) (*Model, []Secret, error) {
 	vs, _ := NoisyMaxInputs(n, m)
 	var pairs [][2]int
 	for x := range vs {
@@ -421,5 +458,5 @@ func AboveThresholdDP(n, t, m int, alphaT, alphaQ *big.Rat) (*Model, []Secret, e
 			}
 		}
 	}
-	return AboveThresholdModel(t, m, alphaT, alphaQ, vs, pairs)
+	return SparseVectorModel(t, m, c, alphaT, alphaQ, vs, pairs)
 }

@@ -271,3 +271,86 @@ func TestAboveThreshold(t *testing.T) {
 			c.n, c.th, c.m, r.Ratio.RatString(), r.Loss, math.Log(2)+2*math.Log(1.5), r.Witness, r.Secret)
 	}
 }
+
+// directSparseVector enumerates Sparse Vector's noise directly: a noisy
+// threshold, noisy answers, a fresh threshold after each ⊤, halting after c
+// ⊤; the probability of each output sequence of length n.
+func directSparseVector(t, m, c int, geoT, geoQ [][]*big.Rat, q []int) map[string]*big.Rat {
+	out := map[string]*big.Rat{}
+	n := len(q)
+	var rec func(i, tau, tops int, seq string, p *big.Rat)
+	rec = func(i, tau, tops int, seq string, p *big.Rat) {
+		if tops == c || i == n {
+			for len(seq) < n {
+				seq += "H"
+			}
+			if out[seq] == nil {
+				out[seq] = new(big.Rat)
+			}
+			out[seq].Add(out[seq], p)
+			return
+		}
+		for z := range m + 1 {
+			pz := new(big.Rat).Mul(p, geoQ[q[i]][z])
+			if z < tau {
+				rec(i+1, tau, tops, seq+"B", pz)
+				continue
+			}
+			for nt := range m + 1 {
+				rec(i+1, nt, tops+1, seq+"T", new(big.Rat).Mul(pz, geoT[t][nt]))
+			}
+		}
+	}
+	for tau := range m + 1 {
+		rec(0, tau, 0, "", new(big.Rat).Set(geoT[t][tau]))
+	}
+	return out
+}
+
+// Sparse Vector with cutoff 2 as an HMM against direct enumeration.
+func TestSparseVector(t *testing.T) {
+	for _, c := range []struct{ n, th, m, c int }{{3, 1, 2, 2}, {3, 0, 2, 2}, {2, 1, 2, 2}} {
+		aT, aQ := big.NewRat(1, 2), big.NewRat(2, 3)
+		model, secs, err := SparseVectorDP(c.n, c.th, c.m, c.c, aT, aQ)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Loss(model, secs, c.n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		geoT, _ := Geometric(aT, c.m)
+		geoQ, _ := Geometric(aQ, c.m)
+		vs, _ := NoisyMaxInputs(c.n, c.m)
+		best := big.NewRat(1, 1)
+		for x := range vs {
+			px := directSparseVector(c.th, c.m, c.c, geoT, geoQ, vs[x])
+			total := new(big.Rat)
+			for _, p := range px {
+				total.Add(total, p)
+			}
+			if total.Cmp(big.NewRat(1, 1)) != 0 {
+				t.Fatalf("direct enumeration sums to %s", total.RatString())
+			}
+			for y := range vs {
+				ok := x != y
+				for i := range c.n {
+					ok = ok && abs(vs[x][i]-vs[y][i]) <= 1
+				}
+				if !ok {
+					continue
+				}
+				py := directSparseVector(c.th, c.m, c.c, geoT, geoQ, vs[y])
+				for seq, a := range px {
+					if q := new(big.Rat).Quo(a, py[seq]); q.Cmp(best) > 0 {
+						best = q
+					}
+				}
+			}
+		}
+		if best.Cmp(r.Ratio) != 0 {
+			t.Fatalf("%+v: HMM ratio %s, direct %s", c, r.Ratio.RatString(), best.RatString())
+		}
+		t.Logf("Sparse Vector n=%d T=%d m=%d c=%d: ratio %s (loss %.4f), witness %v", c.n, c.th, c.m, c.c, r.Ratio.RatString(), r.Loss, r.Witness)
+	}
+}

@@ -28,14 +28,16 @@ type modelFlags struct {
 	p1, p2    string
 	alphaT    string
 	threshold int
+	cutoff    int
 	set       []string
 }
 
 func (mf *modelFlags) register(c *cobra.Command) {
 	f := c.Flags()
-	f.StringVar(&mf.builtin, "builtin", "", "built-in mechanism: noisy-max | geometric | rr | example71 | above-threshold (instead of MODEL.json)")
+	f.StringVar(&mf.builtin, "builtin", "", "built-in mechanism: noisy-max | geometric | rr | example71 | above-threshold | sparse-vector (instead of MODEL.json)")
 	f.StringVar(&mf.alphaT, "alpha-threshold", "1/2", "above-threshold: noise parameter of the threshold (--alpha is the answers')")
-	f.IntVar(&mf.threshold, "threshold", 1, "above-threshold: the threshold, in 0..RANGE")
+	f.IntVar(&mf.threshold, "threshold", 1, "above-threshold, sparse-vector: the threshold, in 0..RANGE")
+	f.IntVar(&mf.cutoff, "cutoff", 2, "sparse-vector: halt after this many ⊤")
 	f.IntVar(&mf.queries, "queries", 3, "noisy-max: number of queries")
 	f.StringVar(&mf.returns, "returns", "index", "noisy-max: index (correct) or value (seed 003's wrong variant)")
 	f.StringVar(&mf.neighbour, "neighbours", "one", "DP neighbours: one (one answer differs by one) or any (one answer differs arbitrarily)")
@@ -118,7 +120,7 @@ func (mf *modelFlags) load(args []string) (*hmm.Model, []hmm.Secret, string, int
 		}
 		m, secs, err := hmm.RandomizedResponseModel(keep)
 		return m, secs, "randomized response, keep " + keep.RatString(), 1, err
-	case "above-threshold":
+	case "above-threshold", "sparse-vector":
 		aT, err := parseRat("alpha-threshold", mf.alphaT)
 		if err != nil {
 			return nil, nil, "", 0, err
@@ -126,9 +128,13 @@ func (mf *modelFlags) load(args []string) (*hmm.Model, []hmm.Secret, string, int
 		if mf.queries < 1 || mf.queries > 8 {
 			return nil, nil, "", 0, fmt.Errorf("--queries %d: want 1..8 (every answer vector in 0..RANGE is an input)", mf.queries)
 		}
-		m, secs, err := hmm.AboveThresholdDP(mf.queries, mf.threshold, mf.rangeM, aT, alpha)
-		desc := fmt.Sprintf("Above Threshold over %d queries in 0..%d, threshold %d, α threshold %s, α answers %s, DP neighbours: every answer changes by ≤ 1",
-			mf.queries, mf.rangeM, mf.threshold, aT.RatString(), alpha.RatString())
+		c, name := 1, "Above Threshold"
+		if mf.builtin == "sparse-vector" {
+			c, name = mf.cutoff, fmt.Sprintf("Sparse Vector (cutoff %d, fresh threshold after each ⊤)", mf.cutoff)
+		}
+		m, secs, err := hmm.SparseVectorDP(mf.queries, mf.threshold, mf.rangeM, c, aT, alpha)
+		desc := fmt.Sprintf("%s over %d queries in 0..%d, threshold %d, α threshold %s, α answers %s, DP neighbours: every answer changes by ≤ 1",
+			name, mf.queries, mf.rangeM, mf.threshold, aT.RatString(), alpha.RatString())
 		return m, secs, desc, mf.queries, err
 	case "example71":
 		p1, err := parseRat("p1", mf.p1)
@@ -142,7 +148,7 @@ func (mf *modelFlags) load(args []string) (*hmm.Model, []hmm.Secret, string, int
 		m, sec, err := hmm.Example71(p1, p2)
 		return m, []hmm.Secret{sec}, fmt.Sprintf("seed 003 Example 7.1, p1 = %s, p2 = %s", p1.RatString(), p2.RatString()), 1, err
 	}
-	return nil, nil, "", 0, fmt.Errorf("--builtin %q: want noisy-max, geometric, rr, example71 or above-threshold", mf.builtin)
+	return nil, nil, "", 0, fmt.Errorf("--builtin %q: want noisy-max, geometric, rr, example71, above-threshold or sparse-vector", mf.builtin)
 }
 
 // lossJSON is the JSON of 'puff verify loss' (and part of check).
@@ -243,7 +249,7 @@ beat the best likelihood ratio found.
   sweep  check over a grid of a model file's parameters
 
 A model is a JSON file (see 'puff verify loss --help') or a built-in:
-noisy-max, geometric, rr, example71, above-threshold.`,
+noisy-max, geometric, rr, example71, above-threshold, sparse-vector.`,
 	}
 	c.AddCommand(verifyLossCmd(), verifyCheckCmd(), verifySweepCmd())
 	return c

@@ -35,6 +35,12 @@ func TestVerifyLossContract(t *testing.T) {
 	if v["ratio"] != "81/16" || v["length"].(float64) != 4 {
 		t.Errorf("above-threshold: %v", v)
 	}
+	// Sparse Vector with cutoff 2 (checked against direct enumeration in
+	// package hmm): the same ratio here, from a ⊥⊤⊥⊤ witness.
+	v = runJSON(t, "verify", "loss", "--builtin", "sparse-vector", "--queries", "4", "--cutoff", "2", "--alpha", "2/3", "--json")
+	if v["ratio"] != "81/16" {
+		t.Errorf("sparse-vector: %v", v)
+	}
 	model := write(t, "m.json", `{"states": ["h", "s"], "observations": ["ok", "cough"], "parameters": {"p": "1/10"},
  "transition": [["1-p", "p"], ["p", "1-p"]], "emission": [["3/4", "1/4"], ["1/4", "3/4"]],
  "prior": ["1/2", "1/2"], "secrets": [{"name": "sick", "pi_event": ["s"], "tau_event": ["h"]}]}`)
