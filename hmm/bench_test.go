@@ -25,7 +25,7 @@ func BenchmarkNoisyMaxDP(b *testing.B) {
 // Noisy Max with a prior: the adversary knows the other answers' prior
 // (independent uniform) and the secret is the first answer, 0 versus 2.
 func BenchmarkNoisyMaxPrior(b *testing.B) {
-	for _, n := range []int{3, 5, 7} {
+	for _, n := range []int{3, 5, 7, 8} {
 		b.Run(fmt.Sprintf("queries=%d", n), func(b *testing.B) {
 			m, _, _ := NoisyMaxModel(n, 2, big.NewRat(1, 2), ReturnIndex, DifferByOne)
 			vs, _ := NoisyMaxInputs(n, 2)

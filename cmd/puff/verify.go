@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/pufferfish-privacy/pufferfish/audit"
 	"github.com/pufferfish-privacy/pufferfish/chart"
 	"github.com/pufferfish-privacy/pufferfish/hmm"
 	"github.com/pufferfish-privacy/pufferfish/ratexpr"
@@ -251,7 +252,7 @@ beat the best likelihood ratio found.
 A model is a JSON file (see 'puff verify loss --help') or a built-in:
 noisy-max, geometric, rr, example71, above-threshold, sparse-vector.`,
 	}
-	c.AddCommand(verifyLossCmd(), verifyCheckCmd(), verifySweepCmd())
+	c.AddCommand(verifyLossCmd(), verifyCheckCmd(), verifySweepCmd(), verifyAuditCmd())
 	return c
 }
 
@@ -570,6 +571,63 @@ Example:
 	c.Flags().StringVar(&epsS, "epsilon", "", "ε, e.g. ln(2)")
 	c.Flags().StringArrayVar(&grids, "grid", nil, "parameter grid name=LO:HI:STEP (repeat for a second parameter)")
 	c.Flags().StringVar(&plotPath, "plot", "", "also draw the region to FILE (.png, .svg or .pdf): loss against the parameter, or the holds/violated map over two")
+	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return c
+}
+
+func verifyAuditCmd() *cobra.Command {
+	var classPath, method string
+	var T int
+	var eps float64
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "audit --class FILE --length T --epsilon E [--method exact|approx|groupdp|dp] [--json]",
+		Short: "Machine-check puff release's own guarantee on a short chain",
+		Long: `audit turns the count histogram that 'puff release' publishes for one
+chain of length T (with the noise package's snapped geometric noise) into a
+hidden Markov model — the chain conditioned on each secret X_s = v, with its
+histogram in the hidden state — and checks the claimed ε exactly over every
+secret pair and every output (per bin: below 0, each count 0..T, above T,
+which attains the supremum over the product's outputs). The noise parameter
+is rounded towards less noise, so "holds" is a proof for the product.
+
+The class file must hold one chain with a given or stationary initial
+distribution; keep T small (the model has T·k copies of the chain).
+
+Example:
+  puff verify audit --class class.json --length 4 --epsilon 2 --method exact`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if classPath == "" {
+				return fmt.Errorf("--class FILE is required")
+			}
+			if err := checkEps(eps); err != nil {
+				return err
+			}
+			cl, err := readClass(classPath)
+			if err != nil {
+				return err
+			}
+			if len(cl.Chains) != 1 {
+				return fmt.Errorf("%s: the audit needs exactly one chain (θ), the class has %d", classPath, len(cl.Chains))
+			}
+			r, err := audit.Histogram(cl.Chains[0], T, eps, method)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), r)
+			}
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
+			fmt.Fprintf(w, "verdict\t%s: %s release at ε = %g, chain length %d\nσ\t%.6g (per bin %.6g, sampled at %.6g)\nloss\t%.10g (ratio %s, exact)\nwitness\t%s, noisy histogram %v\nmodel\t%d hidden states, %d sequences explored\n",
+				r.Verdict, r.Method, r.Epsilon, r.Length, r.Sigma, r.PerBinScale, r.EffectiveScale, r.Loss, r.Ratio, r.Secret, r.Output, r.States, r.Explored)
+			return w.Flush()
+		},
+	}
+	c.Flags().StringVar(&classPath, "class", "", "class JSON file with one chain")
+	c.Flags().IntVar(&T, "length", 4, "chain length T")
+	c.Flags().Float64Var(&eps, "epsilon", 1, "the ε the release claims")
+	c.Flags().StringVar(&method, "method", "exact", "exact | approx | groupdp | dp")
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return c
 }

@@ -108,3 +108,21 @@ func TestVerifyFloatArithmetic(t *testing.T) {
 		t.Fatal("--arithmetic fast accepted")
 	}
 }
+
+// The audit of puff release: MQM holds (tightly at ε = 8), plain DP fails.
+func TestVerifyAudit(t *testing.T) {
+	cl := write(t, "c.json", `{"states": ["0", "1"], "chains": [{"transition": [[0.8, 0.2], [0.3, 0.7]], "initial": "stationary"}]}`)
+	v := runJSON(t, "verify", "audit", "--class", cl, "--length", "4", "--epsilon", "8", "--method", "exact", "--json")
+	if v["verdict"] != "holds" || v["loss"].(float64) > 8 || v["loss"].(float64) < 7 {
+		t.Errorf("exact: %v", v)
+	}
+	v = runJSON(t, "verify", "audit", "--class", cl, "--length", "4", "--epsilon", "1", "--method", "dp", "--json")
+	if v["verdict"] != "violated" {
+		t.Errorf("dp: %v", v)
+	}
+	two := write(t, "c2.json", `{"states": ["0", "1"], "chains": [{"transition": [[0.8, 0.2], [0.3, 0.7]], "initial": "stationary"},
+	  {"transition": [[0.7, 0.3], [0.3, 0.7]], "initial": "stationary"}]}`)
+	if _, err := run("verify", "audit", "--class", two, "--epsilon", "1"); err == nil || !strings.Contains(err.Error(), "exactly one chain") {
+		t.Errorf("two chains: %v", err)
+	}
+}
