@@ -122,3 +122,85 @@ func save(p *plot.Plot, path string) error {
 	}
 	return nil
 }
+
+// Series is one named line of a Lines chart. NaN or infinite Y values are
+// gaps (for example where a mechanism does not apply).
+type Series struct {
+	Name string
+	X, Y []float64
+}
+
+var palette = []color.RGBA{
+	{R: 0x1b, G: 0x9e, B: 0x77, A: 0xff}, {R: 0xd9, G: 0x5f, B: 0x02, A: 0xff}, {R: 0x75, G: 0x70, B: 0xb3, A: 0xff},
+	{R: 0xe7, G: 0x29, B: 0x8a, A: 0xff}, {R: 0x66, G: 0xa6, B: 0x1e, A: 0xff}, {R: 0xa6, G: 0x76, B: 0x1d, A: 0xff},
+}
+
+// Lines draws several series with markers; logY puts the Y axis on a log
+// scale (non-positive values are then gaps too).
+func Lines(path, title, xLabel, yLabel string, series []Series, logY bool) error {
+	if err := CheckPath(path); err != nil {
+		return err
+	}
+	p := plot.New()
+	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, xLabel, yLabel
+	if logY {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	}
+	for i, s := range series {
+		var pts plotter.XYs
+		for j := range s.X {
+			y := s.Y[j]
+			if y != y || isInf(y) || (logY && y <= 0) {
+				continue
+			}
+			pts = append(pts, plotter.XY{X: s.X[j], Y: y})
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		l, sc, err := plotter.NewLinePoints(pts)
+		if err != nil {
+			return fmt.Errorf("chart: %w", err)
+		}
+		c := palette[i%len(palette)]
+		l.Color, sc.Color = c, c
+		sc.Shape = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}, draw.RingGlyph{}}[i%6]
+		p.Add(l, sc)
+		p.Legend.Add(s.Name, l, sc)
+	}
+	p.Legend.Top = true
+	return save(p, path)
+}
+
+// Categories draws a map of points coloured by category (names[cat[i]]),
+// as filled squares: a heat map for a grid of parameter values.
+func Categories(path, title, xLabel, yLabel string, x, y []float64, cat []int, names []string, size vg.Length) error {
+	if err := CheckPath(path); err != nil {
+		return err
+	}
+	p := plot.New()
+	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, xLabel, yLabel
+	for c, name := range names {
+		var pts plotter.XYs
+		for i := range x {
+			if cat[i] == c {
+				pts = append(pts, plotter.XY{X: x[i], Y: y[i]})
+			}
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		sc, err := plotter.NewScatter(pts)
+		if err != nil {
+			return fmt.Errorf("chart: %w", err)
+		}
+		sc.GlyphStyle.Color = palette[c%len(palette)]
+		sc.GlyphStyle.Shape = draw.BoxGlyph{}
+		sc.GlyphStyle.Radius = size
+		p.Add(sc)
+		p.Legend.Add(name, sc)
+	}
+	p.Legend.Top = true
+	return save(p, path)
+}

@@ -40,7 +40,7 @@ Start with the built-in example:
 		SilenceErrors: true,
 	}
 	c.SetOut(stdout)
-	c.AddCommand(scaleCmd(), releaseCmd(), fitCmd(), localCmd(), verifyCmd(), wassersteinCmd(), robustCmd(), bnCmd(), composeCmd())
+	c.AddCommand(scaleCmd(), releaseCmd(), fitCmd(), localCmd(), verifyCmd(), wassersteinCmd(), robustCmd(), bnCmd(), composeCmd(), experimentCmd())
 	return c
 }
 

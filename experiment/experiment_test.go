@@ -1,0 +1,247 @@
+package experiment
+
+import (
+	"compress/gzip"
+	"encoding/csv"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/pufferfish-privacy/pufferfish/baseline"
+	"github.com/pufferfish-privacy/pufferfish/markov"
+	"gonum.org/v1/gonum/mat"
+)
+
+// fixtures writes small synthetic stand-ins for the four real data files
+// (same formats, a few hundred rows) so the test suite runs without them.
+func fixtures(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(7, 7))
+	write := func(name, content string) {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		gz := gzip.NewWriter(f)
+		gz.Write([]byte(content))
+		gz.Close()
+		f.Close()
+	}
+	var b strings.Builder
+	b.WriteString("split,row,subject,activity_id,activity\n")
+	for s := 1; s <= 4; s++ {
+		split := "train"
+		if s == 4 {
+			split = "test"
+		}
+		a := 1 + rng.IntN(6)
+		for r := 1; r <= 60; r++ {
+			if rng.IntN(4) == 0 {
+				a = 1 + rng.IntN(6)
+			}
+			fmt.Fprintf(&b, "%s,%d,%d,%d,%s\n", split, r, s, a, strings.ToUpper(activityNames[a-1]))
+		}
+	}
+	write(fileHAR, b.String())
+	b.Reset()
+	b.WriteString("index,Date,Time,Global_active_power,Global_reactive_power,Voltage,Global_intensity,Sub_metering_1,Sub_metering_2,Sub_metering_3\n")
+	v := 1.0
+	for i := range 300 {
+		v = math.Max(0.1, v+rng.NormFloat64()*0.3)
+		if i == 120 {
+			fmt.Fprintf(&b, "%d,1/1/07,0:00:00,?,?,?,?,?,?,\n", i)
+			continue
+		}
+		fmt.Fprintf(&b, "%d,1/1/07,0:00:00,%.3f,0.1,240,10,0,0,0.0\n", i, v)
+	}
+	write(filePower, b.String())
+	b.Reset()
+	b.WriteString("unix_ts,counter,avg_rate,inst_rate\n")
+	for i := range 400 {
+		rate := 0.0
+		if rng.IntN(5) == 0 {
+			rate = 10 * rng.Float64()
+		}
+		fmt.Fprintf(&b, "%d,%.3f,%.3f,0.0\n", 1333263600+60*i, float64(i), rate)
+	}
+	write(fileWater, b.String())
+	b.Reset()
+	b.WriteString("group,record,time_s,hr_bpm\n")
+	hr := 70.0
+	for i := range 600 {
+		hr = 70 + 0.6*(hr-70) + rng.NormFloat64()*4 // mean-reverting: a fast-mixing binary chain
+		fmt.Fprintf(&b, "normal,N10,%d,%.2f\n", i, hr)
+		if i%100 == 0 {
+			fmt.Fprintf(&b, "normal,N11,%d,%.2f\n", i, hr)
+		}
+	}
+	write(fileHR, b.String())
+	return dir
+}
+
+func readCSV(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows[1:]
+}
+
+func num(t *testing.T, s string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatalf("%q: %v", s, err)
+	}
+	return v
+}
+
+// Every experiment runs in fast mode, writes CSV, Markdown, PNG and SVG,
+// and its numbers respect the orderings theory guarantees.
+func TestAllFast(t *testing.T) {
+	out := t.TempDir()
+	outs, err := Run("all", Options{Out: out, Seed: 3, Fast: true, Data: fixtures(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(outs) != len(Names) {
+		t.Fatalf("%d outputs", len(outs))
+	}
+	for _, o := range outs {
+		kinds := map[string]bool{}
+		for _, f := range o.Files {
+			st, err := os.Stat(f)
+			if err != nil || st.Size() == 0 {
+				t.Fatalf("%s: %v", f, err)
+			}
+			kinds[filepath.Ext(f)] = true
+		}
+		for _, ext := range []string{".csv", ".md", ".png", ".svg"} {
+			if !kinds[ext] {
+				t.Errorf("%s wrote no %s file", o.Name, ext)
+			}
+		}
+	}
+	// σ ordering per (ℓ, ε): MQMExact ≤ MQMApprox ≤ GroupDP.
+	sig := map[string]map[string]float64{}
+	for _, r := range readCSV(t, filepath.Join(out, "synthetic.csv")) {
+		key := r[0] + "/" + r[1]
+		if sig[key] == nil {
+			sig[key] = map[string]float64{}
+		}
+		sig[key][r[2]] = num(t, r[4])
+	}
+	for key, s := range sig {
+		if !(s["MQMExact"] <= s["MQMApprox"]*(1+1e-12) && s["MQMApprox"] <= s["GroupDP"]*(1+1e-12)) {
+			t.Errorf("synthetic %s: σ %v out of order", key, s)
+		}
+	}
+	for _, name := range []string{"activity.csv", "power.csv"} {
+		sig = map[string]map[string]float64{}
+		for _, r := range readCSV(t, filepath.Join(out, name)) {
+			key := r[0] + "/" + r[1]
+			if name == "activity.csv" {
+				key = r[0]
+			}
+			if sig[key] == nil {
+				sig[key] = map[string]float64{}
+			}
+			sig[key][r[3-btoi(name == "power.csv")]] = num(t, r[5-btoi(name == "power.csv")])
+		}
+		for key, s := range sig {
+			if !(s["MQMExact"] <= s["MQMApprox"]*(1+1e-12) && s["MQMApprox"] <= s["GroupDP"]*(1+1e-12)) {
+				t.Errorf("%s %s: σ %v out of order", name, key, s)
+			}
+		}
+	}
+	// GK16 is inapplicable exactly where ‖Γ‖₂ ≥ 1, with the norm recomputed
+	// here from the influence matrix by a dense SVD.
+	for _, r := range readCSV(t, filepath.Join(out, "region.csv")) {
+		p0, p1 := num(t, r[0]), num(t, r[1])
+		ch, _ := markov.New(nil, [][]float64{{p0, 1 - p0}, {1 - p1, p1}}, markov.InitAny, nil)
+		norm := denseNorm(t, ch, 100)
+		inapplicable := math.IsInf(num(t, r[4]), 1)
+		if math.Abs(norm-1) > 1e-9 && inapplicable != (norm >= 1) {
+			t.Errorf("(%g, %g): GK16 inapplicable %v but ‖Γ‖₂ = %.12g", p0, p1, inapplicable, norm)
+		}
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// denseNorm is the spectral norm of GK16's T×T influence matrix.
+func denseNorm(t *testing.T, ch *markov.Chain, T int) float64 {
+	t.Helper()
+	lo, up, err := baseline.Influence(ch, T)
+	if err != nil {
+		t.Fatal(err)
+	}
+	G := mat.NewDense(T, T, nil)
+	for i := range T - 1 {
+		G.Set(i+1, i, lo[i])
+		G.Set(i, i+1, up[i])
+	}
+	var svd mat.SVD
+	if !svd.Factorize(G, mat.SVDNone) {
+		t.Fatal("svd failed")
+	}
+	return svd.Values(nil)[0]
+}
+
+// The same seed reproduces the same numbers.
+func TestReproducible(t *testing.T) {
+	data := fixtures(t)
+	var texts []string
+	for range 2 {
+		outs, err := Run("local", Options{Out: t.TempDir(), Seed: 9, Fast: true, Data: data})
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts = append(texts, outs[0].Markdown)
+	}
+	if texts[0] != texts[1] {
+		t.Fatal("two runs with one seed differ")
+	}
+}
+
+// Absent, truncated and malformed data files give errors naming the file
+// and line.
+func TestDataErrors(t *testing.T) {
+	dir := fixtures(t)
+	if _, err := loadHAR(t.TempDir()); err == nil || !strings.Contains(err.Error(), fileHAR+": not found") {
+		t.Errorf("absent: %v", err)
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, filePower))
+	os.WriteFile(filepath.Join(dir, filePower), raw[:len(raw)/2], 0o644)
+	if _, err := loadPower(dir); err == nil || !strings.Contains(err.Error(), "truncated or corrupt") || !strings.Contains(err.Error(), "line") {
+		t.Errorf("truncated: %v", err)
+	}
+	f, _ := os.Create(filepath.Join(dir, fileHAR))
+	gz := gzip.NewWriter(f)
+	gz.Write([]byte("split,row,subject,activity_id,activity\ntrain,1,1,5,STANDING\ntrain,2,1,9,NOPE\n"))
+	gz.Close()
+	f.Close()
+	if _, err := loadHAR(dir); err == nil || !strings.Contains(err.Error(), "line 3: activity_id \"9\"") {
+		t.Errorf("malformed: %v", err)
+	}
+	if _, err := Run("nope", Options{Out: t.TempDir()}); err == nil {
+		t.Error("unknown experiment accepted")
+	}
+}

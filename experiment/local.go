@@ -1,0 +1,249 @@
+package experiment
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/pufferfish-privacy/pufferfish/bdp"
+	"github.com/pufferfish-privacy/pufferfish/chart"
+	"github.com/pufferfish-privacy/pufferfish/markov"
+)
+
+// runLocal is seed 002's evaluation of local randomisation on binary
+// Markov chains:
+//   - synthetic: the single-reading and the correlation-aware adversaries'
+//     exact success on a symmetric chain (flip probability θ per step, n = 30,
+//     middle target) under the DP, the published (ρ*) and the certified flip;
+//   - PhysioNet record N10's heart rate, binarised at its mean, a chain
+//     fitted to it, sanitised at ε = 1..5 with each flip, and the accuracy of
+//     three attackers reconstructing every reading: reading the output as is,
+//     the posterior-marginal (forward–backward) MAP, and the Viterbi path.
+func runLocal(o Options, w *writer) error {
+	thetas := []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5}
+	epss := []float64{0.5, 1, 2}
+	n := 30
+	reps := 20
+	if o.Fast {
+		thetas, epss, n, reps = []float64{0.05, 0.3}, []float64{1}, 12, 2
+	}
+	if o.Reps > 0 {
+		reps = o.Reps
+	}
+	hr, err := loadHR(o.Data, "N10")
+	if err != nil {
+		return err
+	}
+	bar := newProgress(o.Progress, "local", len(thetas)*len(epss)+5)
+	var rows [][]string
+	w.printf("## local: randomised response on binary Markov chains (seed 002)\n\n")
+	w.printf("**Synthetic**: symmetric chain flipping with probability θ per step, stationary start, n = %d, target %d; exact success probability of the single-reading guesser (MAP from its own output) and the correlation-aware guesser (MAP from every output), and the implied ε = ln(p/(1−p)) of the latter.\n\n", n, n/2)
+	flips := []string{"dp", "published", "certified"}
+	for _, eps := range epss {
+		var trows [][]string
+		series := make([]chart.Series, 2*len(flips))
+		for fi, f := range flips {
+			series[2*fi].Name, series[2*fi+1].Name = f+" flip, single reading", f+" flip, correlation-aware"
+		}
+		for _, th := range thetas {
+			ch, err := bdp.SymmetricChain(th)
+			if err != nil {
+				return err
+			}
+			r := []string{f4(th)}
+			for fi, f := range flips {
+				rho, err := flipFor(f, th, eps)
+				if err != nil {
+					return err
+				}
+				mech, err := bdp.RandomizedResponse(rho, rho)
+				if err != nil {
+					return err
+				}
+				a, err := bdp.Attack(ch, mech, n, n/2)
+				if err != nil {
+					return err
+				}
+				r = append(r, f4(rho), f4(a.SingleReading.Success), f4(a.CorrelationAware.Success), f4(a.CorrelationAware.ImpliedEpsilon))
+				rows = append(rows, []string{"synthetic", f4(eps), f4(th), f, f4(rho), f4(a.SingleReading.Success), f4(a.CorrelationAware.Success), f4(a.CorrelationAware.ImpliedEpsilon), ""})
+				series[2*fi].X, series[2*fi].Y = append(series[2*fi].X, th), append(series[2*fi].Y, a.SingleReading.Success)
+				series[2*fi+1].X, series[2*fi+1].Y = append(series[2*fi+1].X, th), append(series[2*fi+1].Y, a.CorrelationAware.Success)
+			}
+			trows = append(trows, r)
+			bar.step()
+		}
+		w.printf("*ε = %g* (bound on success for an ε-private reading: e^ε/(1+e^ε) = %.4f)\n\n", eps, math.Exp(eps)/(1+math.Exp(eps)))
+		w.table([]string{"θ", "DP ρ", "single", "aware", "implied ε", "published ρ*", "single", "aware", "implied ε", "certified ρ", "single", "aware", "implied ε"}, trows)
+		for _, ext := range []string{".png", ".svg"} {
+			if err := chart.Lines(w.path(fmt.Sprintf("_synthetic_eps%g%s", eps, ext)), fmt.Sprintf("attack success, ε = %g, n = %d", eps, n), "θ (flip probability of the chain)", "success probability", series, false); err != nil {
+				return err
+			}
+		}
+		w.printf("![local synthetic ε = %g](%s_synthetic_eps%g.png)\n\n", eps, w.name, eps)
+	}
+	// PhysioNet N10.
+	mean := 0.0
+	for _, v := range hr {
+		mean += v
+	}
+	mean /= float64(len(hr))
+	x := make([]int, len(hr))
+	ones := 0
+	for i, v := range hr {
+		if v > mean {
+			x[i] = 1
+			ones++
+		}
+	}
+	ch, err := markov.Fit([]string{"low", "high"}, [][]int{x}, 0)
+	if err != nil {
+		return fmt.Errorf("N10: %w", err)
+	}
+	q, r := ch.P[0][1], ch.P[1][0]
+	w.printf("**PhysioNet N10**: %d beats, heart rate binarised at its mean %.2f bpm (%.1f%% high); fitted chain P(low→high) = q = %.4f, P(high→low) = r = %.4f. Accuracy of reconstructing every reading from the sanitised sequence, mean of %d sanitisations (seeded):\n\n", len(hr), mean, 100*float64(ones)/float64(len(hr)), q, r, reps)
+	data, _ := rngs(o.Seed, "local")
+	src := seeded{data}
+	var trows [][]string
+	acc := make([]chart.Series, 0)
+	for _, f := range []string{"dp", "published", "certified"} {
+		for _, at := range []string{"as is", "posterior", "Viterbi"} {
+			acc = append(acc, chart.Series{Name: f + " flip, " + at})
+		}
+	}
+	for eps := 1.0; eps <= 5; eps++ {
+		rowOut := []string{f4(eps)}
+		for fi, f := range []string{"dp", "published", "certified"} {
+			rho0, rho1, err := chainFlips(f, ch, eps)
+			if err != nil {
+				return err
+			}
+			mech, err := bdp.RandomizedResponse(rho0, rho1)
+			if err != nil {
+				return err
+			}
+			var sums [3]float64
+			for range reps {
+				y, err := bdp.Sanitize(x, rho0, rho1, src)
+				if err != nil {
+					return err
+				}
+				post, err := bdp.Posterior(ch, mech, y)
+				if err != nil {
+					return err
+				}
+				vit, err := viterbi(ch, mech, y)
+				if err != nil {
+					return err
+				}
+				for t := range x {
+					if y[t] == x[t] {
+						sums[0]++
+					}
+					if guess := b2i(post[t][1] > post[t][0]); guess == x[t] {
+						sums[1]++
+					}
+					if vit[t] == x[t] {
+						sums[2]++
+					}
+				}
+			}
+			cell := fmt.Sprintf("ρ = (%.4f, %.4f)", rho0, rho1)
+			for ai := range sums {
+				a := sums[ai] / float64(reps*len(x))
+				cell += " " + f4(a)
+				acc[3*fi+ai].X, acc[3*fi+ai].Y = append(acc[3*fi+ai].X, eps), append(acc[3*fi+ai].Y, a)
+			}
+			rowOut = append(rowOut, cell)
+			rows = append(rows, []string{"N10", f4(eps), "", f, fmt.Sprintf("%.6g/%.6g", rho0, rho1), f4(sums[0] / float64(reps*len(x))), f4(sums[1] / float64(reps*len(x))), "", f4(sums[2] / float64(reps*len(x)))})
+		}
+		trows = append(trows, rowOut)
+		bar.step()
+	}
+	w.table([]string{"ε", "DP flip: ρ, accuracy as is / posterior / Viterbi", "published flip (K = ∅ pair)", "certified flip (every adversary)"}, trows)
+	for _, ext := range []string{".png", ".svg"} {
+		if err := chart.Lines(w.path("_n10"+ext), "PhysioNet N10: reconstruction accuracy", "ε", "accuracy", acc, false); err != nil {
+			return err
+		}
+	}
+	w.printf("![local N10](%s_n10.png)\n\n", w.name)
+	return w.csv(".csv", []string{"data", "epsilon", "theta", "flip", "rho", "single_or_as_is", "aware_or_posterior", "implied_epsilon", "viterbi"}, rows)
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// flipFor is the symmetric flip probability of each kind for the
+// symmetric chain θ.
+func flipFor(kind string, theta, eps float64) (float64, error) {
+	switch kind {
+	case "dp":
+		return bdp.DPFlip(eps), nil
+	case "published":
+		return bdp.PublishedFlip(theta, eps)
+	}
+	c, err := bdp.CertifiedFlipSymmetric(theta, eps)
+	return c.Flip, err
+}
+
+// chainFlips is the flip pair of each kind for a fitted (asymmetric) chain.
+func chainFlips(kind string, ch *markov.Chain, eps float64) (float64, float64, error) {
+	switch kind {
+	case "dp":
+		r := bdp.DPFlip(eps)
+		return r, r, nil
+	case "published":
+		p, err := bdp.PublishedFlipPair(ch, eps)
+		return p.Rho0, p.Rho1, err
+	}
+	c, err := bdp.CertifiedFlip(ch, eps, 0)
+	return c.Flip, c.Flip, err
+}
+
+// viterbi is the most likely reading sequence given the outputs (log
+// space), the attacker who reconstructs the whole trace at once.
+func viterbi(ch *markov.Chain, mech bdp.Mechanism, y []int) ([]int, error) {
+	q, err := ch.Initial()
+	if err != nil {
+		return nil, err
+	}
+	k, n := len(q), len(y)
+	lg := func(p float64) float64 { return math.Log(p) } // log 0 = −Inf is fine here
+	score := make([]float64, k)
+	back := make([][]int8, n)
+	for s := range k {
+		score[s] = lg(q[s]) + lg(mech.Emit[s][y[0]])
+	}
+	next := make([]float64, k)
+	for t := 1; t < n; t++ {
+		back[t] = make([]int8, k)
+		for s := range k {
+			best, arg := math.Inf(-1), 0
+			for u := range k {
+				if v := score[u] + lg(ch.P[u][s]); v > best {
+					best, arg = v, u
+				}
+			}
+			next[s] = best + lg(mech.Emit[s][y[t]])
+			back[t][s] = int8(arg)
+		}
+		copy(score, next)
+	}
+	best, arg := math.Inf(-1), 0
+	for s := range k {
+		if score[s] > best {
+			best, arg = score[s], s
+		}
+	}
+	if math.IsInf(best, -1) {
+		return nil, fmt.Errorf("viterbi: the outputs are impossible under the model")
+	}
+	path := make([]int, n)
+	path[n-1] = arg
+	for t := n - 1; t > 0; t-- {
+		path[t-1] = int(back[t][path[t]])
+	}
+	return path, nil
+}
