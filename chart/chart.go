@@ -170,6 +170,10 @@ func Lines(path, title, xLabel, yLabel string, series []Series, logY bool) error
 		p.Legend.Add(s.Name, l, sc)
 	}
 	p.Legend.Top = true
+	if !logY && len(series) > 3 {
+		// Headroom so the legend (top right) does not cover the lines.
+		p.Y.Max += 0.12 * float64(len(series)) * (p.Y.Max - p.Y.Min)
+	}
 	return save(p, path)
 }
 

@@ -122,7 +122,7 @@ func runSynthetic(o Options, w *writer) error {
 		w.table([]string{"ℓ", "GroupDP", "GK16", "MQMApprox", "MQMExact"}, trows)
 		for _, ext := range []string{".png", ".svg"} {
 			p := w.path(fmt.Sprintf("_eps%g%s", eps, ext))
-			if err := chart.Lines(p, fmt.Sprintf("synthetic, ε = %g, T = %d", eps, T), "ℓ (Θ: p0, p1 ∈ [ℓ, 1−ℓ])", "mean |S' − S| / T", series, true); err != nil {
+			if err := chart.Lines(p, fmt.Sprintf("synthetic, ε = %g, T = %d", eps, T), "ℓ (Θ: p0, p1 in [ℓ, 1−ℓ])", "mean |S' − S| / T", series, true); err != nil {
 				return err
 			}
 		}
