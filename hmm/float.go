@@ -2,7 +2,6 @@ package hmm
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"math/big"
 	"runtime"
@@ -39,19 +38,8 @@ type FloatResult struct {
 // the best lower bound, so a pruned subtree never holds a ratio above
 // LossLo. Cost: like Loss, with float64 operations instead of big.Int.
 func LossFloat(m *Model, secrets []Secret, n int) (FloatResult, error) {
-	if n < 1 {
-		return FloatResult{}, fmt.Errorf("hmm: maximum length %d must be at least 1", n)
-	}
-	if len(secrets) == 0 {
-		return FloatResult{}, fmt.Errorf("hmm: no secret pair")
-	}
-	if err := m.Validate(); err != nil {
+	if err := checkInputs(m, secrets, n); err != nil {
 		return FloatResult{}, err
-	}
-	for _, sec := range secrets {
-		if err := m.ValidateSecret(sec); err != nil {
-			return FloatResult{}, err
-		}
 	}
 	c := compileFloat(m)
 	s := &fsearch{n: n, k: len(m.States), lo: math.Inf(-1), hi: math.Inf(-1)}

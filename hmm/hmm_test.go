@@ -245,25 +245,7 @@ func TestAboveThreshold(t *testing.T) {
 		}
 		geoT, _ := Geometric(aT, c.m)
 		geoQ, _ := Geometric(aQ, c.m)
-		vs, _ := NoisyMaxInputs(c.n, c.m)
-		best := big.NewRat(1, 1)
-		for x := range vs {
-			for y := range vs {
-				ok := x != y
-				for i := range c.n {
-					ok = ok && abs(vs[x][i]-vs[y][i]) <= 1
-				}
-				if !ok {
-					continue
-				}
-				px, py := directAboveThreshold(c.th, c.m, geoT, geoQ, vs[x]), directAboveThreshold(c.th, c.m, geoT, geoQ, vs[y])
-				for seq, a := range px {
-					if q := new(big.Rat).Quo(a, py[seq]); q.Cmp(best) > 0 {
-						best = q
-					}
-				}
-			}
-		}
+		best := directDPRatio(t, c.n, c.m, func(q []int) map[string]*big.Rat { return directAboveThreshold(c.th, c.m, geoT, geoQ, q) })
 		if best.Cmp(r.Ratio) != 0 {
 			t.Fatalf("%+v: HMM ratio %s, direct %s", c, r.Ratio.RatString(), best.RatString())
 		}
@@ -321,36 +303,52 @@ func TestSparseVector(t *testing.T) {
 		}
 		geoT, _ := Geometric(aT, c.m)
 		geoQ, _ := Geometric(aQ, c.m)
-		vs, _ := NoisyMaxInputs(c.n, c.m)
-		best := big.NewRat(1, 1)
-		for x := range vs {
-			px := directSparseVector(c.th, c.m, c.c, geoT, geoQ, vs[x])
-			total := new(big.Rat)
-			for _, p := range px {
-				total.Add(total, p)
-			}
-			if total.Cmp(big.NewRat(1, 1)) != 0 {
-				t.Fatalf("direct enumeration sums to %s", total.RatString())
-			}
-			for y := range vs {
-				ok := x != y
-				for i := range c.n {
-					ok = ok && abs(vs[x][i]-vs[y][i]) <= 1
-				}
-				if !ok {
-					continue
-				}
-				py := directSparseVector(c.th, c.m, c.c, geoT, geoQ, vs[y])
-				for seq, a := range px {
-					if q := new(big.Rat).Quo(a, py[seq]); q.Cmp(best) > 0 {
-						best = q
-					}
-				}
-			}
-		}
+		best := directDPRatio(t, c.n, c.m, func(q []int) map[string]*big.Rat { return directSparseVector(c.th, c.m, c.c, geoT, geoQ, q) })
 		if best.Cmp(r.Ratio) != 0 {
 			t.Fatalf("%+v: HMM ratio %s, direct %s", c, r.Ratio.RatString(), best.RatString())
 		}
 		t.Logf("Sparse Vector n=%d T=%d m=%d c=%d: ratio %s (loss %.4f), witness %v", c.n, c.th, c.m, c.c, r.Ratio.RatString(), r.Loss, r.Witness)
 	}
+}
+
+// directDPRatio is the largest likelihood ratio of an output sequence
+// between DP-neighbouring answer vectors in {0..m}^n (every answer changes
+// by at most one), from a direct computation of the output distribution of
+// each vector; every distribution must sum to 1.
+func directDPRatio(t *testing.T, n, m int, dist func(q []int) map[string]*big.Rat) *big.Rat {
+	t.Helper()
+	vs, _ := NoisyMaxInputs(n, m)
+	ds := make([]map[string]*big.Rat, len(vs))
+	for x := range vs {
+		ds[x] = dist(vs[x])
+		total := new(big.Rat)
+		for _, p := range ds[x] {
+			total.Add(total, p)
+		}
+		if total.Cmp(big.NewRat(1, 1)) != 0 {
+			t.Fatalf("direct distribution of %v sums to %s", vs[x], total.RatString())
+		}
+	}
+	best := big.NewRat(1, 1)
+	for x := range vs {
+		for y := range vs {
+			ok := x != y
+			for i := range n {
+				ok = ok && abs(vs[x][i]-vs[y][i]) <= 1
+			}
+			if !ok {
+				continue
+			}
+			for seq, a := range ds[x] {
+				b := ds[y][seq]
+				if b == nil || b.Sign() == 0 {
+					t.Fatalf("output %s possible under %v only", seq, vs[x])
+				}
+				if q := new(big.Rat).Quo(a, b); q.Cmp(best) > 0 {
+					best = q
+				}
+			}
+		}
+	}
+	return best
 }

@@ -85,19 +85,8 @@ func (s *search) offer(a, b *big.Int, path []int, secret, larger string) {
 // observations (and the secret pairs) are shared out to GOMAXPROCS
 // workers; the best ratio is shared for pruning.
 func Loss(m *Model, secrets []Secret, n int) (Result, error) {
-	if n < 1 {
-		return Result{}, fmt.Errorf("hmm: maximum length %d must be at least 1", n)
-	}
-	if len(secrets) == 0 {
-		return Result{}, fmt.Errorf("hmm: no secret pair")
-	}
-	if err := m.Validate(); err != nil {
+	if err := checkInputs(m, secrets, n); err != nil {
 		return Result{}, err
-	}
-	for _, sec := range secrets {
-		if err := m.ValidateSecret(sec); err != nil {
-			return Result{}, err
-		}
 	}
 	c, init := compile(m, secrets)
 	s := &search{c: c, n: n, num: big.NewInt(1), den: big.NewInt(1)}
@@ -256,4 +245,23 @@ func (w *worker) mayExceed(s *search, wp, wt sparse) bool {
 		return false
 	}
 	return check(mp, mt) || check(mt, mp)
+}
+
+// checkInputs validates the arguments of Loss and LossFloat.
+func checkInputs(m *Model, secrets []Secret, n int) error {
+	if n < 1 {
+		return fmt.Errorf("hmm: maximum length %d must be at least 1", n)
+	}
+	if len(secrets) == 0 {
+		return fmt.Errorf("hmm: no secret pair")
+	}
+	if err := m.Validate(); err != nil {
+		return err
+	}
+	for _, sec := range secrets {
+		if err := m.ValidateSecret(sec); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -175,6 +175,15 @@ type witnessJSON struct {
 	Larger       string   `json:"larger"`
 }
 
+// lossLine is the loss for text output: the exact value with its ratio, or
+// the float path's enclosure.
+func (l lossJSON) lossLine() string {
+	if l.LossLower != nil {
+		return fmt.Sprintf("in [%.12g, %.12g]", *l.LossLower, *l.LossUpper)
+	}
+	return l.lossText() + fmt.Sprintf(" (ratio %s)", l.Ratio)
+}
+
 func (l lossJSON) lossText() string {
 	if l.Loss == nil {
 		return "∞"
@@ -314,12 +323,7 @@ Examples:
 				return writeJSON(cmd.OutOrStdout(), out)
 			}
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
-			loss := out.lossText()
-			if out.LossLower != nil {
-				loss = fmt.Sprintf("in [%.12g, %.12g]", *out.LossLower, *out.LossUpper)
-			} else {
-				loss += fmt.Sprintf(" (ratio %s)", out.Ratio)
-			}
+			loss := out.lossLine()
 			fmt.Fprintf(w, "model\t%s\nlengths\t1..%d\nloss\t%s\narithmetic\t%s\nwitness\t%s under %s (larger under %s)\nexplored\t%d sequences\n",
 				desc, n, loss, out.Arithmetic, strings.Join(out.Witness.Observations, " "), out.Witness.Secret, out.Witness.Larger, out.Explored)
 			return w.Flush()
@@ -398,12 +402,7 @@ Example:
 				return writeJSON(cmd.OutOrStdout(), out)
 			}
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
-			loss := out.lossText()
-			if out.LossLower != nil {
-				loss = fmt.Sprintf("in [%.12g, %.12g]", *out.LossLower, *out.LossUpper)
-			} else {
-				loss += fmt.Sprintf(" (ratio %s)", out.Ratio)
-			}
+			loss := out.lossLine()
 			fmt.Fprintf(w, "verdict\t%s: %s-Pufferfish privacy for sequences of lengths 1..%d\nmodel\t%s\nloss\t%s\narithmetic\t%s\nwitness\t%s under %s\n",
 				v, eps.Text, n, desc, loss, out.Arithmetic, strings.Join(out.Witness.Observations, " "), out.Witness.Secret)
 			return w.Flush()
