@@ -375,3 +375,29 @@ func TestSigmaRoundsUp(t *testing.T) {
 		t.Fatal("NaN ε accepted")
 	}
 }
+
+// Atoms beyond float64's range and atoms that differ below float64's
+// resolution are handled exactly (the float filters must not decide).
+func TestWInfExtremeAtoms(t *testing.T) {
+	huge, _ := new(big.Rat).SetString("1e400")
+	hugeish := new(big.Rat).Add(huge, r(3, 1))
+	tiny, _ := new(big.Rat).SetString("1e-400")
+	half := []*big.Rat{r(1, 2), r(1, 2)}
+	cases := []struct {
+		mu, nu []*big.Rat
+		want   *big.Rat
+	}{
+		{[]*big.Rat{r(0, 1), huge}, []*big.Rat{r(0, 1), hugeish}, r(3, 1)},
+		{[]*big.Rat{r(1, 1), new(big.Rat).Add(r(1, 1), tiny)}, []*big.Rat{r(1, 1), r(1, 1)}, tiny},
+		{[]*big.Rat{r(0, 1), r(1, 1)}, []*big.Rat{r(0, 1), huge}, new(big.Rat).Sub(huge, r(1, 1))},
+	}
+	for i, c := range cases {
+		w, err := WInf(Dist{X: c.mu, W: half}, Dist{X: c.nu, W: half})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w.Cmp(c.want) != 0 {
+			t.Errorf("case %d: W = %s, want %s", i, w.FloatString(3), c.want.FloatString(3))
+		}
+	}
+}

@@ -36,8 +36,9 @@ type Dist struct {
 
 // idist is a Dist with sorted distinct atoms and integer weights.
 type idist struct {
-	x []*big.Rat
-	w []*big.Int
+	x  []*big.Rat
+	fx []float64 // float64 approximations of x (nearest), for cheap filters
+	w  []*big.Int
 }
 
 func (d Dist) normalise(name string) (idist, error) {
@@ -53,28 +54,49 @@ func (d Dist) normalise(name string) (idist, error) {
 		den.Mul(den, new(big.Int).Quo(w.Denom(), g))
 	}
 	idx := make([]int, len(d.X))
+	approx := make([]float64, len(d.X))
 	for i := range idx {
 		idx[i] = i
+		approx[i], _ = d.X[i].Float64()
 	}
-	slices.SortFunc(idx, func(a, b int) int { return d.X[a].Cmp(d.X[b]) })
-	var out idist
+	// Rounding to float64 is monotone, so different floats order the
+	// rationals exactly; only equal floats need the exact comparison.
+	cmp := func(a, b int) int {
+		switch {
+		case approx[a] < approx[b]:
+			return -1
+		case approx[a] > approx[b]:
+			return 1
+		}
+		return d.X[a].Cmp(d.X[b])
+	}
+	slices.SortFunc(idx, cmp)
+	out := idist{x: make([]*big.Rat, 0, len(d.X)), fx: make([]float64, 0, len(d.X)), w: make([]*big.Int, 0, len(d.X))}
+	last := -1
 	for _, i := range idx {
 		if d.W[i].Sign() == 0 {
 			continue
 		}
-		m := new(big.Int).Mul(d.W[i].Num(), new(big.Int).Quo(den, d.W[i].Denom()))
-		if l := len(out.x); l > 0 && out.x[l-1].Cmp(d.X[i]) == 0 {
+		m := new(big.Int).Set(d.W[i].Num())
+		if !d.W[i].IsInt() || den.Cmp(bigOne) != 0 {
+			m.Mul(m, new(big.Int).Quo(den, d.W[i].Denom()))
+		}
+		if l := len(out.x); l > 0 && cmp(last, i) == 0 {
 			out.w[l-1].Add(out.w[l-1], m)
 			continue
 		}
 		out.x = append(out.x, d.X[i])
+		out.fx = append(out.fx, approx[i])
 		out.w = append(out.w, m)
+		last = i
 	}
 	if len(out.x) == 0 {
 		return idist{}, fmt.Errorf("wasserstein: %s has no mass", name)
 	}
 	return out, nil
 }
+
+var bigOne = big.NewInt(1)
 
 func total(w []*big.Int) *big.Int {
 	s := new(big.Int)
@@ -116,12 +138,25 @@ func WInf(mu, nu Dist) (*big.Rat, error) {
 	ra, rb := new(big.Int).Set(wa[0]), new(big.Int).Set(wb[0])
 	i, j := 0, 0
 	best := new(big.Rat)
+	bestLow := 0.0 // a float64 ≤ best
 	d := new(big.Rat)
+	const rel = 0x1p-50 // bounds the float error of x (2^-53 each) and of the subtraction
 	for {
-		d.Sub(a.x[i], b.x[j])
-		d.Abs(d)
-		if d.Cmp(best) > 0 {
-			best.Set(d)
+		// Exact arithmetic only when the pair could beat the best: the true
+		// distance is at most est + err, and best ≥ bestLow.
+		fa, fb := a.fx[i], b.fx[j]
+		huge := math.IsInf(fa, 0) || math.IsInf(fb, 0) // beyond float64: decide exactly
+		if est := math.Abs(fa - fb); huge || est+rel*(math.Abs(fa)+math.Abs(fb))+0x1p-1060 >= bestLow {
+			d.Sub(a.x[i], b.x[j])
+			d.Abs(d)
+			if d.Cmp(best) > 0 {
+				best.Set(d)
+				f, _ := best.Float64()
+				bestLow = f - rel*f
+				if math.IsInf(f, 1) {
+					bestLow = math.MaxFloat64 // best exceeds every float distance
+				}
+			}
 		}
 		switch c := ra.Cmp(rb); {
 		case c < 0:
