@@ -35,7 +35,14 @@ reading.
 
 Start with the built-in example:
   puff release                     # private histogram of a synthetic activity trace
-  puff release --json | jq .       # the same, as JSON with the full audit report`,
+  puff release --json | jq .       # the same, as JSON with the full audit report
+
+Beyond one chain: wasserstein and bn release under any framework you write
+down (joint tables or Bayesian networks), robust covers adversaries outside
+Θ, compose totals a log of releases, local randomises binary readings on the
+device, verify checks mechanisms exactly as hidden Markov models (including
+an audit of release itself), and experiment regenerates the papers'
+evaluations.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
