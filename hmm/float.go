@@ -105,14 +105,19 @@ func CheckFloat(m *Model, secrets []Secret, n int, eps Epsilon) (Verdict, FloatR
 	return Undecided, r, nil
 }
 
-// logDown and logUp bound ln r from below and above (the float conversion
-// and math.Log are each within an ulp or two).
+// logDown and logUp bound ln r from below and above. LogRat subtracts two
+// logarithms of 60-bit numbers (each ≈ 42, an ulp ≈ 7e-15) and adds a
+// multiple of ln 2, so its error is below 1e-13·(1 + |ln r|); the margin
+// 1e-12·(1 + |ln r|) covers it with room (a value that close to e^ε is left
+// to the exact checker as undecided).
 func logDown(r *big.Rat) float64 {
-	return LogRat(r) - 4e-16*(1+math.Abs(LogRat(r)))
+	l := LogRat(r)
+	return l - 1e-12*(1+math.Abs(l))
 }
 
 func logUp(r *big.Rat) float64 {
-	return LogRat(r) + 4e-16*(1+math.Abs(LogRat(r)))
+	l := LogRat(r)
+	return l + 1e-12*(1+math.Abs(l))
 }
 
 type fentry struct {
@@ -185,13 +190,20 @@ func (v *fvec) normalise() {
 	v.exp += e
 }
 
-// logSum is ln(Σ v)·… in absolute terms: ln Σ val + exp·ln 2.
-func (v fvec) logSum() float64 {
+// sum is Σ val (the scale 2^exp kept apart).
+func (v fvec) sum() float64 {
 	s := 0.0
 	for _, x := range v.val {
 		s += x
 	}
-	return math.Log(s) + float64(v.exp)*math.Ln2
+	return s
+}
+
+// logRatio returns ln((a·2^ea)/(b·2^eb)) as log(a/b) + shift with the
+// shift (ea−eb)·ln 2 also returned, for the error bound in slack.
+func logRatio(a, b float64, ea, eb int) (lr, shift float64) {
+	shift = float64(ea-eb) * math.Ln2
+	return math.Log(a/b) + shift, shift
 }
 
 type fsearch struct {
@@ -205,12 +217,16 @@ type fsearch struct {
 	explored       atomic.Int64
 }
 
-// slack is the half-width of the log-ratio enclosure at depth d.
-func (s *fsearch) slack(d int, lr float64) float64 {
+// slack is the half-width of the log-ratio enclosure at depth d for a
+// log-ratio lr computed by logRatio with the given shift: the relative
+// error of the two sums (factor f, see LossFloat) plus the rounding of the
+// division, math.Log (an ulp), the shift (Ln2 and the product, 2 ulps of
+// |shift|) and the final addition.
+func (s *fsearch) slack(d int, lr, shift float64) float64 {
 	const u = 0x1p-53
 	m := float64(d*(s.k+4) + s.k + 2)
 	g := m * u / (1 - m*u)
-	return math.Log1p(2*g/(1-g)) + 8*u*(4+math.Abs(lr)+float64(d)*math.Ln2)
+	return math.Log1p(2*g/(1-g)) + 8*u*(1+math.Abs(lr)+math.Abs(shift))
 }
 
 type fworker struct {
@@ -261,7 +277,7 @@ func (w *fworker) step(v fvec) (fvec, bool) {
 	return out, true
 }
 
-func (w *fworker) offer(lr float64, d int, larger, name string, inf bool) {
+func (w *fworker) offer(lr, shift float64, d int, larger, name string, inf bool) {
 	s := w.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -274,7 +290,7 @@ func (w *fworker) offer(lr float64, d int, larger, name string, inf bool) {
 		s.secret, s.larger = name, larger
 		return
 	}
-	sl := s.slack(d, lr)
+	sl := s.slack(d, lr, shift)
 	s.lo = max(s.lo, lr-sl)
 	s.hi = max(s.hi, lr+sl)
 	if s.witness == nil || lr > s.est {
@@ -292,15 +308,15 @@ func (w *fworker) visit(pi, tau fvec, d int, name string) bool {
 	w.s.explored.Add(1)
 	switch {
 	case len(tau.idx) == 0:
-		w.offer(0, d, "pi", name, true)
+		w.offer(0, 0, d, "pi", name, true)
 	case len(pi.idx) == 0:
-		w.offer(0, d, "tau", name, true)
+		w.offer(0, 0, d, "tau", name, true)
 	default:
-		lr := pi.logSum() - tau.logSum()
+		lr, shift := logRatio(pi.sum(), tau.sum(), pi.exp, tau.exp)
 		if lr >= 0 {
-			w.offer(lr, d, "pi", name, false)
+			w.offer(lr, shift, d, "pi", name, false)
 		} else {
-			w.offer(-lr, d, "tau", name, false)
+			w.offer(-lr, shift, d, "tau", name, false)
 		}
 	}
 	if d == w.s.n {
@@ -347,14 +363,13 @@ func (w *fworker) mayExceed(wp, wt fvec, d int) bool {
 		return m
 	}
 	mp, mt := val(wp), val(wt)
-	shift := float64(wp.exp-wt.exp) * math.Ln2
 	for st, x := range mp {
 		y := mt[st]
 		if y == 0 {
 			return true
 		}
-		lr := math.Log(x) - math.Log(y) + shift
-		if math.Abs(lr)+s.slack(d, lr) > lo {
+		lr, shift := logRatio(x, y, wp.exp, wt.exp)
+		if math.Abs(lr)+s.slack(d, lr, shift) > lo {
 			return true
 		}
 	}
