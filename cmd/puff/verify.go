@@ -235,6 +235,37 @@ func floatLossJSON(m *hmm.Model, desc string, n int, r hmm.FloatResult) lossJSON
 	return out
 }
 
+// evaluate computes the loss (eps nil) or the verdict for eps in the
+// arithmetic asked for: "float" answers from the float64 enclosure (an
+// undecided verdict included), "auto" falls back to exact arithmetic on
+// underflow or an undecided verdict, "exact" uses rationals only.
+func evaluate(m *hmm.Model, secs []hmm.Secret, desc string, n int, arith string, eps *hmm.Epsilon) (hmm.Verdict, lossJSON, error) {
+	if arith != "exact" {
+		var v hmm.Verdict
+		var fr hmm.FloatResult
+		var err error
+		if eps == nil {
+			fr, err = hmm.LossFloat(m, secs, n)
+		} else {
+			v, fr, err = hmm.CheckFloat(m, secs, n, *eps)
+		}
+		switch {
+		case err == nil && (v != hmm.Undecided || arith == "float"):
+			return v, floatLossJSON(m, desc, n, fr), nil
+		case err == nil || errors.Is(err, hmm.ErrUnderflow) && arith == "auto":
+			// undecided in float, or underflow: settle it exactly
+		default:
+			return "", lossJSON{}, err
+		}
+	}
+	if eps == nil {
+		r, err := hmm.Loss(m, secs, n)
+		return "", toLossJSON(m, desc, n, r), err
+	}
+	v, r, err := hmm.Check(m, secs, n, *eps)
+	return v, toLossJSON(m, desc, n, r), err
+}
+
 func checkArithmetic(a string) error {
 	switch a {
 	case "exact", "float", "auto":
@@ -301,23 +332,9 @@ Examples:
 			if err != nil {
 				return err
 			}
-			var out lossJSON
-			if arith != "exact" {
-				fr, err := hmm.LossFloat(m, secs, n)
-				switch {
-				case err == nil:
-					out = floatLossJSON(m, desc, n, fr)
-				case errors.Is(err, hmm.ErrUnderflow) && arith == "auto":
-				default:
-					return err
-				}
-			}
-			if out.Arithmetic == "" {
-				r, err := hmm.Loss(m, secs, n)
-				if err != nil {
-					return err
-				}
-				out = toLossJSON(m, desc, n, r)
+			_, out, err := evaluate(m, secs, desc, n, arith, nil)
+			if err != nil {
+				return err
 			}
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), out)
@@ -369,25 +386,9 @@ Example:
 			if err != nil {
 				return err
 			}
-			var v hmm.Verdict
-			var lj lossJSON
-			if arith != "exact" {
-				fv, fr, err := hmm.CheckFloat(m, secs, n, eps)
-				switch {
-				case err == nil && (fv != hmm.Undecided || arith == "float"):
-					v, lj = fv, floatLossJSON(m, desc, n, fr)
-				case err == nil || errors.Is(err, hmm.ErrUnderflow) && arith == "auto":
-					// undecided in float, or underflow: settle it exactly
-				default:
-					return err
-				}
-			}
-			if lj.Arithmetic == "" {
-				var r hmm.Result
-				if v, r, err = hmm.Check(m, secs, n, eps); err != nil {
-					return err
-				}
-				lj = toLossJSON(m, desc, n, r)
+			v, lj, err := evaluate(m, secs, desc, n, arith, &eps)
+			if err != nil {
+				return err
 			}
 			out := struct {
 				Verdict       hmm.Verdict `json:"verdict"`
