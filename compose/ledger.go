@@ -365,7 +365,12 @@ func parallel(d *Dataset, rs []Release) Claim {
 	F := make([]float64, m)
 	for g := m - 1; g >= 0; g-- {
 		if g < m-1 {
-			right[g] = min(F[g+1], Forward(d.Class, segs[g+1].start-segs[g].end))
+			e, err := Forward(d.Class, segs[g+1].start-segs[g].end, segs[g].end)
+			if err != nil {
+				c.Why = err.Error()
+				return c
+			}
+			right[g] = min(F[g+1], e)
 		}
 		F[g] = segs[g].eps + right[g]
 	}

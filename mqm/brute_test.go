@@ -469,3 +469,29 @@ func TestIntervalClassAgainstFullSearch(t *testing.T) {
 		}
 	}
 }
+
+// Products that underflow to zero are not structural zeros: both P²
+// entries below underflow, yet X_3 says a lot about X_1 (influence ≈ 92).
+// The exact per-node scales are all T/ε = 3 (the trivial quilt); an oracle
+// that skips the underflowed pair reports 2 for nodes 1 and 3.
+func TestUnderflowIsNotAStructuralZero(t *testing.T) {
+	P := [][]float64{{0.5, 0.5, 1e-150, 0}, {0.5, 0.5, 1e-190, 0}, {0.5, 0.5, 0, 1e-180}, {0.5, 0.5, 0, 0}}
+	ch, err := markov.New([]string{"0", "1", "2", "3"}, P, markov.InitGiven, []float64{0.5, 0.5, 0, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	class, _ := markov.NewClass(ch.States, ch)
+	got, err := NodeScales(class, 3, 1, Exact)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range got {
+		if s < 3 {
+			t.Fatalf("node %d: σ = %v < 3 (per-node %v)", i+1, s, got)
+		}
+	}
+	r, err := Scale(class, 3, 1, Exact)
+	if err != nil || r.Sigma < 3 {
+		t.Fatalf("σ_max = %v, %v; want 3", r.Sigma, err)
+	}
+}

@@ -130,11 +130,8 @@ type exactOracle struct {
 	T, k int
 	pi   []float64 // stationary initial distribution (InitStationary)
 
-	// powers[d] = P^d; computed by repeated multiplication P^d = P^{d−1}·P.
-	// Once P^d equals P^{d−1} bit for bit, every later power is the same
-	// float result, so the slice stops growing (converged marks that).
-	powers    [][][]float64
-	converged bool
+	// pw gives P^d with its exact zero pattern (powers.go).
+	pw *powers
 
 	// Supports of the marginal at time t (1-based) for given/any q:
 	// supp_{t+1} = successors(supp_t). The sequence is eventually periodic;
@@ -152,6 +149,8 @@ type exactOracle struct {
 	// vector-matrix product per node.
 	lastI  int
 	lastQi []float64
+	// nan records the first undefined influence met (an error, never a skip).
+	nan error
 	// memo of influences for node-independent evaluation (stationary):
 	// key (a, b) with 0 meaning open.
 	memo map[[2]int]float64
@@ -159,7 +158,7 @@ type exactOracle struct {
 
 func newExactOracle(ch *markov.Chain, T int) (*exactOracle, error) {
 	o := &exactOracle{ch: ch, T: T, k: ch.K(), left: map[[2]int][]float64{}, nodeCache: map[int][]float64{}}
-	o.powers = [][][]float64{identity(o.k)}
+	o.pw = newPowers(ch)
 	switch ch.Init {
 	case markov.InitStationary:
 		pi, err := ch.Stationary()
@@ -237,64 +236,6 @@ func (o *exactOracle) suppID(t int) int {
 	return o.suppPre + (j-o.suppPre)%o.suppPeriod
 }
 
-func (o *exactOracle) pow(d int) [][]float64 {
-	for len(o.powers) <= d && !o.converged {
-		last := o.powers[len(o.powers)-1]
-		next := markov.MatMul(last, o.ch.P)
-		if equal(next, last) {
-			o.converged = true
-			break
-		}
-		o.powers = append(o.powers, next)
-	}
-	if d < len(o.powers) {
-		return o.powers[d]
-	}
-	return o.powers[len(o.powers)-1]
-}
-
-func equal(a, b [][]float64) bool {
-	for i := range a {
-		for j := range a[i] {
-			if a[i][j] != b[i][j] {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// logRatio is log(p/q) with the conventions of MATH §4.2: an outcome
-// impossible under both hypotheses is skipped (ok = false), one possible only
-// under the numerator gives +Inf.
-func logRatio(p, q float64) (float64, bool) {
-	switch {
-	case p == 0 && q == 0:
-		return 0, false
-	case q == 0:
-		return math.Inf(1), true
-	case p == 0:
-		return math.Inf(-1), true
-	}
-	return math.Log(p / q), true
-}
-
-// maxRatio folds p/q into a running maximum with the conventions of
-// logRatio; max of logs is the log of the max, so tables take one log per
-// entry instead of one per term.
-func maxRatio(m float64, seen bool, p, q float64) (float64, bool) {
-	switch {
-	case p == 0 && q == 0:
-		return m, seen
-	case q == 0:
-		return math.Inf(1), true
-	}
-	if r := p / q; !seen || r > m {
-		return r, true
-	}
-	return m, true
-}
-
 // logOf turns a folded maximum into the log term (−Inf when no outcome had
 // positive probability under either hypothesis).
 func logOf(m float64, seen bool) float64 {
@@ -311,14 +252,23 @@ func (o *exactOracle) leftTerm(d, s int) []float64 {
 	if t, ok := o.left[key]; ok {
 		return t
 	}
-	Pd, supp, k := o.pow(d), o.supps[s], o.k
+	Pd, supp, k := o.pw.at(d), o.supps[s], o.k
 	t := make([]float64, k*k)
 	for x := range k {
 		for y := range k {
 			m, seen := 0.0, false
 			for u := range k {
-				if supp[u] {
-					m, seen = maxRatio(m, seen, Pd[u][x], Pd[u][y])
+				if !supp[u] {
+					continue
+				}
+				// Fast path: entries ≥ tiny are positive and precise (a
+				// structural zero is computed as exactly 0).
+				if p, q := Pd.v[u][x], Pd.v[u][y]; p >= tiny && q >= tiny {
+					if r := p / q; !seen || r > m {
+						m, seen = r, true
+					}
+				} else {
+					m, seen = ratioBound(m, seen, p, q, Pd.z[u][x], Pd.z[u][y])
 				}
 			}
 			t[x*k+y] = logOf(m, seen)
@@ -336,13 +286,19 @@ func (o *exactOracle) rightTerm(d int) []float64 {
 	if o.right[d] != nil {
 		return o.right[d]
 	}
-	Pd, k := o.pow(d), o.k
+	Pd, k := o.pw.at(d), o.k
 	t := make([]float64, k*k)
 	for x := range k {
 		for y := range k {
 			m, seen := 0.0, false
 			for v := range k {
-				m, seen = maxRatio(m, seen, Pd[x][v], Pd[y][v])
+				if p, q := Pd.v[x][v], Pd.v[y][v]; p >= tiny && q >= tiny {
+					if r := p / q; !seen || r > m {
+						m, seen = r, true
+					}
+				} else {
+					m, seen = ratioBound(m, seen, p, q, Pd.z[x][v], Pd.z[y][v])
+				}
 			}
 			t[x*k+y] = logOf(m, seen)
 		}
@@ -364,14 +320,14 @@ func (o *exactOracle) nodeTerm(i int) []float64 {
 	t := make([]float64, k*k)
 	supp := o.supps[o.suppID(i)]
 	var qi []float64
-	var Pi [][]float64
+	var Pi power
 	switch o.ch.Init {
 	case markov.InitStationary:
 		qi = o.pi
 	case markov.InitGiven:
 		qi = o.marginal(i)
 	case markov.InitAny:
-		Pi = o.ch.Pow(i - 1)
+		Pi = o.pw.at(i - 1)
 	}
 	for x := range k {
 		for y := range k {
@@ -380,18 +336,19 @@ func (o *exactOracle) nodeTerm(i int) []float64 {
 				continue
 			}
 			if qi != nil {
-				t[x*k+y] = math.Log(qi[y] / qi[x])
+				// x and y are structurally possible at time i: a marginal
+				// below tiny has lost precision to underflow (powers.go).
+				m, _ := ratioBound(0, false, qi[y], qi[x], true, true)
+				t[x*k+y] = math.Log(m)
 				continue
 			}
 			// Supremum over initial distributions (MATH §4.2, 000 App. C.4):
 			// q concentrating on w gives the ratio P^{i−1}(w,x')/P^{i−1}(w,x).
-			m := math.Inf(-1)
+			m, seen := 0.0, false
 			for w := range k {
-				if r, ok := logRatio(Pi[w][y], Pi[w][x]); ok && r > m {
-					m = r
-				}
+				m, seen = ratioBound(m, seen, Pi.v[w][y], Pi.v[w][x], Pi.z[w][y], Pi.z[w][x])
 			}
-			t[x*k+y] = m
+			t[x*k+y] = logOf(m, seen)
 		}
 	}
 	if len(o.nodeCache) > 4096 {
@@ -411,7 +368,7 @@ func (o *exactOracle) marginal(i int) []float64 {
 	case o.lastQi != nil && i == o.lastI+1:
 		q = vecMat(o.lastQi, o.ch.P)
 	default:
-		q = vecMat(o.ch.Q, o.ch.Pow(i-1))
+		q = vecMat(o.ch.Q, o.pw.at(i-1).v)
 	}
 	o.lastI, o.lastQi = i, q
 	return q
@@ -484,6 +441,12 @@ func (o *exactOracle) eval(i, a, b int, leftOpen, rightOpen bool) float64 {
 			if !rightOpen {
 				v += R[x*k+y]
 			}
+			if math.IsNaN(v) {
+				// ∞ − ∞ cannot arise from valid chains (see leftTerm);
+				// never skip it: the search reports it as an error.
+				o.nan = fmt.Errorf("influence of the quilt (%d, %d) around time %d is undefined (NaN) for states %q, %q", a, b, i, o.ch.States[x], o.ch.States[y])
+				return math.Inf(1)
+			}
 			if v > e {
 				e = v
 			}
@@ -506,3 +469,25 @@ func (o *exactOracle) eval(i, a, b int, leftOpen, rightOpen bool) float64 {
 }
 
 func (o *exactOracle) nodeMonotone() bool { return o.ch.Init != markov.InitGiven }
+
+// Influence returns the max-influence e(X_Q | X_i) (seed 004 Def. 4.1) of
+// the quilt X_Q = {X_{i−a}, X_{i+b}} on the node X_i at time i ≥ 1 of chain
+// ch, maximised over the secret pairs possible at time i; a = 0 means no
+// left node, b = 0 no right node (a < i). It is the oracle's value,
+// rounded up by the same allowance the quilt search uses, so every package
+// that needs an influence (compose's gaps, the search) agrees on it. +Inf
+// when a ratio is unbounded.
+func Influence(ch *markov.Chain, i, a, b int) (float64, error) {
+	if i < 1 || a < 0 || b < 0 || a >= i {
+		return 0, fmt.Errorf("influence: node %d with left distance %d and right distance %d is not a quilt", i, a, b)
+	}
+	o, err := newExactOracle(ch, i+b)
+	if err != nil {
+		return 0, err
+	}
+	e := o.eval(i, a, b, a == 0, b == 0)
+	if o.nan != nil {
+		return 0, o.nan
+	}
+	return e, nil
+}

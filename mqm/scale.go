@@ -253,6 +253,9 @@ func Scale(class *markov.Class, T int, eps float64, m Method) (Result, error) {
 					continue
 				}
 				results[c] = search(o, T, eps)
+				if o.nan != nil {
+					errs[c] = fmt.Errorf("chain %d: %w", c, o.nan)
+				}
 			}
 		})
 	}
@@ -309,6 +312,9 @@ func NodeScales(class *markov.Class, T int, eps float64, m Method) ([]float64, e
 	for _, o := range oracles {
 		for i := 1; i <= T; i++ {
 			out[i-1] = math.Max(out[i-1], nodeSearch(o, i, T, eps, 0).sigma)
+		}
+		if e, ok := o.(*exactOracle); ok && e.nan != nil {
+			return nil, e.nan
 		}
 	}
 	return out, nil

@@ -1,0 +1,185 @@
+package mqm
+
+import (
+	"math"
+
+	"github.com/pufferfish-privacy/pufferfish/markov"
+)
+
+// tiny is the smallest probability the oracle takes at face value. A
+// structurally positive entry of P^d (or of a marginal) computed below tiny
+// may have lost its relative precision to underflow: a product that falls
+// below the normal range is rounded with an absolute error up to 2^−1074,
+// which is no longer small relative to the entry. Above tiny = 2^−900 the
+// accumulated absolute error of d·k such roundings (< 2^−1000 for any size
+// this package accepts) is far below the relative allowance. Below tiny the
+// oracle only uses safe bounds: such an entry in a denominator makes the
+// ratio +Inf (the quilt is unusable), in a numerator it is replaced by the
+// upper bound 2·tiny. Zero entries that are structurally positive are
+// treated the same way; an entry is impossible only when the exact zero
+// pattern (boolean matrix powers) says so.
+const tiny = 0x1p-900
+
+// power is one P^d with its exact zero pattern.
+type power struct {
+	v [][]float64
+	z [][]bool // z[x][y]: P^d(x,y) > 0 in exact arithmetic
+}
+
+func identityPower(k int) power {
+	p := power{v: identity(k), z: make([][]bool, k)}
+	for i := range p.z {
+		p.z[i] = make([]bool, k)
+		p.z[i][i] = true
+	}
+	return p
+}
+
+func basePower(ch *markov.Chain) power {
+	k := ch.K()
+	p := power{v: ch.P, z: make([][]bool, k)}
+	for x := range k {
+		p.z[x] = make([]bool, k)
+		for y, v := range ch.P[x] {
+			p.z[x][y] = v > 0
+		}
+	}
+	return p
+}
+
+// mul returns a·b for both the values and the patterns.
+func mul(a, b power) power {
+	return power{v: markov.MatMul(a.v, b.v), z: mulPattern(a.z, b.z)}
+}
+
+func mulPattern(a, b [][]bool) [][]bool {
+	k := len(a)
+	out := make([][]bool, k)
+	for i := range k {
+		row := make([]bool, k)
+		for l, in := range a[i] {
+			if !in {
+				continue
+			}
+			for j, bz := range b[l] {
+				row[j] = row[j] || bz
+			}
+		}
+		out[i] = row
+	}
+	return out
+}
+
+func samePattern(a, b [][]bool) bool {
+	for i := range a {
+		for j := range a[i] {
+			if a[i][j] != b[i][j] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func samePower(a, b power) bool {
+	for i := range a.v {
+		for j := range a.v[i] {
+			if a.v[i][j] != b.v[i][j] || a.z[i][j] != b.z[i][j] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// maxStoredBytes caps the memory of the sequential table of powers; larger
+// distances are computed by repeated squaring on demand.
+const maxStoredBytes = 256 << 20
+
+// powers computes P^d for d ≥ 0: a sequential table P^0, P^1, … (one
+// product per new distance, the common case of a search that walks d
+// upwards) up to a memory cap, and repeated squaring beyond it.
+type powers struct {
+	base      power
+	table     []power
+	converged bool // table's last entry equals every later power
+	// zFixed: the table's last pattern equals the one before it, so every
+	// later pattern is the same (z_{d+1} = z_d·z_1 = z_{d−1}·z_1 = z_d).
+	zFixed bool
+	limit     int  // table length cap
+	far       map[int]power
+}
+
+func newPowers(ch *markov.Chain) *powers {
+	k := ch.K()
+	return &powers{base: basePower(ch), table: []power{identityPower(k)},
+		limit: max(64, maxStoredBytes/(9*k*k+1)), far: map[int]power{}}
+}
+
+func (p *powers) at(d int) power {
+	for len(p.table) <= d && !p.converged && len(p.table) < p.limit {
+		last := p.table[len(p.table)-1]
+		next := power{v: markov.MatMul(last.v, p.base.v), z: last.z}
+		if !p.zFixed {
+			next.z = mulPattern(last.z, p.base.z)
+			p.zFixed = samePattern(next.z, last.z)
+		}
+		if samePower(next, last) {
+			// Every later product is the same float computation on the
+			// same input, hence the same result.
+			p.converged = true
+			break
+		}
+		p.table = append(p.table, next)
+	}
+	if d < len(p.table) {
+		return p.table[d]
+	}
+	if p.converged {
+		return p.table[len(p.table)-1]
+	}
+	if r, ok := p.far[d]; ok {
+		return r
+	}
+	// P^d = P^(L−1) · P^(d−L+1) with the second factor by squaring.
+	L := len(p.table) - 1
+	r := p.table[L]
+	e, sq := d-L, p.base
+	for e > 0 {
+		if e&1 == 1 {
+			r = mul(r, sq)
+		}
+		e >>= 1
+		if e > 0 {
+			sq = mul(sq, sq)
+		}
+	}
+	if len(p.far) > 64 {
+		clear(p.far)
+	}
+	p.far[d] = r
+	return r
+}
+
+// ratioBound folds an upper bound on p/q into a running maximum m (seen:
+// m holds a value). sp, sq say whether p and q are structurally positive.
+// Both impossible: no outcome, skipped. q impossible, p possible: +Inf.
+// p impossible: ratio 0. Entries below tiny are bounded as described there.
+func ratioBound(m float64, seen bool, p, q float64, sp, sq bool) (float64, bool) {
+	switch {
+	case !sp && !sq:
+		return m, seen
+	case !sq:
+		return math.Inf(1), true
+	case !sp:
+		p = 0
+	case q < tiny:
+		return math.Inf(1), true
+	case p < tiny:
+		p = 2 * tiny
+	}
+	if r := p / q; !seen || r > m {
+		return r, true
+	}
+	return m, true
+}
