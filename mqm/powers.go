@@ -106,8 +106,8 @@ type powers struct {
 	// zFixed: the table's last pattern equals the one before it, so every
 	// later pattern is the same (z_{d+1} = z_d·z_1 = z_{d−1}·z_1 = z_d).
 	zFixed bool
-	limit     int  // table length cap
-	far       map[int]power
+	limit  int // table length cap
+	far    map[int]power
 }
 
 func newPowers(ch *markov.Chain) *powers {
