@@ -126,3 +126,23 @@ func BenchmarkNetworkTree30(b *testing.B) {
 		}
 	}
 }
+
+// One sticky series of 6,000 minutes with every 6th reading missing.
+func BenchmarkObservedSticky6000(b *testing.B) {
+	ch, _ := markov.New(nil, [][]float64{{0.99, 0.01}, {0.01, 0.99}}, markov.InitStationary, nil)
+	class, _ := markov.NewClass(ch.States, ch)
+	var times []int
+	for m := 1; m <= 6000; m++ {
+		if m%6 != 0 {
+			times = append(times, m)
+		}
+	}
+	ob, _ := At(times)
+	for b.Loop() {
+		r, err := ScaleAt(class, ob, 1, Exact)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(r.Sigma, "sigma")
+	}
+}

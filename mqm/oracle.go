@@ -98,7 +98,12 @@ func (o *approxOracle) delta(t int) float64 {
 }
 
 func (o *approxOracle) influence(i, a, b int) float64 {
-	leftOpen, rightOpen := a == i, b == o.T-i+1
+	return o.eval(a, b, a == i, b == o.T-i+1)
+}
+
+// eval is the bound for closed distances a, b with the open ends stated
+// explicitly (the bound does not depend on the node).
+func (o *approxOracle) eval(a, b int, leftOpen, rightOpen bool) float64 {
 	switch {
 	case leftOpen && rightOpen:
 		return 0
@@ -367,6 +372,9 @@ func (o *exactOracle) marginal(i int) []float64 {
 		q = o.lastQi
 	case o.lastQi != nil && i == o.lastI+1:
 		q = vecMat(o.lastQi, o.ch.P)
+	case o.lastQi != nil && i > o.lastI:
+		// a reading after a gap: q_i = q_last · P^{i−last}
+		q = vecMat(o.lastQi, o.pw.at(i-o.lastI).v)
 	default:
 		q = vecMat(o.ch.Q, o.pw.at(i-1).v)
 	}

@@ -1,11 +1,9 @@
 package mqm
 
 import (
-	"errors"
 	"fmt"
+	"errors"
 	"math"
-	"runtime"
-	"sync"
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
 )
@@ -145,15 +143,76 @@ func walk(o oracle, T int, eps float64) nodeResult {
 // scan is the fallback for oracles whose influence may grow with i (a
 // fixed, non-stationary initial distribution): every node is visited, but
 // each stops at the first quilt that proves it does not raise the max.
+//
+// Each node first tries a few hints: the last searched nodes' quilts
+// shifted (same distances, open ends kept open) and the maximising node's
+// quilt, each with its neighbours within two steps. Neighbouring nodes usually share their
+// best quilt, and a quilt scoring ≤ the running max proves the node cannot
+// raise it. Only when no hint does is the node searched, and the search
+// either finds such a quilt or returns the node's exact σ_i (> the running
+// max), so the result is the exact max over nodes.
 func scan(o oracle, T int, eps float64) nodeResult {
 	var top nodeResult
+	var hints []hint
+	var topHint hint
 	for i := 1; i <= T; i++ {
-		if r := nodeSearch(o, i, T, eps, top.sigma); r.sigma > top.sigma {
+		if i > 1 && proves(o, i, T, eps, top.sigma, append(hints, topHint)) {
+			continue
+		}
+		r := nodeSearch(o, i, T, eps, top.sigma)
+		if r.sigma > top.sigma {
 			top = r
+		}
+		// the last few searched nodes' quilts (gap patterns alternate), and
+		// the maximising node's
+		if len(hints) == maxHints {
+			hints = hints[1:]
+		}
+		hints = append(hints, hintOf(r.quilt, i, T))
+		if top.node == i {
+			topHint = hintOf(top.quilt, i, T)
 		}
 	}
 	return top
 }
+
+const maxHints = 6
+
+// hint is a quilt to try first at the next node: its distances, and
+// whether its ends are open (an open end stays open when shifted).
+type hint struct {
+	Quilt
+	left, right bool
+}
+
+func hintOf(q Quilt, i, T int) hint { return hint{q, q.A == i, q.B == T-i+1} }
+
+// proves reports whether some hint, moved to node i, or a quilt within
+// two steps of it on either side, scores ≤ beta.
+func proves(o oracle, i, T int, eps, beta float64, hints []hint) bool {
+	for _, h := range hints {
+		a0, b0 := h.A, h.B
+		if h.left || a0 > i {
+			a0 = i
+		}
+		if h.right || b0 > T-i+1 {
+			b0 = T - i + 1
+		}
+		for da := -2; da <= 2; da++ {
+			for db := -2; db <= 2; db++ {
+				a, b := a0+da, b0+db
+				if a < 1 || b < 1 || a > i || b > T-i+1 {
+					continue
+				}
+				if float64(a+b-1) <= beta*eps && score(a+b-1, eps, o.influence(i, a, b)) <= beta {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 
 // fullSearch is the reference O(T·quilts) search of seed 004 Algorithms 3–4:
 // every node, every quilt, no pruning. Tests compare the fast path with it.
@@ -240,40 +299,13 @@ func Scale(class *markov.Class, T int, eps float64, m Method) (Result, error) {
 		r := search(o, T, eps)
 		return toResult(r, T, 0, &p), nil
 	}
-	results := make([]nodeResult, len(class.Chains))
-	errs := make([]error, len(class.Chains))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range runtime.GOMAXPROCS(0) {
-		wg.Go(func() {
-			for c := range next {
-				o, err := newExactOracle(class.Chains[c], T)
-				if err != nil {
-					errs[c] = fmt.Errorf("chain %d: %w", c, err)
-					continue
-				}
-				results[c] = search(o, T, eps)
-				if o.nan != nil {
-					errs[c] = fmt.Errorf("chain %d: %w", c, o.nan)
-				}
-			}
-		})
-	}
-	for c := range class.Chains {
-		next <- c
-	}
-	close(next)
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return Result{}, err
-	}
-	top := 0
-	for c, r := range results {
-		if r.sigma > results[top].sigma {
-			top = c
+	return perChain(class, T, func(ch *markov.Chain) (nodeResult, error) {
+		o, err := newExactOracle(ch, T)
+		if err != nil {
+			return nodeResult{}, err
 		}
-	}
-	return toResult(results[top], T, top, nil), nil
+		return search(o, T, eps), o.nan
+	})
 }
 
 func toResult(r nodeResult, T, chain int, p *ApproxParams) Result {
