@@ -1,8 +1,8 @@
 package mqm
 
 import (
-	"fmt"
 	"errors"
+	"fmt"
 	"math"
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
@@ -212,7 +212,6 @@ func proves(o oracle, i, T int, eps, beta float64, hints []hint) bool {
 	}
 	return false
 }
-
 
 // fullSearch is the reference O(T·quilts) search of seed 004 Algorithms 3–4:
 // every node, every quilt, no pruning. Tests compare the fast path with it.
