@@ -2,6 +2,7 @@ package release
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"encoding/csv"
 	"errors"
@@ -11,32 +12,68 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/pufferfish-privacy/pufferfish/mqm"
 )
+
+// MaxSpan is the largest number of time steps one series may span (from
+// its first to its last reading). The quilt search handles any span up to
+// it; beyond it the time step is almost certainly wrong (--step).
+const MaxSpan = 1 << 30
+
+// MaxFields is the largest number of fields a data row may have.
+const MaxFields = 1024
 
 // CSVOptions says how to read a data file.
 type CSVOptions struct {
-	SeriesCol, TimeCol, StateCol string  // column names in the header
-	Gap                          float64 // split a series where the time step exceeds Gap (0: never)
-	KeepTimes                    bool    // fill Data.Times (costs 8 bytes per entry)
+	SeriesCol, TimeCol, StateCol string // column names in the header
+	// Require* make a missing column an error instead of a default
+	// (set for columns the user named explicitly).
+	RequireSeries, RequireTime, RequireState bool
+	// Delimiter separates fields (0: comma).
+	Delimiter rune
+	// States, when set, are the declared states in their declared order:
+	// Data.States is exactly this list, and a reading of any other state
+	// is an error naming its line. Without it states are listed in order
+	// of first appearance, which depends on the data: callers that
+	// release anything must declare them (a class's states, or --states).
+	States []string
+	// Step is the time resolution: readings of a series lie on a grid of
+	// this step, and a difference of g+1 steps means g missing readings.
+	// 0: the smallest positive difference between consecutive times of any
+	// series.
+	Step      float64
+	KeepTimes bool // fill Data.Times (costs 8 bytes per entry)
 }
 
 // DefaultCSV is the long format series,time,state.
 var DefaultCSV = CSVOptions{SeriesCol: "series", TimeCol: "time", StateCol: "state"}
 
-// Data is a set of independent categorical sequences.
+// Data is a set of independent series of categorical readings. Each series
+// is one Markov chain; readings may be missing inside it (Offsets).
 type Data struct {
-	States []string // state names, in order of first appearance
-	Seqs   [][]int  // indices into States
-	// Series names the series each sequence came from ("" for a plain
-	// file or a file without a series column); a series split at gaps
-	// gives several sequences with the same name.
+	States []string // state names: the declared states, or first appearance
+	Seqs   [][]int  // one per series: its readings (indices into States) in time order
+	// Series names each series ("" for a plain file or a file without a
+	// series column).
 	Series []string
-	// Times holds each entry's time when the file has a time column and
+	// Offsets[s][j] is the time step of reading j of series s counted from
+	// its first reading (Offsets[s][0] = 0); nil when the readings of
+	// series s are consecutive. Missing steps are readings the chain runs
+	// through but the data does not have.
+	Offsets [][]int
+	// Step is the time step used to place readings on the grid (0 when the
+	// file has no time column and rows are consecutive); StepSource says
+	// where it came from.
+	Step       float64
+	StepSource string
+	// Times holds each reading's time when the file has a time column and
 	// CSVOptions.KeepTimes is set (nil otherwise).
 	Times [][]float64
 }
 
-// Observations is the total number of entries.
+// Observations is the total number of readings.
 func (d *Data) Observations() int {
 	n := 0
 	for _, s := range d.Seqs {
@@ -45,17 +82,67 @@ func (d *Data) Observations() int {
 	return n
 }
 
-// ReadData reads sequences from r (gzip-compressed input is detected by its
-// magic bytes). Two layouts are accepted:
+// Missing is the total number of missing time steps inside the series.
+func (d *Data) Missing() int {
+	n := 0
+	for s := range d.Seqs {
+		n += d.Observation(s).Gaps()
+	}
+	return n
+}
+
+// Observation says at which chain times series s was observed (its first
+// reading at time 1).
+func (d *Data) Observation(s int) mqm.Observation {
+	if d.Offsets == nil || d.Offsets[s] == nil {
+		return mqm.Consecutive(1, len(d.Seqs[s]))
+	}
+	times := make([]int, len(d.Offsets[s]))
+	for j, o := range d.Offsets[s] {
+		times[j] = o + 1
+	}
+	ob, err := mqm.At(times)
+	if err != nil {
+		panic(err) // ReadData guarantees strictly increasing offsets
+	}
+	return ob
+}
+
+// Runs returns the maximal runs of consecutive readings (pieces between
+// missing readings), for counting transitions: only readings one step
+// apart are a transition of P.
+func (d *Data) Runs() [][]int {
+	var runs [][]int
+	for s, seq := range d.Seqs {
+		if d.Offsets == nil || d.Offsets[s] == nil {
+			runs = append(runs, seq)
+			continue
+		}
+		off, from := d.Offsets[s], 0
+		for j := 1; j <= len(seq); j++ {
+			if j == len(seq) || off[j] != off[j-1]+1 {
+				runs = append(runs, seq[from:j])
+				from = j
+			}
+		}
+	}
+	return runs
+}
+
+// ReadData reads series from r (gzip-compressed input is detected by its
+// magic bytes; a UTF-8 byte-order mark is skipped). Two layouts are
+// accepted:
 //
 //   - long format with a header naming opts.StateCol and optionally
 //     opts.SeriesCol and opts.TimeCol; rows of one series must have
-//     strictly increasing times, and a series is split where the time step
-//     exceeds opts.Gap (when Gap > 0);
+//     strictly increasing times, which place the readings on a grid of
+//     step opts.Step (default: the smallest positive difference);
 //   - a plain file with one state per line (optionally a first line equal
-//     to opts.StateCol), read as one sequence.
+//     to opts.StateCol), read as one series of consecutive readings.
 //
-// Errors name the file and line. Empty input and empty states are errors.
+// Errors name the file and line. Empty input, empty states, a column named
+// with Require* that the header lacks, undeclared states and times off the
+// grid are errors.
 func ReadData(r io.Reader, name string, opts CSVOptions) (*Data, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
@@ -66,7 +153,21 @@ func ReadData(r io.Reader, name string, opts CSVOptions) (*Data, error) {
 		defer gz.Close()
 		br = bufio.NewReaderSize(gz, 1<<16)
 	}
-	cr := csv.NewReader(br)
+	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\ufeff")) {
+		br.Discard(3)
+	}
+	if opts.Step < 0 || math.IsNaN(opts.Step) || math.IsInf(opts.Step, 0) {
+		return nil, fmt.Errorf("time step %v: want a finite number > 0 (or 0 for the smallest difference in the data)", opts.Step)
+	}
+	delim := opts.Delimiter
+	if delim == 0 {
+		delim = ','
+	}
+	if delim == '"' || delim == '\r' || delim == '\n' || delim == utf8.RuneError || !utf8.ValidRune(delim) {
+		return nil, fmt.Errorf("delimiter %q cannot separate CSV fields", delim)
+	}
+	cr := csv.NewReader(&lineLimit{r: br, name: name})
+	cr.Comma = delim
 	cr.ReuseRecord = true
 	cr.FieldsPerRecord = -1
 	first, err := cr.Read()
@@ -76,6 +177,9 @@ func ReadData(r io.Reader, name string, opts CSVOptions) (*Data, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, csvErr(err))
 	}
+	if len(first) > MaxFields {
+		return nil, fmt.Errorf("%s:1: %d fields in the header, at most %d are read", name, len(first), MaxFields)
+	}
 	header := slices.Clone(first)
 	idx := map[string]int{}
 	for i, h := range header {
@@ -83,6 +187,13 @@ func ReadData(r io.Reader, name string, opts CSVOptions) (*Data, error) {
 	}
 	d := &Data{}
 	states := map[string]int{}
+	for i, s := range opts.States {
+		if _, dup := states[s]; dup || strings.TrimSpace(s) == "" {
+			return nil, fmt.Errorf("declared states %q: each must be a distinct non-empty name", strings.Join(opts.States, ","))
+		}
+		states[s] = i
+	}
+	d.States = slices.Clone(opts.States)
 	intern := func(s string, line int) (int, error) {
 		s = strings.TrimSpace(s)
 		if s == "" {
@@ -91,14 +202,29 @@ func ReadData(r io.Reader, name string, opts CSVOptions) (*Data, error) {
 		if v, ok := states[s]; ok {
 			return v, nil
 		}
+		if opts.States != nil {
+			return 0, fmt.Errorf("%s:%d: state %q is not declared (declared states: %s)", name, line, s, strings.Join(opts.States, ", "))
+		}
 		states[s] = len(d.States)
 		d.States = append(d.States, s)
 		return states[s], nil
 	}
 	sc, hasState := idx[opts.StateCol]
+	for _, req := range []struct {
+		on   bool
+		col  string
+		flag string
+	}{{opts.RequireSeries, opts.SeriesCol, "series"}, {opts.RequireTime, opts.TimeCol, "time"}, {opts.RequireState, opts.StateCol, "state"}} {
+		if _, ok := idx[req.col]; req.on && !ok {
+			return nil, fmt.Errorf("%s:1: the header has no %s column %q (columns: %s)", name, req.flag, req.col, strings.Join(header, ", "))
+		}
+	}
 	if !hasState {
 		if len(header) != 1 {
-			return nil, fmt.Errorf("%s:1: header %q has no column %q; name the columns with the series/time/state column options", name, strings.Join(header, ","), opts.StateCol)
+			return nil, fmt.Errorf("%s:1: header %q has no column %q; name the columns with the series/time/state column options", name, strings.Join(header, string(delim)), opts.StateCol)
+		}
+		if other := otherDelimiter(header[0], delim); other != 0 {
+			return nil, fmt.Errorf("%s:1: the header %q looks delimited by %q, not %q: give the delimiter option", name, header[0], other, delim)
 		}
 		// plain file: one state per line, the first line is data
 		seq := []int{}
@@ -116,7 +242,7 @@ func ReadData(r io.Reader, name string, opts CSVOptions) (*Data, error) {
 				return nil, err
 			}
 			if len(rec) != 1 {
-				return nil, fmt.Errorf("%s:%d: %d fields in a one-state-per-line file", name, line, len(rec))
+				return nil, fmt.Errorf("%s:%d: %d fields in a one-state-per-line file (header has 1): is the delimiter right?", name, line, len(rec))
 			}
 			v, err := intern(rec[0], line)
 			if err != nil {
@@ -137,12 +263,9 @@ func ReadData(r io.Reader, name string, opts CSVOptions) (*Data, error) {
 	if hasTime {
 		need = max(need, timeC)
 	}
-	type open struct {
-		seq   int // index into d.Seqs of the current segment
-		last  float64
-		lastL int
-	}
-	series := map[string]*open{}
+	series := map[string]int{}
+	var times [][]float64
+	var lines [][]int
 	for {
 		rec, line, err := next(cr, name)
 		if err == io.EOF {
@@ -150,6 +273,9 @@ func ReadData(r io.Reader, name string, opts CSVOptions) (*Data, error) {
 		}
 		if err != nil {
 			return nil, err
+		}
+		if len(rec) > MaxFields {
+			return nil, fmt.Errorf("%s:%d: %d fields, at most %d are read", name, line, len(rec), MaxFields)
 		}
 		if len(rec) <= need {
 			missing := opts.StateCol
@@ -170,40 +296,117 @@ func ReadData(r io.Reader, name string, opts CSVOptions) (*Data, error) {
 		if hasSeries {
 			key = rec[serC]
 		}
-		t := math.NaN()
+		s, ok := series[key]
+		if !ok {
+			s = len(d.Seqs)
+			series[key] = s
+			d.Seqs = append(d.Seqs, nil)
+			d.Series = append(d.Series, key)
+			times = append(times, nil)
+			lines = append(lines, nil)
+		}
 		if hasTime {
-			t, err = strconv.ParseFloat(strings.TrimSpace(rec[timeC]), 64)
+			t, err := strconv.ParseFloat(strings.TrimSpace(rec[timeC]), 64)
 			if err != nil || math.IsNaN(t) || math.IsInf(t, 0) {
 				return nil, fmt.Errorf("%s:%d: field %q: %q is not a finite number", name, line, opts.TimeCol, rec[timeC])
 			}
-		}
-		o := series[key]
-		switch {
-		case o == nil:
-			o = &open{seq: len(d.Seqs)}
-			series[key] = o
-			d.Seqs = append(d.Seqs, nil)
-			d.Series = append(d.Series, key)
-		case hasTime && !(t > o.last):
-			return nil, fmt.Errorf("%s:%d: time %v of series %q does not increase (line %d has %v)", name, line, t, key, o.lastL, o.last)
-		case hasTime && opts.Gap > 0 && t-o.last > opts.Gap:
-			o.seq = len(d.Seqs)
-			d.Seqs = append(d.Seqs, nil)
-			d.Series = append(d.Series, key)
-		}
-		o.last, o.lastL = t, line
-		d.Seqs[o.seq] = append(d.Seqs[o.seq], v)
-		if hasTime && opts.KeepTimes {
-			for len(d.Times) < len(d.Seqs) {
-				d.Times = append(d.Times, nil)
+			if n := len(times[s]); n > 0 && !(t > times[s][n-1]) {
+				return nil, fmt.Errorf("%s:%d: time %v of series %q does not increase (line %d has %v)", name, line, t, key, lines[s][n-1], times[s][n-1])
 			}
-			d.Times[o.seq] = append(d.Times[o.seq], t)
+			times[s] = append(times[s], t)
+			lines[s] = append(lines[s], line)
 		}
+		d.Seqs[s] = append(d.Seqs[s], v)
 	}
 	if len(d.Seqs) == 0 {
 		return nil, fmt.Errorf("%s: no data rows after the header", name)
 	}
+	if hasTime {
+		if err := d.place(times, lines, name, opts.Step); err != nil {
+			return nil, err
+		}
+		if opts.KeepTimes {
+			d.Times = times
+		}
+	}
 	return d, nil
+}
+
+// place puts every series on the time grid: Step is given or the smallest
+// positive difference, and each difference must be a whole number of steps.
+func (d *Data) place(times [][]float64, lines [][]int, name string, step float64) error {
+	d.Step, d.StepSource = step, "given"
+	if step == 0 {
+		d.StepSource = "the smallest difference between consecutive times in the data"
+		step = math.Inf(1)
+		for _, ts := range times {
+			for j := 1; j < len(ts); j++ {
+				step = min(step, ts[j]-ts[j-1])
+			}
+		}
+		if math.IsInf(step, 1) {
+			step = 1 // no series has two readings: nothing to place
+		}
+		d.Step = step
+	}
+	d.Offsets = make([][]int, len(times))
+	for s, ts := range times {
+		off := make([]int, len(ts))
+		for j := 1; j < len(ts); j++ {
+			g := (ts[j] - ts[j-1]) / step
+			r := math.Round(g)
+			if r < 1 || math.Abs(g-r) > 1e-6*r {
+				return fmt.Errorf("%s:%d: time %v is %.6g steps of %v after the previous reading of series %q (line %d): readings must lie on a grid of that step; set the time step option", name, lines[s][j], ts[j], g, step, d.Series[s], lines[s][j-1])
+			}
+			if float64(off[j-1])+r >= MaxSpan {
+				return fmt.Errorf("%s:%d: series %q spans more than %d steps of %v; is the time step right?", name, lines[s][j], d.Series[s], MaxSpan, step)
+			}
+			off[j] = off[j-1] + int(r)
+		}
+		if off[len(off)-1] != len(off)-1 {
+			d.Offsets[s] = off // some readings are missing
+		}
+	}
+	return nil
+}
+
+// otherDelimiter returns a common delimiter other than delim found in a
+// one-field header, or 0.
+func otherDelimiter(h string, delim rune) rune {
+	for _, c := range []rune{';', '\t', '|', ','} {
+		if c != delim && strings.ContainsRune(h, c) {
+			return c
+		}
+	}
+	return 0
+}
+
+// MaxLine is the longest line ReadData accepts, in bytes.
+const MaxLine = 1 << 20
+
+// lineLimit refuses lines longer than MaxLine before the CSV reader
+// buffers them whole.
+type lineLimit struct {
+	r    *bufio.Reader
+	name string
+	run  int
+	line int
+}
+
+func (l *lineLimit) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	for i, c := range p[:n] {
+		if c == '\n' {
+			l.run = 0
+			l.line++
+			continue
+		}
+		l.run++
+		if l.run > MaxLine {
+			return i, fmt.Errorf("%s:%d: line longer than %d bytes", l.name, l.line+1, MaxLine)
+		}
+	}
+	return n, err
 }
 
 // next reads one record with its line number; errors other than io.EOF

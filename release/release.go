@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/pufferfish-privacy/pufferfish/baseline"
 	"github.com/pufferfish-privacy/pufferfish/markov"
@@ -41,6 +42,9 @@ type Scale struct {
 	Method       string            `json:"method"`
 	Epsilon      float64           `json:"epsilon"`
 	Length       int               `json:"length"`
+	Start        int               `json:"start"`             // chain time of the first reading (1-based)
+	Span         int               `json:"span,omitempty"`    // time steps from first to last reading, when readings are missing
+	Missing      int               `json:"missing,omitempty"` // missing readings inside the span
 	Applicable   bool              `json:"applicable"`
 	Sigma        *float64          `json:"sigma"` // nil when not applicable
 	Quilt        *mqm.Quilt        `json:"quilt"` // MQM only
@@ -74,15 +78,33 @@ func Summarize(c *markov.Class, fitted bool) *ClassSummary {
 	return &ClassSummary{States: c.States, Chains: len(c.Chains), Initial: kinds, Coverage: c.Coverage(), Fitted: fitted}
 }
 
-// ComputeScale runs one method.
+// ComputeScale runs one method for a chain of T consecutive readings from
+// time 1.
 func ComputeScale(class *markov.Class, T int, eps float64, method string) (*Scale, error) {
-	if !(eps > 0) || math.IsInf(eps, 1) {
-		return nil, fmt.Errorf("epsilon %v: want a finite number > 0", eps)
-	}
 	if T < 1 {
 		return nil, fmt.Errorf("length %d: want ≥ 1", T)
 	}
-	s := &Scale{Method: method, Epsilon: eps, Length: T, Applicable: true}
+	return ComputeScaleAt(class, mqm.Consecutive(1, T), eps, method)
+}
+
+// ComputeScaleAt runs one method for readings observed at the chain times
+// ob: a segment that starts later than time 1, or a series with missing
+// readings (see mqm.Observation). MQM searches the observed readings
+// exactly; gk16 covers the whole chain up to the last reading (a query that
+// ignores some entries is still covered); groupdp takes the observed
+// readings as the group.
+func ComputeScaleAt(class *markov.Class, ob mqm.Observation, eps float64, method string) (*Scale, error) {
+	if !(eps > 0) || math.IsInf(eps, 1) {
+		return nil, fmt.Errorf("epsilon %v: want a finite number > 0", eps)
+	}
+	if ob.Len < 1 || ob.Start < 1 {
+		return nil, fmt.Errorf("length %d from time %d: want ≥ 1 each", ob.Len, ob.Start)
+	}
+	T := ob.Len
+	s := &Scale{Method: method, Epsilon: eps, Length: T, Start: ob.Start, Applicable: true}
+	if ob.Times != nil {
+		s.Span, s.Missing = ob.End()-ob.Start+1, ob.Gaps()
+	}
 	f := func(v float64) *float64 { return &v }
 	switch method {
 	case "exact", "approx":
@@ -90,7 +112,7 @@ func ComputeScale(class *markov.Class, T int, eps float64, method string) (*Scal
 		if method == "approx" {
 			m = mqm.Approx
 		}
-		r, err := mqm.Scale(class, T, eps, m)
+		r, err := mqm.ScaleAt(class, ob, eps, m)
 		if err != nil {
 			return nil, err
 		}
@@ -102,7 +124,7 @@ func ComputeScale(class *markov.Class, T int, eps float64, method string) (*Scal
 		s.Approx = r.Approx
 		s.Guarantee = fmt.Sprintf("%g-Pufferfish privacy for the class (MQM%s, seed 004 Thm 4.3)", eps, map[string]string{"exact": "Exact", "approx": "Approx"}[method])
 	case "gk16":
-		r, err := baseline.GK16(class, T, eps)
+		r, err := baseline.GK16(class, ob.End(), eps)
 		if err != nil {
 			return nil, err
 		}
@@ -135,6 +157,12 @@ type Options struct {
 	Source   noise.Source // nil: crypto/rand
 }
 
+// TimeStep is the resolution that placed readings on the time grid.
+type TimeStep struct {
+	Step   float64 `json:"step"`
+	Source string  `json:"source"`
+}
+
 // Bin is one released histogram entry.
 type Bin struct {
 	State string  `json:"state"`
@@ -148,19 +176,40 @@ type Report struct {
 	Epsilon      float64       `json:"epsilon"`
 	Query        string        `json:"query"` // "counts" or "relative"
 	Guarantee    string        `json:"guarantee"`
+	Protects     string        `json:"protects"` // the guarantee in plain words
 	Class        *ClassSummary `json:"class"`
 	Sigma        float64       `json:"sigma"`     // σ_max for a 1-Lipschitz query (max over lengths)
 	Lipschitz    float64       `json:"lipschitz"` // L of the histogram in L1
 	PerBinScale  float64       `json:"per_bin_scale"`
 	NoiseScale   float64       `json:"noise_scale"` // scale actually sampled (snapping widens it slightly)
 	Noise        string        `json:"noise"`
-	Scales       []*Scale      `json:"scales"` // one per distinct sequence length
+	Scales       []*Scale      `json:"scales"` // one per distinct series length and pattern of missing readings
 	Sequences    int           `json:"sequences"`
 	Observations int           `json:"observations"`
+	Missing      int           `json:"missing"` // missing readings inside the series (the chain runs through them)
+	TimeStep     *TimeStep     `json:"time_step,omitempty"`
 	MinLength    int           `json:"min_length"`
 	MaxLength    int           `json:"max_length"`
 	Histogram    []Bin         `json:"histogram"`
 	Warnings     []string      `json:"warnings,omitempty"`
+}
+
+// maxScale is the largest per-bin Laplace scale Histogram samples: far
+// beyond any useful release, and far below the range where the snapped
+// sampler's grid arithmetic loses integers.
+const maxScale = 1e15
+
+// protects says in plain words what the method protects.
+func protects(method string, c *ClassSummary) string {
+	switch method {
+	case "exact", "approx":
+		return fmt.Sprintf("every single reading of every series (which of the states %s it was), against an adversary who knows the series are Markov chains from the class (%s) and sees every other reading; series are taken as independent of each other", strings.Join(c.States, ", "), c.Coverage)
+	case "gk16":
+		return "every single reading, as Ghosh–Kleinberg inferential privacy for the class's chains"
+	case "groupdp":
+		return "every single reading, and each whole series, whatever the correlation between readings"
+	}
+	return "a single reading only against an adversary who knows nothing of the correlation between readings; neighbouring readings can reveal it"
 }
 
 // Histogram releases the private histogram of data under class.
@@ -171,30 +220,46 @@ func Histogram(data *Data, class *markov.Class, fitted bool, opts Options) (*Rep
 	if !slices.Equal(data.States, class.States) {
 		return nil, errors.New("data states are not aligned with the class (call Data.Align)")
 	}
-	lengths := map[int]bool{}
+	// One search per distinct observation pattern: consecutive series by
+	// length, series with missing readings by their offsets.
+	type pattern struct {
+		ob  mqm.Observation
+		key string
+	}
+	seen := map[string]bool{}
+	var pats []pattern
 	minL, maxL := math.MaxInt, 0
-	for _, s := range data.Seqs {
-		if len(s) == 0 {
+	for i, sq := range data.Seqs {
+		if len(sq) == 0 {
 			continue
 		}
-		lengths[len(s)] = true
-		minL, maxL = min(minL, len(s)), max(maxL, len(s))
+		minL, maxL = min(minL, len(sq)), max(maxL, len(sq))
+		ob := data.Observation(i)
+		key := fmt.Sprint(ob.Len, ob.Times)
+		if !seen[key] {
+			seen[key] = true
+			pats = append(pats, pattern{ob, key})
+		}
 	}
-	distinct := make([]int, 0, len(lengths))
-	for T := range lengths {
-		distinct = append(distinct, T)
-	}
-	slices.Sort(distinct)
+	slices.SortFunc(pats, func(a, b pattern) int {
+		if a.ob.Len != b.ob.Len {
+			return a.ob.Len - b.ob.Len
+		}
+		return strings.Compare(a.key, b.key)
+	})
 	r := &Report{Method: opts.Method, Epsilon: opts.Epsilon, Class: Summarize(class, fitted),
-		Sequences: len(data.Seqs), Observations: data.Observations(), MinLength: minL, MaxLength: maxL,
+		Sequences: len(data.Seqs), Observations: data.Observations(), Missing: data.Missing(), MinLength: minL, MaxLength: maxL,
 		Noise: "Laplace snapped to a power-of-two grid, geometric sampling, crypto/rand (package noise)"}
-	for _, T := range distinct {
-		s, err := ComputeScale(class, T, opts.Epsilon, opts.Method)
+	if data.Step > 0 {
+		r.TimeStep = &TimeStep{Step: data.Step, Source: data.StepSource}
+	}
+	for _, p := range pats {
+		s, err := ComputeScaleAt(class, p.ob, opts.Epsilon, opts.Method)
 		if err != nil {
 			return nil, err
 		}
 		if !s.Applicable {
-			return nil, fmt.Errorf("method %s does not apply to sequences of length %d: %s", opts.Method, T, s.Guarantee)
+			return nil, fmt.Errorf("method %s does not apply to sequences of length %d: %s", opts.Method, p.ob.Len, s.Guarantee)
 		}
 		s.Class = nil
 		r.Scales = append(r.Scales, s)
@@ -218,6 +283,10 @@ func Histogram(data *Data, class *markov.Class, fitted bool, opts Options) (*Rep
 	}
 	r.PerBinScale = r.Sigma * r.Lipschitz
 	r.NoiseScale = noise.EffectiveScale(r.PerBinScale, r.Lipschitz)
+	if math.IsInf(r.NoiseScale, 0) || math.IsNaN(r.NoiseScale) || r.NoiseScale > maxScale {
+		return nil, fmt.Errorf("ε = %g needs a per-bin noise scale of %.3g, beyond what can be sampled (at most %g): choose a larger ε", opts.Epsilon, r.PerBinScale, maxScale)
+	}
+	r.Protects = protects(opts.Method, r.Class)
 	lap := noise.NewLaplace(opts.Source)
 	for i, c := range counts {
 		v, err := lap.Add(c, r.PerBinScale, r.Lipschitz)

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/mqm"
 )
 
 func TestReadDataErrorsNameFileAndLine(t *testing.T) {
@@ -31,12 +33,19 @@ func TestReadDataErrorsNameFileAndLine(t *testing.T) {
 
 func TestReadDataGapsSeriesAndPlain(t *testing.T) {
 	in := "series,time,state\na,0,x\nb,0,y\na,1,y\na,5,x\nb,1,y\n"
-	d, err := ReadData(strings.NewReader(in), "g.csv", CSVOptions{SeriesCol: "series", TimeCol: "time", StateCol: "state", Gap: 2})
+	d, err := ReadData(strings.NewReader(in), "g.csv", DefaultCSV)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(d.Seqs) != 3 || d.Observations() != 5 {
-		t.Fatalf("got %d sequences %v", len(d.Seqs), d.Seqs)
+	// one chain per series; a's reading at 5 follows three missing ones
+	if len(d.Seqs) != 2 || d.Observations() != 5 || d.Missing() != 3 || d.Step != 1 {
+		t.Fatalf("got %d series %v, %d missing, step %v", len(d.Seqs), d.Seqs, d.Missing(), d.Step)
+	}
+	if ob := d.Observation(0); ob.Len != 3 || ob.End() != 6 {
+		t.Fatalf("series a: %+v", ob)
+	}
+	if runs := d.Runs(); len(runs) != 3 {
+		t.Fatalf("runs %v, want [x y] [x] [y y]", runs)
 	}
 	p, err := ReadData(strings.NewReader("x\ny\ny\n"), "p.txt", DefaultCSV)
 	if err != nil || len(p.Seqs) != 1 || len(p.Seqs[0]) != 3 {
@@ -44,6 +53,73 @@ func TestReadDataGapsSeriesAndPlain(t *testing.T) {
 	}
 	if err := p.Align([]string{"y"}, "p.txt"); err == nil || !strings.Contains(err.Error(), `state "x" is not in the class`) {
 		t.Fatalf("align: %v", err)
+	}
+}
+
+// Bins are the declared states in their order, whatever the data holds:
+// two files differing only in their first reading give the same bins.
+func TestDeclaredStatesFixTheBins(t *testing.T) {
+	opts := DefaultCSV
+	opts.States = []string{"run", "sit", "walk", "sleep"}
+	for _, in := range []string{"series,time,state\na,1,sit\na,2,walk\na,3,run\n", "series,time,state\na,1,walk\na,2,sit\na,3,run\n"} {
+		d, err := ReadData(strings.NewReader(in), "x.csv", opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(d.States, opts.States) {
+			t.Fatalf("states %v, want the declared %v", d.States, opts.States)
+		}
+	}
+	_, err := ReadData(strings.NewReader("series,time,state\na,1,sit\na,2,jog\n"), "x.csv", opts)
+	if err == nil || !strings.Contains(err.Error(), `x.csv:3: state "jog" is not declared`) {
+		t.Fatalf("undeclared state: %v", err)
+	}
+}
+
+func TestReadDataColumnsDelimiterBOM(t *testing.T) {
+	cases := []struct {
+		name, in string
+		opts     func(*CSVOptions)
+		want     string // error substring, "" for success
+	}{
+		{"misspelled series column", "subject,time,state\na,1,x\n", func(o *CSVOptions) { o.SeriesCol, o.RequireSeries = "subjet", true }, `no series column "subjet"`},
+		{"misspelled time column", "series,time,state\na,1,x\n", func(o *CSVOptions) { o.TimeCol, o.RequireTime = "tme", true }, `no time column "tme"`},
+		{"BOM before the header", "\ufeffseries,time,state\na,1,x\nb,1,x\n", nil, ""},
+		{"semicolons without --delimiter", "series;time;state\na;1;x\n", nil, `looks delimited by ';'`},
+		{"semicolons with --delimiter", "series;time;state\na;1;x\na;2;y\n", func(o *CSVOptions) { o.Delimiter = ';' }, ""},
+		{"plain file with several fields", "x\ny,z\n", nil, "2 fields in a one-state-per-line file"},
+		{"time off the grid", "series,time,state\na,0,x\na,2,x\na,3,x\na,4.5,x\n", nil, "x.csv:5: time 4.5 is 1.5 steps"},
+		{"step larger than a difference", "series,time,state\na,0,x\na,30,x\n", func(o *CSVOptions) { o.Step = 60 }, "0.5 steps of 60"},
+		{"bad delimiter", "a\n", func(o *CSVOptions) { o.Delimiter = '"' }, "cannot separate"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			opts := DefaultCSV
+			if c.opts != nil {
+				c.opts(&opts)
+			}
+			d, err := ReadData(strings.NewReader(c.in), "x.csv", opts)
+			if c.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if c.name == "BOM before the header" && len(d.Seqs) != 2 {
+					t.Fatalf("BOM: %d series, want 2 (the series column must be found)", len(d.Seqs))
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestReadDataRefusesHugeLines(t *testing.T) {
+	in := "state\n" + strings.Repeat("x,", MaxLine) + "\n"
+	_, err := ReadData(strings.NewReader(in), "x.csv", DefaultCSV)
+	if err == nil || !strings.Contains(err.Error(), "longer than") {
+		t.Fatalf("huge line: %v", err)
 	}
 }
 
@@ -125,14 +201,67 @@ func BenchmarkRelease1M(b *testing.B) {
 	}
 }
 
-func TestExampleGapSplitsOneSeries(t *testing.T) {
-	opts := DefaultCSV
-	opts.Gap = 1
-	d, err := ReadData(ExampleData(), "example", opts)
+// The example's series p03 has a 30-minute gap: it stays one chain, and
+// its σ accounts for the correlation across the gap.
+func TestExampleGapStaysOneChain(t *testing.T) {
+	d, err := ReadData(ExampleData(), "example", DefaultCSV)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(d.Seqs) != 11 {
-		t.Fatalf("--gap 1 gives %d sequences, want 11 (p03 has a 30-minute gap)", len(d.Seqs))
+	if len(d.Seqs) != 10 || d.Missing() != 30 {
+		t.Fatalf("%d series, %d missing; want 10 and 30", len(d.Seqs), d.Missing())
+	}
+}
+
+// One sticky series of 6,000 minutes with every 6th reading missing is one
+// chain: its σ is the quilt search over the observed readings (≈ 303), not
+// that of 1,000 independent pieces of length 5 (σ = 5).
+func TestGappySeriesIsOneChain(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("series,time,state\n")
+	rng := rand.New(rand.NewPCG(3, 4))
+	x := 0
+	var times []int
+	for m := 1; m <= 6000; m++ {
+		if rng.Float64() < 0.01 {
+			x = 1 - x
+		}
+		if m%6 == 0 {
+			continue
+		}
+		times = append(times, m)
+		fmt.Fprintf(&b, "p,%d,%d\n", 60*m, x) // seconds: the step is found as 60
+	}
+	opts := DefaultCSV
+	opts.States = []string{"0", "1"}
+	d, err := ReadData(strings.NewReader(b.String()), "sticky.csv", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, _ := markov.New(opts.States, [][]float64{{0.99, 0.01}, {0.01, 0.99}}, markov.InitStationary, nil)
+	class, _ := markov.NewClass(ch.States, ch)
+	r, err := Histogram(d, class, false, Options{Epsilon: 1, Method: "exact"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ob, _ := mqm.At(times)
+	want, err := mqm.ScaleAt(class, ob, 1, mqm.Exact)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Sigma != want.Sigma || r.Sigma < 100 || r.Missing != 999 || r.TimeStep.Step != 60 {
+		t.Fatalf("σ %v (want %v), %d missing, step %v", r.Sigma, want.Sigma, r.Missing, r.TimeStep.Step)
+	}
+	if len(r.Scales) != 1 || r.Scales[0].Span != 5999 || r.Scales[0].Missing != 999 {
+		t.Fatalf("scales %+v", r.Scales[0])
+	}
+}
+
+func TestHistogramRefusesUnsampleableNoise(t *testing.T) {
+	d, _ := ReadData(ExampleData(), "example", DefaultCSV)
+	class, _ := markov.ParseClass(ExampleClass(), "example class")
+	d.Align(class.States, "example")
+	if _, err := Histogram(d, class, false, Options{Epsilon: 1e-300, Method: "dp"}); err == nil || !strings.Contains(err.Error(), "beyond what can be sampled") {
+		t.Fatalf("ε = 1e-300: %v", err)
 	}
 }

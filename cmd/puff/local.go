@@ -403,7 +403,7 @@ Example (seed 002's headline: 0.831215 at θ = 0.02, implied ε ≈ 1.59):
 func localSanitizeCmd() *cobra.Command {
 	var df dataFlags
 	var theta, eps, rho float64
-	var mechName, statesS string
+	var mechName string
 	var fit bool
 	c := &cobra.Command{
 		Use:   "sanitize --data FILE (--flip R | --epsilon E [--mechanism M] (--theta T | --fit))",
@@ -433,18 +433,16 @@ Example:
 				return fmt.Errorf("give --flip R or --epsilon E, not both or neither")
 			}
 			df.opts.KeepTimes = true
-			data, name, err := df.read()
+			declared, err := df.declared()
 			if err != nil {
 				return err
 			}
-			if statesS != "" {
-				st := strings.Split(statesS, ",")
-				if len(st) != 2 || st[0] == st[1] {
-					return fmt.Errorf("--states %q: want two distinct names, e.g. rest,active", statesS)
-				}
-				if err := data.Align(st, name); err != nil {
-					return err
-				}
+			if declared != nil && len(declared) != 2 {
+				return fmt.Errorf("--states %q: want two distinct names, e.g. rest,active", df.states)
+			}
+			data, name, err := df.read(declared)
+			if err != nil {
+				return err
 			}
 			if len(data.States) != 2 {
 				return fmt.Errorf("%s: randomized response needs exactly two states, found %d (%s); name them with --states", name, len(data.States), strings.Join(data.States, ", "))
@@ -459,7 +457,7 @@ Example:
 				}
 				if fit {
 					switches, steps := 0, 0
-					for _, seq := range data.Seqs {
+					for _, seq := range data.Runs() { // never across missing readings
 						for t := 1; t < len(seq); t++ {
 							steps++
 							if seq[t] != seq[t-1] {
@@ -531,6 +529,5 @@ Example:
 	f.StringVar(&mechName, "mechanism", "certified", "dp | published | certified (with --epsilon)")
 	f.Float64Var(&theta, "theta", math.NaN(), "switch probability θ of the readings' chain (with --epsilon)")
 	f.BoolVar(&fit, "fit", false, "estimate θ from the data (with --epsilon)")
-	f.StringVar(&statesS, "states", "", "the two state names, comma-separated (e.g. rest,active)")
 	return c
 }

@@ -6,9 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/release"
@@ -162,22 +165,45 @@ Example:
 type dataFlags struct {
 	path      string
 	opts      release.CSVOptions
+	delimiter string
+	states    string
+	gap       float64
 	smoothing float64
+	cmd       *cobra.Command
 }
 
 func (d *dataFlags) register(c *cobra.Command) {
+	d.cmd = c
 	f := c.Flags()
-	f.StringVar(&d.path, "data", "", "CSV (optionally gzip) in long format series,time,state, or one state per line; default: the built-in example")
-	f.StringVar(&d.opts.SeriesCol, "series-col", "series", "name of the series column (absent: one series)")
-	f.StringVar(&d.opts.TimeCol, "time-col", "time", "name of the time column (absent: row order)")
+	f.StringVar(&d.path, "data", "", "CSV (optionally gzip) in long format series,time,state, or one state per line")
+	f.StringVar(&d.opts.SeriesCol, "series-col", "series", "name of the series column (absent: one series; named explicitly: required)")
+	f.StringVar(&d.opts.TimeCol, "time-col", "time", "name of the time column (absent: rows are consecutive readings; named explicitly: required)")
 	f.StringVar(&d.opts.StateCol, "state-col", "state", "name of the state column")
-	f.Float64Var(&d.opts.Gap, "gap", 0, "split a series where the time step exceeds this (0: never split)")
-	f.Float64Var(&d.smoothing, "smoothing", 0, "additive smoothing α for --fit")
+	f.StringVar(&d.delimiter, "delimiter", ",", "field delimiter (one character; \\t for tab)")
+	f.Float64Var(&d.opts.Step, "step", 0, "time step of the readings' grid; a difference of g+1 steps is g missing readings (0: the smallest positive difference in the data)")
+	f.Float64Var(&d.gap, "gap", 0, "deprecated, no effect: a series is never split; missing readings are placed on the --step grid and the chain runs through them")
+	f.StringVar(&d.states, "states", "", "the declared states in order, comma-separated (e.g. sleep,sit,walk,run): the histogram's bins")
 }
 
-func (d *dataFlags) read() (*release.Data, string, error) {
+// read reads the data file (or the built-in example) with the declared
+// states (nil: first appearance, for commands that release nothing).
+func (d *dataFlags) read(states []string) (*release.Data, string, error) {
+	if math.IsNaN(d.gap) || d.gap < 0 || math.IsInf(d.gap, 0) {
+		return nil, "", fmt.Errorf("--gap %v: want a finite number ≥ 0", d.gap)
+	}
+	opts := d.opts
+	opts.States = states
+	if d.cmd != nil {
+		fl := d.cmd.Flags()
+		opts.RequireSeries, opts.RequireTime, opts.RequireState = fl.Changed("series-col"), fl.Changed("time-col"), fl.Changed("state-col")
+	}
+	delim := strings.ReplaceAll(d.delimiter, `\t`, "\t")
+	if utf8.RuneCountInString(delim) != 1 {
+		return nil, "", fmt.Errorf("--delimiter %q: want exactly one character", d.delimiter)
+	}
+	opts.Delimiter, _ = utf8.DecodeRuneInString(delim)
 	if d.path == "" {
-		data, err := release.ReadData(release.ExampleData(), "example/activity.csv", d.opts)
+		data, err := release.ReadData(release.ExampleData(), "example/activity.csv", opts)
 		return data, "example/activity.csv", err
 	}
 	f, err := os.Open(d.path)
@@ -185,8 +211,33 @@ func (d *dataFlags) read() (*release.Data, string, error) {
 		return nil, "", err
 	}
 	defer f.Close()
-	data, err := release.ReadData(f, d.path, d.opts)
+	data, err := release.ReadData(f, d.path, opts)
 	return data, d.path, err
+}
+
+// declared returns the --states list (nil when not given).
+func (d *dataFlags) declared() ([]string, error) {
+	if d.states == "" {
+		return nil, nil
+	}
+	st := strings.Split(d.states, ",")
+	seen := map[string]bool{}
+	for i, s := range st {
+		st[i] = strings.TrimSpace(s)
+		if st[i] == "" || seen[st[i]] {
+			return nil, fmt.Errorf("--states %q: want distinct non-empty names separated by commas", d.states)
+		}
+		seen[st[i]] = true
+	}
+	return st, nil
+}
+
+// warnings are report lines about the data flags.
+func (d *dataFlags) warnings() []string {
+	if d.cmd != nil && d.cmd.Flags().Changed("gap") {
+		return []string{"--gap has no effect: series are never split into independent pieces (pieces of one series are correlated); readings are placed on the time grid and missing ones are accounted for"}
+	}
+	return nil
 }
 
 func releaseCmd() *cobra.Command {
@@ -195,23 +246,34 @@ func releaseCmd() *cobra.Command {
 	var eps float64
 	var fit, relative, asJSON bool
 	c := &cobra.Command{
-		Use:   "release [--data FILE] [--class FILE | --fit] [--epsilon E] [--method M] [--json]",
+		Use:   "release [--data FILE] [--class FILE | --fit --states a,b,c] [--epsilon E] [--method M] [--json]",
 		Short: "Release a private histogram of categorical time series",
-		Long: `release reads categorical sequences, computes the noise scale of the
-chosen method for every sequence length, and prints the histogram over the
+		Long: `release reads categorical series, computes the noise scale of the
+chosen method for every series, and prints the histogram over the declared
 states with independent Laplace noise in every bin, plus an audit report
 (method, ε, class, σ, Lipschitz constant, per-bin scale, quilt, sizes).
 The raw data and the true counts are never printed.
 
+The bins are the declared states, in their declared order, every one of
+them even when it never occurs: the class's states with --class, or
+--states with --fit. A reading of an undeclared state is an error naming
+its line. (Bins taken from the data would reveal which states occurred.)
+
+Each series is one chain. With a time column, readings lie on a grid of
+step --step (default: the smallest positive difference in the data); a
+difference of g+1 steps means g missing readings, and the chain runs on
+through them: the noise accounts for the correlation across every gap, so
+a long gap costs almost nothing and a short one is not a free split.
+
 With no --data it runs on the built-in example (10 people × 8 hours of
 activity labels) and its class. With your own data give --class FILE, or
---fit to estimate one chain from the data (its stationary start); a fitted
-class is not itself protected, and the report says so.
+--fit --states a,b,c to estimate one chain from the data (its stationary
+start); a fitted class is not itself protected, and the report says so.
 
 Examples:
   puff release
   puff release --data trace.csv --class class.json --epsilon 0.5 --method approx
-  puff release --data trace.csv.gz --fit --smoothing 0.5 --gap 60 --relative --json`,
+  puff release --data trace.csv.gz --fit --states sleep,sit,walk,run --smoothing 0.5 --relative --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkArgs(eps, method); err != nil {
@@ -220,18 +282,16 @@ Examples:
 			if fit && classPath != "" {
 				return fmt.Errorf("give --class or --fit, not both")
 			}
-			data, name, err := df.read()
+			declared, err := df.declared()
 			if err != nil {
 				return err
 			}
 			var class *markov.Class
 			switch {
 			case fit:
-				ch, err := markov.Fit(data.States, data.Seqs, df.smoothing)
-				if err != nil {
-					return fmt.Errorf("%s: %w", name, err)
+				if declared == nil {
+					return fmt.Errorf("--fit needs --states a,b,c: the histogram's bins must be declared, not read off the data")
 				}
-				class, _ = markov.NewClass(ch.States, ch)
 			case classPath != "":
 				if class, err = readClass(classPath); err != nil {
 					return err
@@ -242,15 +302,32 @@ Examples:
 					return err
 				}
 			default:
-				return fmt.Errorf("give --class FILE (see 'puff scale --help' for the format) or --fit")
+				return fmt.Errorf("give --class FILE (see 'puff scale --help' for the format) or --fit --states a,b,c")
 			}
-			if err := data.Align(class.States, name); err != nil {
+			if class != nil {
+				if declared != nil && !slices.Equal(declared, class.States) {
+					return fmt.Errorf("--states %q differs from the class's states %q", strings.Join(declared, ","), strings.Join(class.States, ","))
+				}
+				declared = class.States
+			}
+			data, name, err := df.read(declared)
+			if err != nil {
 				return err
+			}
+			if fit {
+				ch, err := markov.Fit(declared, data.Runs(), df.smoothing)
+				if err != nil {
+					return fmt.Errorf("%s: %w", name, err)
+				}
+				if class, err = markov.NewClass(ch.States, ch); err != nil {
+					return err
+				}
 			}
 			r, err := release.Histogram(data, class, fit, release.Options{Epsilon: eps, Method: method, Relative: relative})
 			if err != nil {
 				return err
 			}
+			r.Warnings = append(r.Warnings, df.warnings()...)
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), r)
 			}
@@ -259,14 +336,22 @@ Examples:
 			for _, b := range r.Histogram {
 				fmt.Fprintf(w, "%s\t%.6g\n", b.State, b.Value)
 			}
-			fmt.Fprintf(w, "\nguarantee\t%s\nmethod\t%s, ε = %g\nsigma\t%.6g (1-Lipschitz), L = %.6g, per-bin Laplace scale %.6g\n",
-				r.Guarantee, r.Method, r.Epsilon, r.Sigma, r.Lipschitz, r.PerBinScale)
+			fmt.Fprintf(w, "\nguarantee\t%s\nprotects\t%s\nmethod\t%s, ε = %g\nsigma\t%.6g (1-Lipschitz), L = %.6g, per-bin Laplace scale %.6g\n",
+				r.Guarantee, r.Protects, r.Method, r.Epsilon, r.Sigma, r.Lipschitz, r.PerBinScale)
 			for _, s := range r.Scales {
 				if s.Quilt != nil {
-					fmt.Fprintf(w, "length %d\tσ = %.6g, node %d, quilt a=%d b=%d\n", s.Length, *s.Sigma, s.Node, s.Quilt.A, s.Quilt.B)
+					extra := ""
+					if s.Missing > 0 {
+						extra = fmt.Sprintf(", over %d steps with %d missing", s.Span, s.Missing)
+					}
+					fmt.Fprintf(w, "length %d\tσ = %.6g, reading %d, quilt a=%d b=%d%s\n", s.Length, *s.Sigma, s.Node, s.Quilt.A, s.Quilt.B, extra)
 				}
 			}
-			fmt.Fprintf(w, "data\t%d sequences, %d observations, lengths %d–%d\nclass\t%s\n", r.Sequences, r.Observations, r.MinLength, r.MaxLength, r.Class.Coverage)
+			fmt.Fprintf(w, "data\t%d series, %d readings, lengths %d–%d, %d missing readings inside the series\n", r.Sequences, r.Observations, r.MinLength, r.MaxLength, r.Missing)
+			if r.TimeStep != nil {
+				fmt.Fprintf(w, "time step\t%g (%s)\n", r.TimeStep.Step, r.TimeStep.Source)
+			}
+			fmt.Fprintf(w, "class\t%s\n", r.Class.Coverage)
 			for _, m := range r.Warnings {
 				fmt.Fprintf(w, "warning\t%s\n", m)
 			}
@@ -276,7 +361,8 @@ Examples:
 	df.register(c)
 	f := c.Flags()
 	f.StringVar(&classPath, "class", "", "class file (JSON) describing Θ; see 'puff scale --help'")
-	f.BoolVar(&fit, "fit", false, "fit one chain to the data (stationary start) instead of --class")
+	f.BoolVar(&fit, "fit", false, "fit one chain to the data (stationary start) instead of --class; needs --states")
+	f.Float64Var(&df.smoothing, "smoothing", 0, "additive smoothing α for --fit")
 	f.Float64Var(&eps, "epsilon", 1, "privacy parameter ε > 0")
 	f.StringVar(&method, "method", "exact", "exact | approx | gk16 | groupdp | dp")
 	f.BoolVar(&relative, "relative", false, "release relative frequencies (L = 2/N) instead of counts (L = 2)")
@@ -288,22 +374,34 @@ func fitCmd() *cobra.Command {
 	var df dataFlags
 	var initial string
 	c := &cobra.Command{
-		Use:   "fit [--data FILE] [--smoothing α] [--initial stationary|any]",
+		Use:   "fit [--data FILE] [--states a,b,c] [--smoothing α] [--initial stationary|any]",
 		Short: "Fit a Markov chain to data and print it as a class file",
 		Long: `fit prints the maximum-likelihood chain (with optional additive smoothing)
 as a class file for 'puff scale' and 'puff release --class'. It reads the
-same CSV formats as release. The fit is computed from the data and is not
-private: do not publish it as if it were.`,
+same CSV formats as release and counts only transitions between readings
+one time step apart (never across missing readings). States are --states in
+that order, or the observed states sorted by name. The fit is computed from
+the data and is not private: do not publish it as if it were.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if initial != "stationary" && initial != "any" {
 				return fmt.Errorf("--initial %q: want stationary or any", initial)
 			}
-			data, name, err := df.read()
+			declared, err := df.declared()
 			if err != nil {
 				return err
 			}
-			ch, err := markov.Fit(data.States, data.Seqs, df.smoothing)
+			data, name, err := df.read(declared)
+			if err != nil {
+				return err
+			}
+			if declared == nil {
+				sorted := slices.Sorted(slices.Values(data.States))
+				if err := data.Align(sorted, name); err != nil {
+					return err
+				}
+			}
+			ch, err := markov.Fit(data.States, data.Runs(), df.smoothing)
 			if err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
@@ -314,6 +412,7 @@ private: do not publish it as if it were.`,
 		},
 	}
 	df.register(c)
+	c.Flags().Float64Var(&df.smoothing, "smoothing", 0, "additive smoothing α")
 	c.Flags().StringVar(&initial, "initial", "stationary", "initial distribution written to the class: stationary or any")
 	return c
 }

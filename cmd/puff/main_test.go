@@ -81,7 +81,7 @@ func TestErrorsPrintNothing(t *testing.T) {
 		{[]string{"scale", "--class", good, "--length", "10", "--epsilon", "-1"}, "--epsilon"},
 		{[]string{"scale", "--class", periodic, "--length", "10", "--method", "approx"}, "periodic"},
 		{[]string{"scale", "--class", good, "--length", "10", "--method", "magic"}, "--method"},
-		{[]string{"release", "--data", data, "--class", good}, `state "7" is not in the class`},
+		{[]string{"release", "--data", data, "--class", good}, `d.csv:3: state "7" is not declared`},
 		{[]string{"release", "--data", missing, "--class", good}, "m.csv:3: missing field"},
 		{[]string{"release", "--data", empty, "--class", good}, "empty data file"},
 		{[]string{"release", "--data", data}, "--class FILE"},
