@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
@@ -242,7 +243,8 @@ func TestParallelByBruteForce(t *testing.T) {
 		for i, s := range segs {
 			eps := 0.3 + 3*rng.Float64()
 			rel = append(rel, lapRelease{countOnes(s[0], s[1]), segScale(t, q, P, s[0], s[1], eps)})
-			if err := l.Record(Release{Name: string(rune('a' + i)), Dataset: "d", Kind: MQMExact, Epsilon: eps, Start: s[0], End: s[1]}); err != nil {
+			cal := &Calibration{Start: s[0], Length: s[1] - s[0] + 1}
+			if err := l.Record(Release{Name: string(rune('a' + i)), Dataset: "d", Kind: MQMExact, Epsilon: eps, Start: s[0], End: s[1], Calibration: cal}); err != nil {
 				t.Fatal(err)
 			}
 			for p := s[0]; p <= s[1]; p++ {
@@ -570,4 +572,30 @@ func step(q []float64, P [][]float64) []float64 {
 		}
 	}
 	return out
+}
+
+// A segment release must be calibrated at its start: with q = (1, 0) the
+// segment [5, 6] calibrated at time 1 gets σ = 0.25 for ε = 4 while its true
+// loss is 7.47; the ledger refuses it without a matching calibration.
+func TestSegmentCalibrationChecked(t *testing.T) {
+	q := []float64{1, 0}
+	P := [][]float64{{0.9993414172575612, 0.0006585827424387219}, {0.4008305458724634, 0.5991694541275365}}
+	if at1, at5 := segScale(t, q, P, 1, 2, 4), segScale(t, q, P, 5, 6, 4); at5 <= at1 {
+		t.Fatalf("σ at time 1 %v, at time 5 %v: the example should need more noise later", at1, at5)
+	}
+	for _, c := range []struct {
+		cal  *Calibration
+		want string
+	}{
+		{nil, "fixed initial distribution"},
+		{&Calibration{Start: 1, Length: 2}, "was calibrated for [1, 2]"},
+		{&Calibration{Start: 5, Length: 3}, "was calibrated for [5, 7]"},
+		{&Calibration{Start: 5, Length: 2}, ""},
+	} {
+		l := ledger(t, q, P, 6)
+		err := l.Record(Release{Name: "seg", Dataset: "d", Kind: MQMExact, Epsilon: 4, Start: 5, End: 6, Calibration: c.cal})
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("calibration %+v: error %v, want %q", c.cal, err, c.want)
+		}
+	}
 }

@@ -87,6 +87,16 @@ type Release struct {
 	End     int     `json:"end"`
 	Theta   string  `json:"theta"`                  // label of the Θ it was calibrated for; "" = the dataset's
 	Active  *Quilt  `json:"active_quilt,omitempty"` // MQMApprox only
+	// Calibration is the segment the noise was calibrated for (puff scale
+	// --start S --length N); MQM releases must match their segment.
+	Calibration *Calibration `json:"calibration,omitempty"`
+}
+
+// Calibration is the chain segment a noise scale was computed for: Length
+// readings from time Start (1-based).
+type Calibration struct {
+	Start  int `json:"start"`
+	Length int `json:"length"`
 }
 
 // Dataset is a chain of Length nodes with class Θ (nil if unknown).
@@ -171,10 +181,51 @@ func (l *Ledger) Record(r Release) error {
 	if r.Start < 1 || r.End > d.Length || r.Start > r.End {
 		return fmt.Errorf("compose: release %q: segment [%d, %d] is not inside 1..%d", r.Name, r.Start, r.End, d.Length)
 	}
+	if err := checkCalibration(r, d); err != nil {
+		return err
+	}
 	if r.Active != nil && (r.Kind != MQMApprox || r.Active.A < 1 || r.Active.B < 1) {
 		return fmt.Errorf("compose: release %q: active_quilt is for MQMApprox releases with a, b ≥ 1", r.Name)
 	}
 	l.releases = append(l.releases, r)
+	return nil
+}
+
+// checkCalibration refuses an MQM release whose noise was calibrated for
+// another segment than the one it covers: with a fixed initial
+// distribution q the segment [s, e] starts from q·P^{s−1}, and a σ
+// computed from time 1 can understate the noise (a segment's ε holds only
+// for the segment it was computed for). Without a calibration the release
+// is taken as calibrated from time 1 over its own length, which is right
+// when it starts at 1, or when every chain of the class is stationary (the
+// same σ at every start) or stands for every initial distribution (which
+// covers every start).
+//
+// MQMApprox's bound does not depend on the initial distribution, so only
+// MQMExact releases are checked.
+func checkCalibration(r Release, d *Dataset) error {
+	if r.Kind != MQMExact {
+		return nil
+	}
+	n := r.End - r.Start + 1
+	fix := fmt.Sprintf("recalibrate with 'puff scale --start %d --length %d' and record \"calibration\": {\"start\": %d, \"length\": %d}", r.Start, n, r.Start, n)
+	if c := r.Calibration; c != nil {
+		if c.Start != r.Start || c.Length != n {
+			return fmt.Errorf("compose: release %q covers [%d, %d] but was calibrated for [%d, %d]: its ε does not hold for its segment; %s", r.Name, r.Start, r.End, c.Start, c.Start+c.Length-1, fix)
+		}
+		return nil
+	}
+	if r.Start == 1 {
+		return nil
+	}
+	if d.Class == nil {
+		return fmt.Errorf("compose: release %q starts at time %d and the dataset has no class to tell whether its start matters; %s", r.Name, r.Start, fix)
+	}
+	for i, ch := range d.Class.Chains {
+		if ch.Init == markov.InitGiven {
+			return fmt.Errorf("compose: release %q starts at time %d, and chain %d of the class has a fixed initial distribution, so a σ computed from time 1 can understate the noise; %s", r.Name, r.Start, i, fix)
+		}
+	}
 	return nil
 }
 

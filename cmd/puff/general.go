@@ -489,7 +489,13 @@ Log format (JSON):
    "dependence": [{"releases": ["am", "pm"], "delta": 0.1}]}
 mechanism is mqm-exact, mqm-approx, dp or pufferfish; start/end are 1-based
 and default to the whole chain; MQMApprox releases may record their
-"active_quilt": {"a": A, "b": B} (from puff scale --json).
+"active_quilt": {"a": A, "b": B} (from puff scale --json). An mqm-exact
+release on a segment that starts after time 1 records the segment its
+noise was calibrated for, "calibration": {"start": S, "length": N} (from
+puff scale --start S --length N); a record whose calibration does not match
+its segment is refused, and so is one without a calibration when the class
+has a fixed initial distribution (σ computed from time 1 can understate
+the noise later in the chain).
 
 Example:
   puff compose --log releases.json --json`,

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/mqm"
 	"github.com/pufferfish-privacy/pufferfish/release"
 	"github.com/spf13/cobra"
 )
@@ -88,7 +89,7 @@ func checkArgs(eps float64, method string) error {
 func scaleCmd() *cobra.Command {
 	var classPath, method string
 	var eps float64
-	var T int
+	var T, start int
 	var asJSON bool
 	c := &cobra.Command{
 		Use:   "scale --class FILE --length T [--epsilon E] [--method M] [--json]",
@@ -104,6 +105,11 @@ private for any 1-Lipschitz scalar query F on a chain of length T:
 
 For MQM the report names the node that needs the most noise and its best
 Markov quilt {X_{i−a}, X_{i+b}} (a = i: no left node; b = T−i+1: no right).
+
+A release on a segment [S, S+T−1] of a longer chain is calibrated with
+--start S: a fixed initial distribution q has marginal q·P^(S−1) there, and
+calibrating at time 1 instead can understate the noise. ("stationary" gives
+the same σ at every start; "any" covers every start.)
 
 Class file (JSON):
   {"states": ["a","b"], "chains": [{"transition": [[0.9,0.1],[0.2,0.8]], "initial": "stationary"}]}
@@ -124,11 +130,14 @@ Example:
 			if T < 1 {
 				return fmt.Errorf("--length %d: must be ≥ 1", T)
 			}
+			if start < 1 {
+				return fmt.Errorf("--start %d: must be ≥ 1 (the first time step of the chain is 1)", start)
+			}
 			class, err := readClass(classPath)
 			if err != nil {
 				return err
 			}
-			s, err := release.ComputeScale(class, T, eps, method)
+			s, err := release.ComputeScaleAt(class, mqm.Consecutive(start, T), eps, method)
 			if err != nil {
 				return err
 			}
@@ -138,6 +147,9 @@ Example:
 			}
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
 			fmt.Fprintf(w, "method\t%s\nepsilon\t%g\nlength\t%d\n", s.Method, s.Epsilon, s.Length)
+			if s.Start != 1 {
+				fmt.Fprintf(w, "start\t%d (segment %d..%d of the chain)\n", s.Start, s.Start, s.Start+s.Length-1)
+			}
 			if s.Sigma != nil {
 				fmt.Fprintf(w, "sigma\t%.10g\n", *s.Sigma)
 			} else {
@@ -157,6 +169,7 @@ Example:
 	f.StringVar(&classPath, "class", "", "class file (JSON) describing Θ")
 	f.Float64Var(&eps, "epsilon", 1, "privacy parameter ε > 0")
 	f.IntVar(&T, "length", 0, "chain length T (number of observations per sequence)")
+	f.IntVar(&start, "start", 1, "time step (1-based) at which the segment of T readings begins; a later start is calibrated from the marginal q·P^(S−1)")
 	f.StringVar(&method, "method", "exact", "exact | approx | gk16 | groupdp | dp")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
 	return c
