@@ -132,7 +132,6 @@ type wassersteinReport struct {
 		Groups      [][]string `json:"groups"`
 	} `json:"group_dp"`
 	SkippedPairs int       `json:"skipped_pairs"`
-	True         []float64 `json:"true_answer,omitempty"`
 	Released     []float64 `json:"released,omitempty"`
 	Guarantee    string    `json:"guarantee"`
 }
@@ -201,9 +200,6 @@ Examples:
 				rep.Guarantee = fmt.Sprintf("(ε, δ) = (%g, %s) Pufferfish privacy (seed 004 Theorem A.8)", eps, delta.RatString())
 			}
 			if data != nil {
-				for _, v := range f.Query.Eval(data) {
-					rep.True = append(rep.True, ratFloat(v))
-				}
 				if rep.Released, err = wasserstein.Release(f, data, eps, res, noise.NewLaplace(nil)); err != nil {
 					return err
 				}
@@ -219,7 +215,7 @@ Examples:
 				fmt.Fprintf(out, "%d (pair, θ) combinations skipped: a secret has probability zero there\n", len(res.Skips))
 			}
 			if rep.Released != nil {
-				fmt.Fprintf(out, "released %v (the true answer %v is shown to you only; publish the released value)\n", rep.Released, rep.True)
+				fmt.Fprintf(out, "released %v\n", rep.Released)
 			}
 			fmt.Fprintln(out, "guarantee:", rep.Guarantee)
 			return nil
@@ -357,7 +353,6 @@ type bnReport struct {
 	Nearby     int       `json:"nearby"`
 	Influence  float64   `json:"influence"`
 	Candidates int       `json:"candidates"`
-	True       []float64 `json:"true_answer,omitempty"`
 	Released   []float64 `json:"released,omitempty"`
 }
 
@@ -415,7 +410,6 @@ Example:
 				lap := noise.NewLaplace(nil)
 				for _, v := range f.Query.Eval(data) {
 					x := ratFloat(v)
-					rep.True = append(rep.True, x)
 					if rep.Scale > 0 {
 						if x, err = lap.Add(x, rep.Scale, L); err != nil {
 							return err
@@ -432,7 +426,7 @@ Example:
 			fmt.Fprintf(out, "attained at node %s under θ %q: quilt %v, %d nearby nodes, max-influence %.6g\n", rep.Node, rep.Theta, rep.Quilt, rep.Nearby, rep.Influence)
 			fmt.Fprintf(out, "%d candidate quilts scored\n", rep.Candidates)
 			if rep.Released != nil {
-				fmt.Fprintf(out, "released %v (the true answer %v is shown to you only)\n", rep.Released, rep.True)
+				fmt.Fprintf(out, "released %v\n", rep.Released)
 			}
 			return nil
 		},

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// Regression tests for privacy failures: outputs that revealed the data or
+// exact answers, and splits that treated one person as many.
+
+func TestNoExactAnswerInAnyOutput(t *testing.T) {
+	for _, args := range [][]string{
+		{"wasserstein", "--framework", "../../framework/testdata/flu.json", "--epsilon", "1"},
+		{"bn", "--framework", "../../framework/testdata/tree30.json", "--epsilon", "5"},
+	} {
+		for _, js := range []bool{false, true} {
+			a := args
+			if js {
+				a = append(append([]string{}, args...), "--json")
+			}
+			out, err := run(a...)
+			if err != nil {
+				t.Fatalf("%v: %v", a, err)
+			}
+			if strings.Contains(out, "true_answer") || strings.Contains(out, "true answer") {
+				t.Errorf("%v prints the exact answer:\n%s", a, out)
+			}
+		}
+	}
+}
+
+// Two files that differ only in their first reading print the same bins,
+// in the declared order; --fit without declared states is refused.
+func TestBinsDoNotDependOnTheData(t *testing.T) {
+	a := write(t, "a.csv", "series,time,state\np,1,run\np,2,sit\np,3,walk\np,4,sit\n")
+	b := write(t, "b.csv", "series,time,state\np,1,sit\np,2,walk\np,3,run\np,4,sit\n")
+	var bins []string
+	for _, f := range []string{a, b} {
+		v := runJSON(t, "release", "--data", f, "--fit", "--states", "sleep,sit,walk,run", "--smoothing", "1", "--json")
+		var got []string
+		for _, h := range v["histogram"].([]any) {
+			got = append(got, h.(map[string]any)["state"].(string))
+		}
+		if bins == nil {
+			bins = got
+		}
+		if strings.Join(got, ",") != "sleep,sit,walk,run" || strings.Join(got, ",") != strings.Join(bins, ",") {
+			t.Fatalf("bins %v (first file %v), want the declared sleep,sit,walk,run", got, bins)
+		}
+	}
+	if _, err := run("release", "--data", a, "--fit"); err == nil || !strings.Contains(err.Error(), "--fit needs --states") {
+		t.Fatalf("--fit without --states: %v", err)
+	}
+	if _, err := run("release", "--data", a, "--fit", "--states", "sit,walk"); err == nil || !strings.Contains(err.Error(), `a.csv:2: state "run" is not declared`) {
+		t.Fatalf("undeclared state: %v", err)
+	}
+}
+
+// A sticky series with every 6th minute missing is one chain: --gap does
+// not split it (σ ≈ 303, not 5).
+func TestGapDoesNotSplitASeries(t *testing.T) {
+	var sb strings.Builder
+	sb.WriteString("series,time,state\n")
+	for m := 1; m <= 6000; m++ {
+		if m%6 != 0 {
+			fmt.Fprintf(&sb, "p,%d,%d\n", m, (m/700)%2)
+		}
+	}
+	data := write(t, "sticky.csv", sb.String())
+	class := write(t, "c.json", `{"states": ["0", "1"], "chains": [{"transition": [[0.99, 0.01], [0.01, 0.99]], "initial": "stationary"}]}`)
+	v := runJSON(t, "release", "--data", data, "--class", class, "--gap", "1", "--json")
+	if s := v["sigma"].(float64); s < 300 || s > 305 {
+		t.Fatalf("σ = %v, want ≈ 302.7 (one chain with missing readings)", s)
+	}
+	if v["sequences"].(float64) != 1 || v["missing"].(float64) != 999 {
+		t.Fatalf("sequences %v missing %v", v["sequences"], v["missing"])
+	}
+	if w := fmt.Sprint(v["warnings"]); !strings.Contains(w, "--gap has no effect") {
+		t.Fatalf("warnings %v", w)
+	}
+	for _, g := range []string{"-1", "NaN"} {
+		if _, err := run("release", "--data", data, "--class", class, "--gap", g); err == nil || !strings.Contains(err.Error(), "--gap") {
+			t.Errorf("--gap %s: %v", g, err)
+		}
+	}
+}
+
+func TestExplicitColumnsAndDelimiter(t *testing.T) {
+	data := write(t, "d.csv", "subject,time,state\na,1,0\na,2,1\nb,1,0\n")
+	class := write(t, "c.json", twoState)
+	if _, err := run("release", "--data", data, "--class", class, "--series-col", "subjet"); err == nil || !strings.Contains(err.Error(), `no series column "subjet"`) {
+		t.Fatalf("misspelled column: %v", err)
+	}
+	semi := write(t, "s.csv", "series;time;state\na;1;0\na;2;1\n")
+	if _, err := run("release", "--data", semi, "--class", class); err == nil || !strings.Contains(err.Error(), "delimiter") {
+		t.Fatalf("semicolons: %v", err)
+	}
+	v := runJSON(t, "release", "--data", semi, "--class", class, "--delimiter", ";", "--json")
+	if v["observations"].(float64) != 2 {
+		t.Fatalf("with --delimiter: %v", v["observations"])
+	}
+}
+
+// scale --start: the segment [5, 6] of a chain that starts in state 0 needs
+// more noise than the same length from time 1.
+func TestScaleStart(t *testing.T) {
+	class := write(t, "c.json", `{"states":["0","1"],"chains":[{"transition":[[0.9993414172575612, 0.0006585827424387219], [0.4008305458724634, 0.5991694541275365]],"initial":[1,0]}]}`)
+	at1 := runJSON(t, "scale", "--class", class, "--length", "2", "--epsilon", "4", "--json")
+	at5 := runJSON(t, "scale", "--class", class, "--length", "2", "--epsilon", "4", "--start", "5", "--json")
+	if at1["sigma"].(float64) > 0.2501 || at5["sigma"].(float64) <= 0.25 || at5["start"].(float64) != 5 {
+		t.Fatalf("start 1: %v, start 5: %v", at1["sigma"], at5["sigma"])
+	}
+	if _, err := run("scale", "--class", class, "--length", "2", "--start", "0"); err == nil {
+		t.Fatal("--start 0 accepted")
+	}
+}
