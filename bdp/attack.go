@@ -194,6 +194,9 @@ func attackModel(ch *markov.Chain, mech Mechanism, n, target int) (*model, error
 	if n < 1 || target < 1 || target > n {
 		return nil, fmt.Errorf("bdp: target %d is not a position of a chain of length %d", target, n)
 	}
+	if n > MaxLength {
+		return nil, fmt.Errorf("bdp: length %d exceeds %d readings (time and memory grow with the length); the success of an attack on one reading hardly changes beyond a few mixing times", n, MaxLength)
+	}
 	return md, nil
 }
 
@@ -221,6 +224,9 @@ func SimulateAttack(ch *markov.Chain, mech Mechanism, n, target, trials int, rng
 	}
 	if trials < 1 {
 		return AttackResult{}, fmt.Errorf("bdp: trials %d must be positive", trials)
+	}
+	if float64(n)*float64(trials) > maxSimulation {
+		return AttackResult{}, fmt.Errorf("bdp: %d trials of %d readings is %.3g simulated readings, more than the limit %d: use fewer trials or a shorter chain", trials, n, float64(n)*float64(trials), maxSimulation)
 	}
 	res := AttackResult{Length: n, Target: target, SingleReading: md.singleReading(target)}
 	x := make([]int, n)

@@ -273,6 +273,13 @@ func better(c choice, val float64) bool {
 // depends on its position, not only on its distance to the target).
 const maxQuadratic = 4000
 
+// MaxLength is the longest chain Worst, Attack and SimulateAttack accept:
+// their time and memory grow linearly with the length.
+const MaxLength = 1 << 20
+
+// maxSimulation caps length × trials of SimulateAttack.
+const maxSimulation = 1 << 28
+
 // Worst returns the exact worst BDPL of mech on chains of length n from ch
 // over the adversaries selected by know, with an adversary and an output
 // attaining it (the factorisation above). Two-state chains take O(n·m)
@@ -282,6 +289,9 @@ const maxQuadratic = 4000
 func Worst(ch *markov.Chain, mech Mechanism, n int, know Knowledge) (Loss, error) {
 	if n < 1 {
 		return Loss{}, fmt.Errorf("bdp: length %d must be at least 1", n)
+	}
+	if n > MaxLength {
+		return Loss{}, fmt.Errorf("bdp: length %d exceeds %d readings (memory grows with the length); the bound over every length (Limit, --length inf) covers it", n, MaxLength)
 	}
 	md, err := newModel(ch, mech)
 	if err != nil {

@@ -500,24 +500,34 @@ func divergence(l *Ledger, rs []Release) Claim {
 
 func dpRule(d *Dataset, rs []Release) Claim {
 	c := Claim{Rule: "dp", Theorem: "DP sequential and parallel composition; group privacy under correlation"}
-	perRecord := make([]float64, d.Length+1)
+	// The ε each record is exposed to changes only where a release starts
+	// or ends: sweep those events (memory O(releases), any length).
+	type event struct {
+		t   int
+		eps float64
+	}
+	var ev []event
+	sum := 0.0
 	for _, r := range rs {
 		if r.Kind != DP {
 			c.Why = fmt.Sprintf("release %q is %s, not DP", r.Name, r.Kind)
 			return c
 		}
-		for t := r.Start; t <= r.End; t++ {
-			perRecord[t] += r.Epsilon
-		}
+		ev = append(ev, event{r.Start, r.Epsilon}, event{r.End + 1, -r.Epsilon})
+		sum += r.Epsilon * float64(r.End-r.Start+1)
 	}
 	if independent(d.Class) {
-		c.Applies, c.Epsilon = true, slices.Max(perRecord)
+		slices.SortFunc(ev, func(a, b event) int { return a.t - b.t })
+		cur, worst := 0.0, 0.0
+		for i, e := range ev {
+			cur += e.eps
+			if i+1 == len(ev) || ev[i+1].t != e.t {
+				worst = max(worst, cur)
+			}
+		}
+		c.Applies, c.Epsilon = true, worst
 		c.Covers = "every record (Θ has independent records, so DP is Pufferfish)"
 		return c
-	}
-	sum := 0.0
-	for _, e := range perRecord {
-		sum += e
 	}
 	c.Rule = "dp-group"
 	c.Applies, c.Epsilon = true, sum

@@ -55,6 +55,10 @@ func NewClass(states []string, chains ...*Chain) (*Class, error) {
 	return &Class{States: append([]string(nil), states...), Chains: chains}, nil
 }
 
+// MaxIntervalChains caps the grid of a binary interval class (every chain
+// is searched): 250,000 chains is a step of 0.002 over [0, 1].
+const MaxIntervalChains = 250_000
+
 // BinaryInterval builds the interval class with the given initial kind
 // (seed 000 uses InitAny). hi − lo must be a whole number of steps.
 func BinaryInterval(lo, hi, step float64, kind InitKind) (*Class, error) {
@@ -65,6 +69,9 @@ func BinaryInterval(lo, hi, step float64, kind InitKind) (*Class, error) {
 		return nil, fmt.Errorf("binary_interval: need 0 ≤ lo ≤ hi ≤ 1, got lo=%v hi=%v", lo, hi)
 	}
 	nf := (hi - lo) / step
+	if (nf+1)*(nf+1) > MaxIntervalChains {
+		return nil, fmt.Errorf("binary_interval: step %v gives %.4g grid points per coordinate, %.4g chains, more than the limit %d: use a coarser step", step, nf+1, (nf+1)*(nf+1), MaxIntervalChains)
+	}
 	n := int(math.Round(nf))
 	if math.Abs(nf-float64(n)) > 1e-6 {
 		return nil, fmt.Errorf("binary_interval: hi − lo = %v is not a whole number of steps of %v", hi-lo, step)

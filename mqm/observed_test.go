@@ -286,3 +286,44 @@ func TestObservedScanEqualsFullSearch(t *testing.T) {
 		}
 	}
 }
+
+// A fixed initial distribution: the scan jumps over nodes once the
+// marginal is a float fixed point; it must equal the unpruned search, and
+// very long chains finish.
+func TestGivenInitialJumpEqualsFullSearch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	for trial := range 24 {
+		k := 2 + trial%3
+		T := 60 + 10*trial
+		P := randomChain(rng, k, 0.15)
+		if trial%3 == 1 {
+			P = sticky(k, 0.8)
+		}
+		ch, err := markov.New(nil, P, markov.InitGiven, randomDist(rng, k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		class, _ := markov.NewClass(ch.States, ch)
+		eps := []float64{0.5, 1, 3}[trial%3]
+		start := 1 + trial%4
+		r, err := ScaleAt(class, Consecutive(start, T), eps, Exact)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inner, _ := newExactOracle(ch, start+T)
+		full := fullSearch(&observedOracle{ob: Consecutive(start, T), exact: inner}, T, eps)
+		if r.Sigma != full.sigma {
+			t.Fatalf("trial %d (k=%d T=%d start %d): scan %v, full search %v", trial, k, T, start, r.Sigma, full.sigma)
+		}
+	}
+	ch, _ := markov.New(nil, [][]float64{{0.8, 0.15, 0.05}, {0.1, 0.7, 0.2}, {0.3, 0.3, 0.4}}, markov.InitGiven, []float64{1, 0, 0})
+	class, _ := markov.NewClass(ch.States, ch)
+	long, err := Scale(class, 1_000_000_000, 1, Exact)
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, _ := Scale(class, 2000, 1, Exact)
+	if long.Sigma != short.Sigma {
+		t.Fatalf("T = 10⁹: σ %v, T = 2000: %v (both long past mixing)", long.Sigma, short.Sigma)
+	}
+}

@@ -3,6 +3,7 @@ package mqm
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
 )
@@ -154,6 +155,10 @@ type exactOracle struct {
 	// vector-matrix product per node.
 	lastI  int
 	lastQi []float64
+	// fixedAt > 0: the computed marginal q_i is a float fixed point
+	// (q_i·P == q_i bit for bit) from time fixedAt on, equal to fixedQ.
+	fixedAt int
+	fixedQ  []float64
 	// nan records the first undefined influence met (an error, never a skip).
 	nan error
 	// memo of influences for node-independent evaluation (stationary):
@@ -318,6 +323,9 @@ func (o *exactOracle) nodeTerm(i int) []float64 {
 	if o.ch.Init == markov.InitStationary {
 		i = 1 // q_i = π for every i
 	}
+	if st := o.stable(); st > 0 && i >= st {
+		i = st // the same marginal and support at every later time
+	}
 	if t, ok := o.nodeCache[i]; ok {
 		return t
 	}
@@ -368,10 +376,17 @@ func (o *exactOracle) nodeTerm(i int) []float64 {
 func (o *exactOracle) marginal(i int) []float64 {
 	var q []float64
 	switch {
+	case o.fixedAt > 0 && i >= o.fixedAt:
+		return o.fixedQ
 	case o.lastQi != nil && i == o.lastI:
 		q = o.lastQi
 	case o.lastQi != nil && i == o.lastI+1:
 		q = vecMat(o.lastQi, o.ch.P)
+		if slices.Equal(q, o.lastQi) {
+			// A float fixed point: every later marginal is the same
+			// computation on the same input.
+			o.fixedAt, o.fixedQ = o.lastI, o.lastQi
+		}
 	case o.lastQi != nil && i > o.lastI:
 		// a reading after a gap: q_i = q_last · P^{i−last}
 		q = vecMat(o.lastQi, o.pw.at(i-o.lastI).v)
@@ -477,6 +492,18 @@ func (o *exactOracle) eval(i, a, b int, leftOpen, rightOpen bool) float64 {
 }
 
 func (o *exactOracle) nodeMonotone() bool { return o.ch.Init != markov.InitGiven }
+
+// stable returns a time from which every term of a fixed-initial chain is
+// the same at every later time — the marginal is a float fixed point and
+// the support sequence has reached period 1 — or 0 when none is known yet.
+// From there the influence of a quilt depends only on its distances, so a
+// quilt proving one node proves every later node it fits (scan).
+func (o *exactOracle) stable() int {
+	if o.ch.Init != markov.InitGiven || o.fixedAt == 0 || o.suppPeriod != 1 {
+		return 0
+	}
+	return max(o.fixedAt, o.suppPre+1)
+}
 
 // Influence returns the max-influence e(X_Q | X_i) (seed 004 Def. 4.1) of
 // the quilt X_Q = {X_{i−a}, X_{i+b}} on the node X_i at time i ≥ 1 of chain

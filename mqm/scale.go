@@ -155,22 +155,34 @@ func scan(o oracle, T int, eps float64) nodeResult {
 	var top nodeResult
 	var hints []hint
 	var topHint hint
+	st, _ := o.(stabler)
 	for i := 1; i <= T; i++ {
-		if i > 1 && proves(o, i, T, eps, top.sigma, append(hints, topHint)) {
-			continue
+		q, ok := Quilt{}, false
+		if i > 1 {
+			q, ok = proves(o, i, T, eps, top.sigma, append(hints, topHint))
 		}
-		r := nodeSearch(o, i, T, eps, top.sigma)
-		if r.sigma > top.sigma {
-			top = r
+		if !ok {
+			r := nodeSearch(o, i, T, eps, top.sigma)
+			if r.sigma > top.sigma {
+				top = r
+			}
+			q = r.quilt
+			// the last few searched nodes' quilts (gap patterns
+			// alternate), and the maximising node's
+			if len(hints) == maxHints {
+				hints = hints[1:]
+			}
+			hints = append(hints, hintOf(q, i, T))
+			if top.node == i {
+				topHint = hintOf(top.quilt, i, T)
+			}
 		}
-		// the last few searched nodes' quilts (gap patterns alternate), and
-		// the maximising node's
-		if len(hints) == maxHints {
-			hints = hints[1:]
-		}
-		hints = append(hints, hintOf(r.quilt, i, T))
-		if top.node == i {
-			topHint = hintOf(top.quilt, i, T)
+		// Past the stable time, a two-sided quilt that proves node i
+		// proves every later node it fits: skip to the last b nodes.
+		if st != nil && q.A < i && q.B < T-i+1 {
+			if s := st.stableNode(); s > 0 && i-q.A >= s {
+				i = T - q.B
+			}
 		}
 	}
 	return top
@@ -187,9 +199,25 @@ type hint struct {
 
 func hintOf(q Quilt, i, T int) hint { return hint{q, q.A == i, q.B == T-i+1} }
 
-// proves reports whether some hint, moved to node i, or a quilt within
-// two steps of it on either side, scores ≤ beta.
-func proves(o oracle, i, T int, eps, beta float64, hints []hint) bool {
+// stabler is an oracle that knows a node from which its influences depend
+// only on the quilt's distances (0: none known yet).
+type stabler interface{ stableNode() int }
+
+func (o *exactOracle) stableNode() int { return o.stable() }
+
+func (o *observedOracle) stableNode() int {
+	if o.ob.Times != nil || o.exact == nil {
+		return 0
+	}
+	if s := o.exact.stable(); s > 0 {
+		return max(1, s-o.ob.Start+1)
+	}
+	return 0
+}
+
+// proves returns a quilt scoring ≤ beta at node i among the hints moved to
+// node i and the quilts within two steps of them on either side.
+func proves(o oracle, i, T int, eps, beta float64, hints []hint) (Quilt, bool) {
 	for _, h := range hints {
 		a0, b0 := h.A, h.B
 		if h.left || a0 > i {
@@ -205,12 +233,12 @@ func proves(o oracle, i, T int, eps, beta float64, hints []hint) bool {
 					continue
 				}
 				if float64(a+b-1) <= beta*eps && score(a+b-1, eps, o.influence(i, a, b)) <= beta {
-					return true
+					return Quilt{a, b}, true
 				}
 			}
 		}
 	}
-	return false
+	return Quilt{}, false
 }
 
 // fullSearch is the reference O(T·quilts) search of seed 004 Algorithms 3–4:
