@@ -77,6 +77,9 @@ func LossFloat(m *Model, secrets []Secret, n int) (FloatResult, error) {
 	}
 	close(jobs)
 	wg.Wait()
+	if s.explored.Load() > MaxExplored {
+		return FloatResult{}, tooLarge(m, n)
+	}
 	if failed.Load() {
 		return FloatResult{}, ErrUnderflow
 	}
@@ -305,7 +308,9 @@ func (w *fworker) visit(pi, tau fvec, d int, name string) bool {
 	if len(pi.idx) == 0 && len(tau.idx) == 0 {
 		return true
 	}
-	w.s.explored.Add(1)
+	if w.s.explored.Add(1) > MaxExplored {
+		return true // LossFloat reports ErrTooLarge
+	}
 	switch {
 	case len(tau.idx) == 0:
 		w.offer(0, 0, d, "pi", name, true)

@@ -1,6 +1,7 @@
 package hmm
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -113,6 +114,9 @@ func Loss(m *Model, secrets []Secret, n int) (Result, error) {
 	}
 	close(jobs)
 	wg.Wait()
+	if s.explored.Load() > MaxExplored {
+		return Result{}, tooLarge(m, n)
+	}
 	r := Result{Witness: s.witness, Secret: s.secret, Larger: s.larger, Explored: s.explored.Load()}
 	if s.inf {
 		r.Loss = math.Inf(1)
@@ -189,7 +193,9 @@ func (w *worker) visit(s *search, pi, tau sparse, d int, name string) {
 	if len(pi.idx) == 0 && len(tau.idx) == 0 {
 		return
 	}
-	s.explored.Add(1)
+	if s.explored.Add(1) > MaxExplored {
+		return // Loss reports ErrTooLarge
+	}
 	sp, st := pi.sum(), tau.sum()
 	if sp.Cmp(st) >= 0 {
 		s.offer(sp, st, w.path, name, "pi")
@@ -248,9 +254,29 @@ func (w *worker) mayExceed(s *search, wp, wt sparse) bool {
 }
 
 // checkInputs validates the arguments of Loss and LossFloat.
+// MaxLength is the longest observation sequence a search accepts, and
+// MaxExplored the most sequences it visits before giving up with
+// ErrTooLarge (the search tree has up to |O|^n leaves; pruning usually
+// visits far fewer, but not always).
+const (
+	MaxLength   = 100_000
+	MaxExplored = 1 << 24
+)
+
+// ErrTooLarge is returned (wrapped) when a search would visit more than
+// MaxExplored sequences.
+var ErrTooLarge = errors.New("hmm: search too large")
+
+func tooLarge(m *Model, n int) error {
+	return fmt.Errorf("%w: more than %d observation sequences visited without finishing (lengths 1..%d over %d observations: up to %.3g sequences); use a shorter length", ErrTooLarge, MaxExplored, n, len(m.Obs), math.Pow(float64(len(m.Obs)), float64(n)))
+}
+
 func checkInputs(m *Model, secrets []Secret, n int) error {
 	if n < 1 {
 		return fmt.Errorf("hmm: maximum length %d must be at least 1", n)
+	}
+	if n > MaxLength {
+		return fmt.Errorf("hmm: maximum length %d exceeds %d", n, MaxLength)
 	}
 	if len(secrets) == 0 {
 		return fmt.Errorf("hmm: no secret pair")

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -41,9 +42,22 @@ func JSON(raw json.RawMessage, params map[string]*big.Rat) (*big.Rat, error) {
 	return Eval(s, params)
 }
 
+// Limits that keep exact arithmetic bounded: a decimal exponent beyond
+// ±MaxExponent would make numerators and denominators of thousands of
+// digits (10^−1000000 is a million digits), and every later product grows
+// with them.
+const (
+	MaxExponent = 1000
+	MaxLiteral  = 1000
+	MaxExpr     = 10000
+)
+
 // Eval evaluates an arithmetic expression over rationals: numbers
 // ("1/6", "0.25", "2"), parameter names, + − * / and parentheses.
 func Eval(expr string, params map[string]*big.Rat) (*big.Rat, error) {
+	if len(expr) > MaxExpr {
+		return nil, fmt.Errorf("expression of %d characters, at most %d", len(expr), MaxExpr)
+	}
 	p := &exprParser{s: expr, params: params}
 	v, err := p.sum()
 	if err != nil {
@@ -157,7 +171,16 @@ func (p *exprParser) atom() (*big.Rat, error) {
 			((p.s[j] == '+' || p.s[j] == '-') && j > p.i && (p.s[j-1] == 'e' || p.s[j-1] == 'E'))) {
 			j++
 		}
-		v, ok := new(big.Rat).SetString(p.s[p.i:j])
+		lit := p.s[p.i:j]
+		if len(lit) > MaxLiteral {
+			return nil, fmt.Errorf("%q: number of %d characters, at most %d", p.s, len(lit), MaxLiteral)
+		}
+		if k := strings.IndexAny(lit, "eE"); k >= 0 {
+			if e, err := strconv.Atoi(lit[k+1:]); err != nil || e > MaxExponent || e < -MaxExponent {
+				return nil, fmt.Errorf("%q: exponent of %q beyond ±%d", p.s, lit, MaxExponent)
+			}
+		}
+		v, ok := new(big.Rat).SetString(lit)
 		if !ok {
 			return nil, fmt.Errorf("%q: bad number %q", p.s, p.s[p.i:j])
 		}

@@ -1,6 +1,7 @@
 package ratexpr
 
 import (
+	"strings"
 	"encoding/json"
 	"math/big"
 	"testing"
@@ -31,5 +32,16 @@ func TestJSON(t *testing.T) {
 	}
 	if _, err := JSON(json.RawMessage(`true`), nil); err == nil {
 		t.Error("true accepted")
+	}
+}
+
+func TestEvalRefusesHugeNumbers(t *testing.T) {
+	for _, in := range []string{"1e-1000000", "2E+5000", strings.Repeat("1", MaxLiteral+1), strings.Repeat("1+", MaxExpr)} {
+		if _, err := Eval(in, nil); err == nil {
+			t.Errorf("%.20q…: accepted", in)
+		}
+	}
+	if v, err := Eval("1e-300", nil); err != nil || v.Sign() <= 0 {
+		t.Fatalf("1e-300: %v %v", v, err)
 	}
 }

@@ -361,6 +361,7 @@ func bnCmd() *cobra.Command {
 	var eps float64
 	var asJSON bool
 	var tableLimit, candLimit int
+	var workLimit float64
 	c := &cobra.Command{
 		Use:   "bn",
 		Short: "Markov Quilt Mechanism on Bayesian networks (Algorithm 2)",
@@ -375,7 +376,7 @@ with the exact max-influence from variable elimination, and takes the best;
 MQMExact.
 
 Inputs too large for exact search fail with the table or candidate count
-that would be needed (raise --table-limit / --candidate-limit at your own
+that would be needed (raise --table-limit / --candidate-limit / --work-limit at your own
 cost).
 
 ` + frameworkHelp + `
@@ -392,7 +393,7 @@ Example:
 			for _, th := range f.Thetas {
 				nets = append(nets, th.Net)
 			}
-			res, err := mqm.NetworkScale(nets, eps, mqm.NetworkOptions{TableLimit: tableLimit, CandidateLimit: candLimit})
+			res, err := mqm.NetworkScale(nets, eps, mqm.NetworkOptions{TableLimit: tableLimit, CandidateLimit: candLimit, WorkLimit: workLimit})
 			if err != nil {
 				return err
 			}
@@ -436,6 +437,7 @@ Example:
 	c.Flags().StringVar(&dataS, "data", "", "comma-separated database to release (overrides the file's data)")
 	c.Flags().IntVar(&tableLimit, "table-limit", 0, "largest inference table (entries); 0 = 4194304")
 	c.Flags().IntVar(&candLimit, "candidate-limit", 0, "most candidate quilts per node; 0 = 4194304")
+	c.Flags().Float64Var(&workLimit, "work-limit", 0, "most estimated search steps (≈ 7 s per 1e8); 0 = 2e8")
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return c
 }

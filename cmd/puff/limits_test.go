@@ -1,0 +1,59 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// Inputs that once panicked or hung: each now gets a clear error naming
+// the size (or, where the answer is cheap, the answer).
+func TestSizeLimits(t *testing.T) {
+	var chain strings.Builder
+	chain.WriteString(`{"domain": [0, 1], "query": "sum", "thetas": [{"network": [{"name": "X0", "parents": [], "cpt": [[0.5, 0.5]]}`)
+	for i := 1; i < 200; i++ {
+		fmt.Fprintf(&chain, `, {"name": "X%d", "parents": ["X%d"], "cpt": [[0.9, 0.1], [0.2, 0.8]]}`, i, i-1)
+	}
+	chain.WriteString("]}]}")
+	bn200 := write(t, "bn200.json", chain.String())
+	interval := write(t, "iv.json", `{"binary_interval": {"lo": 0.1, "hi": 0.9, "step": 1e-7}}`)
+	bigLog := write(t, "log.json", `{"datasets": [{"name": "d", "length": 1000000000000000000}],
+	  "releases": [{"name": "a", "dataset": "d", "mechanism": "dp", "epsilon": 1, "start": 1, "end": 5},
+	               {"name": "b", "dataset": "d", "mechanism": "dp", "epsilon": 1, "start": 3, "end": 999999999999999999}]}`)
+	tinyProb := write(t, "m.json", `{"states": ["a", "b"], "observations": ["x", "y"],
+	  "transition": [[1, 0], [0, 1]], "emission": [["1e-1000000", "1 - 1e-1000000"], [0.5, 0.5]],
+	  "secrets": [{"name": "a vs b", "pi": [1, 0], "tau": [0, 1]}]}`)
+	given := write(t, "g.json", `{"states": ["0", "1", "2"], "chains": [{"transition": [[0.8, 0.15, 0.05], [0.1, 0.7, 0.2], [0.3, 0.3, 0.4]], "initial": [1, 0, 0]}]}`)
+	audit := write(t, "a.json", twoState)
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"local loss, length 1e18", []string{"local", "loss", "--theta", "0.2", "--flip", "0.3", "--length", "1000000000000000000"}, "exceeds"},
+		{"local attack, length 1e9", []string{"local", "attack", "--theta", "0.02", "--epsilon", "0.5", "--length", "1000000000"}, "exceeds"},
+		{"compose, length 1e18", []string{"compose", "--log", bigLog, "--json"}, ""},
+		{"binary interval, step 1e-7", []string{"scale", "--class", interval, "--length", "10"}, "more than the limit"},
+		{"verify audit, length 1e6", []string{"verify", "audit", "--class", audit, "--length", "1000000"}, "exceeds 10"},
+		{"bn, 200-node chain", []string{"bn", "--framework", bn200, "--epsilon", "1"}, "limit"},
+		{"HMM probability 1e-1000000", []string{"verify", "loss", tinyProb, "--length", "2"}, "exponent"},
+		{"scale, fixed initial, length 1e9", []string{"scale", "--class", given, "--length", "1000000000", "--json"}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := run(c.args...)
+			if c.want == "" {
+				if err != nil || !strings.Contains(out, "{") {
+					t.Fatalf("error %v, output %q", err, out)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want %q", err, c.want)
+			}
+			if out != "" {
+				t.Fatalf("printed %q despite the error", out)
+			}
+		})
+	}
+}
