@@ -138,7 +138,7 @@ type wassersteinReport struct {
 
 func wassersteinCmd() *cobra.Command {
 	var path, deltaS, dataS string
-	var eps float64
+	epsF := newEps("")
 	var asJSON bool
 	c := &cobra.Command{
 		Use:   "wasserstein",
@@ -163,6 +163,7 @@ Examples:
   puff wasserstein --framework flu.json --epsilon 1 --delta 1/100`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			eps := epsF.Float()
 			f, data, err := loadFramework(path, dataS, eps, false)
 			if err != nil {
 				return err
@@ -222,7 +223,7 @@ Examples:
 		},
 	}
 	c.Flags().StringVar(&path, "framework", "", "framework JSON file (see above)")
-	c.Flags().Float64Var(&eps, "epsilon", 0, "privacy parameter ε > 0")
+	c.Flags().Var(epsF, "epsilon", "privacy parameter ε > 0: a decimal, a fraction (1/2) or ln(r)")
 	c.Flags().StringVar(&deltaS, "delta", "0", "δ in [0, 1) for the (ε, δ) variant (fraction or decimal)")
 	c.Flags().StringVar(&dataS, "data", "", "comma-separated database to release (overrides the file's data)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
@@ -241,7 +242,7 @@ type robustBelief struct {
 
 func robustCmd() *cobra.Command {
 	var path, advPath string
-	var eps float64
+	epsF := newEps("")
 	var asJSON bool
 	c := &cobra.Command{
 		Use:   "robust",
@@ -263,6 +264,7 @@ Example:
   puff robust --framework flu.json --adversary believed.json --epsilon 1 --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			eps := epsF.Float()
 			if path == "" || advPath == "" {
 				return fmt.Errorf("--framework FILE and --adversary FILE are required")
 			}
@@ -336,7 +338,7 @@ Example:
 	}
 	c.Flags().StringVar(&path, "framework", "", "framework JSON file defining Θ")
 	c.Flags().StringVar(&advPath, "adversary", "", "framework-format JSON file whose thetas are the adversary's beliefs")
-	c.Flags().Float64Var(&eps, "epsilon", 0, "the mechanism's ε under Θ")
+	c.Flags().Var(epsF, "epsilon", "the mechanism's ε under Θ: a decimal, a fraction (1/2) or ln(r)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return c
 }
@@ -358,7 +360,7 @@ type bnReport struct {
 
 func bnCmd() *cobra.Command {
 	var path, dataS string
-	var eps float64
+	epsF := newEps("")
 	var asJSON bool
 	var tableLimit, candLimit int
 	var workLimit float64
@@ -385,6 +387,7 @@ Example:
   puff bn --framework tree.json --epsilon 1 --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			eps := epsF.Float()
 			f, data, err := loadFramework(path, dataS, eps, true)
 			if err != nil {
 				return err
@@ -433,7 +436,7 @@ Example:
 		},
 	}
 	c.Flags().StringVar(&path, "framework", "", "framework JSON file whose thetas are networks")
-	c.Flags().Float64Var(&eps, "epsilon", 0, "privacy parameter ε > 0")
+	c.Flags().Var(epsF, "epsilon", "privacy parameter ε > 0: a decimal, a fraction (1/2) or ln(r)")
 	c.Flags().StringVar(&dataS, "data", "", "comma-separated database to release (overrides the file's data)")
 	c.Flags().IntVar(&tableLimit, "table-limit", 0, "largest inference table (entries); 0 = 4194304")
 	c.Flags().IntVar(&candLimit, "candidate-limit", 0, "most candidate quilts per node; 0 = 4194304")

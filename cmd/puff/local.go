@@ -47,9 +47,14 @@ func checkTheta(theta float64) error {
 	return nil
 }
 
+// checkEps is the one check of an ε that reached a command (the flag
+// syntax already refused anything outside (0, 700]).
 func checkEps(eps float64) error {
-	if !(eps > 0) || math.IsInf(eps, 1) {
-		return fmt.Errorf("--epsilon %v: must be a finite number > 0", eps)
+	if math.IsNaN(eps) {
+		return fmt.Errorf("--epsilon E is required (a decimal, a fraction such as 1/2, or ln(r))")
+	}
+	if !(eps > 0 && eps <= 700) {
+		return fmt.Errorf("--epsilon %v: want 0 < ε ≤ 700", eps)
 	}
 	return nil
 }
@@ -82,7 +87,7 @@ type flipReport struct {
 }
 
 func localFlipCmd() *cobra.Command {
-	var theta, eps float64
+	thetaF, epsF := newProb(), newEps("")
 	var n int
 	var asJSON bool
 	c := &cobra.Command{
@@ -98,6 +103,7 @@ Example:
   puff local flip --theta 0.4 --epsilon 4 --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			theta, eps := thetaF.Float(), epsF.Float()
 			if err := checkTheta(theta); err != nil {
 				return err
 			}
@@ -165,8 +171,8 @@ Example:
 		},
 	}
 	f := c.Flags()
-	f.Float64Var(&theta, "theta", math.NaN(), "switch probability θ = P(x_{t+1} ≠ x_t) of the symmetric chain")
-	f.Float64Var(&eps, "epsilon", math.NaN(), "privacy parameter ε > 0")
+	f.Var(thetaF, "theta", "switch probability θ = P(x_{t+1} ≠ x_t) of the symmetric chain")
+	f.Var(epsF, "epsilon", "privacy parameter ε > 0: a decimal, a fraction (1/2) or ln(r)")
 	f.IntVar(&n, "length", 0, "also certify for exactly N readings")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
 	return c
@@ -191,7 +197,7 @@ type lossReport struct {
 }
 
 func localLossCmd() *cobra.Command {
-	var theta, rho float64
+	thetaF, rhoF := newProb(), newProb()
 	var lengthS, know string
 	var asJSON bool
 	c := &cobra.Command{
@@ -212,6 +218,7 @@ Example (seed 002's flip is not private against known neighbours):
   puff local loss --theta 0.4 --flip 0.037956894 --length 5 --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			theta, rho := thetaF.Float(), rhoF.Float()
 			if err := checkTheta(theta); err != nil {
 				return err
 			}
@@ -272,8 +279,8 @@ Example (seed 002's flip is not private against known neighbours):
 		},
 	}
 	f := c.Flags()
-	f.Float64Var(&theta, "theta", math.NaN(), "switch probability θ of the symmetric chain")
-	f.Float64Var(&rho, "flip", math.NaN(), "flip probability of randomized response")
+	f.Var(thetaF, "theta", "switch probability θ of the symmetric chain")
+	f.Var(rhoF, "flip", "flip probability of randomized response")
 	f.StringVar(&lengthS, "length", "", "number of readings N, or inf for every length")
 	f.StringVar(&know, "knowledge", "any", "adversaries: any (every K), none (K = ∅) or all (K = every other reading)")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
@@ -304,7 +311,7 @@ type attackRow struct {
 
 func localAttackCmd() *cobra.Command {
 	var thetas []float64
-	var eps float64
+	epsF := newEps("")
 	var n, target, trials int
 	var seed uint64
 	var asJSON bool
@@ -326,6 +333,7 @@ Example (seed 002's headline: 0.831215 at θ = 0.02, implied ε ≈ 1.59):
   puff local attack --theta 0.02,0.1,0.3 --epsilon 0.5 --length 30`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			eps := epsF.Float()
 			if len(thetas) == 0 {
 				return fmt.Errorf("--theta is required")
 			}
@@ -391,7 +399,7 @@ Example (seed 002's headline: 0.831215 at θ = 0.02, implied ε ≈ 1.59):
 	}
 	f := c.Flags()
 	f.Float64SliceVar(&thetas, "theta", nil, "switch probabilities θ (comma-separated)")
-	f.Float64Var(&eps, "epsilon", math.NaN(), "privacy parameter ε > 0")
+	f.Var(epsF, "epsilon", "privacy parameter ε > 0: a decimal, a fraction (1/2) or ln(r)")
 	f.IntVar(&n, "length", 30, "number of readings N")
 	f.IntVar(&target, "target", 0, "target reading (1-based; default the middle)")
 	f.IntVar(&trials, "trials", 100000, "Monte-Carlo draws when exact enumeration is too large")
@@ -402,7 +410,7 @@ Example (seed 002's headline: 0.831215 at θ = 0.02, implied ε ≈ 1.59):
 
 func localSanitizeCmd() *cobra.Command {
 	var df dataFlags
-	var theta, eps, rho float64
+	thetaF, epsF, rhoF := newProb(), newEps(""), newProb()
 	var mechName string
 	var fit bool
 	c := &cobra.Command{
@@ -425,6 +433,7 @@ Example:
   puff local sanitize --data hr.csv --epsilon 1 --fit > hr_private.csv`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			theta, eps, rho := thetaF.Float(), epsF.Float(), rhoF.Float()
 			if df.path == "" {
 				return fmt.Errorf("--data FILE is required (the built-in example has four states)")
 			}
@@ -477,8 +486,11 @@ Example:
 				case "dp":
 					rho, label = bdp.DPFlip(eps), dpCovers
 				case "published":
-					rho, _ = bdp.PublishedFlip(theta, eps)
-					label = publishedCovers
+					pub, err := bdp.PublishedFlip(theta, eps)
+					if err != nil {
+						return err
+					}
+					rho, label = pub, publishedCovers
 				case "certified":
 					cert, err := bdp.CertifiedFlipSymmetric(theta, eps)
 					if err != nil {
@@ -524,10 +536,10 @@ Example:
 	}
 	df.register(c)
 	f := c.Flags()
-	f.Float64Var(&rho, "flip", math.NaN(), "flip probability in [0, 1/2]")
-	f.Float64Var(&eps, "epsilon", math.NaN(), "privacy parameter ε > 0 (instead of --flip)")
+	f.Var(rhoF, "flip", "flip probability in [0, 1/2]")
+	f.Var(epsF, "epsilon", "privacy parameter ε > 0, a decimal, a fraction or ln(r) (instead of --flip)")
 	f.StringVar(&mechName, "mechanism", "certified", "dp | published | certified (with --epsilon)")
-	f.Float64Var(&theta, "theta", math.NaN(), "switch probability θ of the readings' chain (with --epsilon)")
+	f.Var(thetaF, "theta", "switch probability θ of the readings' chain (with --epsilon)")
 	f.BoolVar(&fit, "fit", false, "estimate θ from the data (with --epsilon)")
 	return c
 }

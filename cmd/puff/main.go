@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -13,17 +14,50 @@ import (
 	"text/tabwriter"
 	"unicode/utf8"
 
+	"github.com/pufferfish-privacy/pufferfish/hmm"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mqm"
 	"github.com/pufferfish-privacy/pufferfish/release"
 	"github.com/spf13/cobra"
 )
 
+// Exit statuses: 0 success, 2 bad input or an error (nothing printed on
+// stdout), 3 a verdict of "violated" and 5 "undecided" (verify check: the
+// answer is printed, and scripts can gate on the status).
+const (
+	exitError     = 2
+	exitViolated  = 3
+	exitUndecided = 5
+)
+
+// statusError ends the command with a status and no further message (the
+// output was already printed).
+type statusError struct {
+	code int
+	msg  string
+}
+
+func (e *statusError) Error() string { return e.msg }
+
+func verdictStatus(v hmm.Verdict) error {
+	switch v {
+	case hmm.Violated:
+		return &statusError{exitViolated, "violated"}
+	case hmm.Undecided:
+		return &statusError{exitUndecided, "undecided"}
+	}
+	return nil
+}
+
 func main() {
 	cmd := root(os.Stdout)
 	if err := cmd.Execute(); err != nil {
+		var se *statusError
+		if errors.As(err, &se) {
+			os.Exit(se.code)
+		}
 		fmt.Fprintln(os.Stderr, "puff:", err)
-		os.Exit(2)
+		os.Exit(exitError)
 	}
 }
 
@@ -80,15 +114,15 @@ func checkMethod(m string) error {
 }
 
 func checkArgs(eps float64, method string) error {
-	if !(eps > 0) || eps > 1e300 {
-		return fmt.Errorf("--epsilon %v: must be a finite number > 0", eps)
+	if err := checkEps(eps); err != nil {
+		return err
 	}
 	return checkMethod(method)
 }
 
 func scaleCmd() *cobra.Command {
 	var classPath, method string
-	var eps float64
+	epsF := newEps("1")
 	var T, start int
 	var asJSON bool
 	c := &cobra.Command{
@@ -121,6 +155,7 @@ Example:
   puff scale --class class.json --length 100 --epsilon 1 --method exact --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			eps := epsF.Float()
 			if err := checkArgs(eps, method); err != nil {
 				return err
 			}
@@ -167,7 +202,7 @@ Example:
 	}
 	f := c.Flags()
 	f.StringVar(&classPath, "class", "", "class file (JSON) describing Θ")
-	f.Float64Var(&eps, "epsilon", 1, "privacy parameter ε > 0")
+	f.Var(epsF, "epsilon", "privacy parameter ε > 0: a decimal, a fraction (1/2) or ln(r)")
 	f.IntVar(&T, "length", 0, "chain length T (number of observations per sequence)")
 	f.IntVar(&start, "start", 1, "time step (1-based) at which the segment of T readings begins; a later start is calibrated from the marginal q·P^(S−1)")
 	f.StringVar(&method, "method", "exact", "exact | approx | gk16 | groupdp | dp")
@@ -256,7 +291,7 @@ func (d *dataFlags) warnings() []string {
 func releaseCmd() *cobra.Command {
 	var df dataFlags
 	var classPath, method string
-	var eps float64
+	epsF := newEps("1")
 	var fit, relative, asJSON bool
 	c := &cobra.Command{
 		Use:   "release [--data FILE] [--class FILE | --fit --states a,b,c] [--epsilon E] [--method M] [--json]",
@@ -289,6 +324,7 @@ Examples:
   puff release --data trace.csv.gz --fit --states sleep,sit,walk,run --smoothing 0.5 --relative --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			eps := epsF.Float()
 			if err := checkArgs(eps, method); err != nil {
 				return err
 			}
@@ -376,7 +412,7 @@ Examples:
 	f.StringVar(&classPath, "class", "", "class file (JSON) describing Θ; see 'puff scale --help'")
 	f.BoolVar(&fit, "fit", false, "fit one chain to the data (stationary start) instead of --class; needs --states")
 	f.Float64Var(&df.smoothing, "smoothing", 0, "additive smoothing α for --fit")
-	f.Float64Var(&eps, "epsilon", 1, "privacy parameter ε > 0")
+	f.Var(epsF, "epsilon", "privacy parameter ε > 0: a decimal, a fraction (1/2) or ln(r)")
 	f.StringVar(&method, "method", "exact", "exact | approx | gk16 | groupdp | dp")
 	f.BoolVar(&relative, "relative", false, "release relative frequencies (L = 2/N) instead of counts (L = 2)")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")

@@ -131,4 +131,12 @@ func TestExitStatus(t *testing.T) {
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || stdout.Len() != 0 {
 		t.Fatalf("exit %v, stdout %q", err, stdout.String())
 	}
+	// a violated verdict prints the answer and exits 3
+	cmd = exec.Command(bin, "verify", "check", "--builtin", "rr", "--keep", "3/4", "--epsilon", "1")
+	stdout.Reset()
+	cmd.Stdout = &stdout
+	err = cmd.Run()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 || !strings.Contains(stdout.String(), "violated") {
+		t.Fatalf("violated: exit %v, stdout %q", err, stdout.String())
+	}
 }

@@ -369,7 +369,11 @@ enclosure of e^ε (the verdict is "undecided" only if the exact ratio falls
 inside it). A violation comes with a witness.
 
 Example:
-  puff verify check --builtin example71 --p1 0.2 --p2 0.4 --epsilon 'ln(2)'` + modelFileHelp,
+  puff verify check --builtin example71 --p1 0.2 --p2 0.4 --epsilon 'ln(2)'
+
+Exit status: 0 when privacy holds, 3 when it is violated, 5 when
+undecided (the output is printed in every case), 2 on bad input.
+` + modelFileHelp,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if epsS == "" {
@@ -400,13 +404,19 @@ Example:
 				lossJSON
 			}{v, eps.Text, eps.Exact(), eps.Value, eps.Lo.FloatString(20), eps.Hi.FloatString(20), lj}
 			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), out)
+				if err := writeJSON(cmd.OutOrStdout(), out); err != nil {
+					return err
+				}
+				return verdictStatus(v)
 			}
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
 			loss := out.lossLine()
 			fmt.Fprintf(w, "verdict\t%s: %s-Pufferfish privacy for sequences of lengths 1..%d\nmodel\t%s\nloss\t%s\narithmetic\t%s\nwitness\t%s under %s\n",
 				v, eps.Text, n, desc, loss, out.Arithmetic, strings.Join(out.Witness.Observations, " "), out.Witness.Secret)
-			return w.Flush()
+			if err := w.Flush(); err != nil {
+				return err
+			}
+			return verdictStatus(v)
 		},
 	}
 	mf.register(c)
@@ -578,7 +588,7 @@ Example:
 func verifyAuditCmd() *cobra.Command {
 	var classPath, method string
 	var T int
-	var eps float64
+	epsF := newEps("1")
 	var asJSON bool
 	c := &cobra.Command{
 		Use:   "audit --class FILE --length T --epsilon E [--method exact|approx|groupdp|dp] [--json]",
@@ -598,6 +608,7 @@ Example:
   puff verify audit --class class.json --length 4 --epsilon 2 --method exact`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			eps := epsF.Float()
 			if classPath == "" {
 				return fmt.Errorf("--class FILE is required")
 			}
@@ -626,7 +637,7 @@ Example:
 	}
 	c.Flags().StringVar(&classPath, "class", "", "class JSON file with one chain")
 	c.Flags().IntVar(&T, "length", 4, "chain length T")
-	c.Flags().Float64Var(&eps, "epsilon", 1, "the ε the release claims")
+	c.Flags().Var(epsF, "epsilon", "the ε the release claims: a decimal, a fraction (1/2) or ln(r)")
 	c.Flags().StringVar(&method, "method", "exact", "exact | approx | groupdp | dp")
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return c

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -26,7 +28,7 @@ func TestVerifyLossContract(t *testing.T) {
 	if v["verdict"] != "holds" || v["ratio"] != "911/550" || v["epsilon_exact"] != true {
 		t.Errorf("Example 7.1: %v", v)
 	}
-	v = runJSON(t, "verify", "check", "--builtin", "rr", "--keep", "3/4", "--epsilon", "1", "--json")
+	v = runStatus(t, exitViolated, "verify", "check", "--builtin", "rr", "--keep", "3/4", "--epsilon", "1", "--json")
 	if v["verdict"] != "violated" { // ln 3 > 1
 		t.Errorf("rr: %v", v)
 	}
@@ -100,7 +102,7 @@ func TestVerifyFloatArithmetic(t *testing.T) {
 	if v["verdict"] != "holds" || v["ratio"] != "911/550" || !strings.HasPrefix(v["arithmetic"].(string), "exact") {
 		t.Fatalf("auto on the boundary: %v", v)
 	}
-	v = runJSON(t, "verify", "check", "--builtin", "example71", "--p1", "0.2", "--p2", "0.4", "--length", "6", "--epsilon", "ln(911/550)", "--arithmetic", "float", "--json")
+	v = runStatus(t, exitUndecided, "verify", "check", "--builtin", "example71", "--p1", "0.2", "--p2", "0.4", "--length", "6", "--epsilon", "ln(911/550)", "--arithmetic", "float", "--json")
 	if v["verdict"] != "undecided" {
 		t.Fatalf("float on the boundary: %v", v)
 	}
@@ -125,4 +127,19 @@ func TestVerifyAudit(t *testing.T) {
 	if _, err := run("verify", "audit", "--class", two, "--epsilon", "1"); err == nil || !strings.Contains(err.Error(), "exactly one chain") {
 		t.Errorf("two chains: %v", err)
 	}
+}
+
+// runStatus runs a command that prints its answer and ends with a status.
+func runStatus(t *testing.T, code int, args ...string) map[string]any {
+	t.Helper()
+	out, err := run(args...)
+	var se *statusError
+	if !errors.As(err, &se) || se.code != code {
+		t.Fatalf("%v: error %v, want exit status %d", args, err, code)
+	}
+	var v map[string]any
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("%v: not one JSON object: %v\n%s", args, err, out)
+	}
+	return v
 }

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/pufferfish-privacy/pufferfish/hmm"
+	"github.com/pufferfish-privacy/pufferfish/ratexpr"
+)
+
+// epsFlag is every command's --epsilon, in one syntax: a decimal (0.5), a
+// fraction (1/2) or ln(r) for a rational r > 1 (e^ε = r exactly), with
+// 0 < ε ≤ 700 (e^ε finite). Unset, Float is NaN.
+type epsFlag struct {
+	e   hmm.Epsilon
+	set bool
+}
+
+func newEps(def string) *epsFlag {
+	f := &epsFlag{}
+	if def != "" {
+		if err := f.Set(def); err != nil {
+			panic(err)
+		}
+	}
+	return f
+}
+
+func (f *epsFlag) String() string {
+	if !f.set {
+		return ""
+	}
+	return f.e.Text
+}
+
+func (f *epsFlag) Set(s string) error {
+	e, err := hmm.ParseEpsilon(s)
+	if err != nil {
+		return err
+	}
+	if !(e.Value > 0 && e.Value <= 700) {
+		return fmt.Errorf("epsilon %q: want 0 < ε ≤ 700", s)
+	}
+	f.e, f.set = e, true
+	return nil
+}
+
+func (f *epsFlag) Type() string { return "ε" }
+
+// Float is ε as a float64 (NaN when not given).
+func (f *epsFlag) Float() float64 {
+	if !f.set {
+		return math.NaN()
+	}
+	return f.e.Value
+}
+
+// probFlag is a probability flag (θ, a flip): a decimal or a fraction in
+// [0, 1]. Unset, Float is NaN.
+type probFlag struct {
+	v    float64
+	text string
+}
+
+func newProb() *probFlag { return &probFlag{v: math.NaN()} }
+
+func (f *probFlag) String() string { return f.text }
+
+func (f *probFlag) Set(s string) error {
+	r, err := ratexpr.Eval(strings.TrimSpace(s), nil)
+	if err != nil {
+		return err
+	}
+	v, _ := r.Float64()
+	if r.Sign() < 0 || v > 1 {
+		return fmt.Errorf("%q is not a probability in [0, 1]", s)
+	}
+	f.v, f.text = v, s
+	return nil
+}
+
+func (f *probFlag) Type() string { return "p" }
+
+// Float is the probability (NaN when not given).
+func (f *probFlag) Float() float64 { return f.v }
