@@ -1,9 +1,9 @@
 package ratexpr
 
 import (
-	"strings"
 	"encoding/json"
 	"math/big"
+	"strings"
 	"testing"
 )
 
