@@ -270,6 +270,13 @@ func (l *Ledger) Guarantee(dataset string) (Guarantee, error) {
 	g.Claims = []Claim{
 		single(rs), sequential(rs), parallel(d, rs), far(rs), divergence(l, rs), dpRule(d, rs),
 	}
+	for i, c := range g.Claims {
+		if c.Applies && (math.IsInf(c.Epsilon, 0) || math.IsNaN(c.Epsilon)) {
+			// an infinite bound is no guarantee
+			g.Claims[i].Applies, g.Claims[i].Epsilon = false, 0
+			g.Claims[i].Why = strings.TrimSpace("the bound is infinite. " + c.Why)
+		}
+	}
 	best := -1
 	for i, c := range g.Claims {
 		if c.Applies && (best < 0 || c.Epsilon < g.Claims[best].Epsilon) {

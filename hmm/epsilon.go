@@ -43,7 +43,7 @@ func ParseEpsilon(s string) (Epsilon, error) {
 		return Epsilon{}, fmt.Errorf("epsilon %q: must be > 0", s)
 	}
 	if x.Cmp(big.NewRat(700, 1)) > 0 {
-		return Epsilon{}, fmt.Errorf("epsilon %q: too large", s)
+		return Epsilon{}, fmt.Errorf("epsilon %q: too large, want 0 < ε ≤ 700", s)
 	}
 	lo, hi := expEnclosure(x)
 	f, _ := x.Float64()

@@ -244,7 +244,7 @@ func abs(a int) int {
 // linear system (Pᵀ − I)π = 0 with one equation replaced by Σπ = 1.
 func (c *Chain) Stationary() ([]float64, error) {
 	if !c.Irreducible() {
-		return nil, fmt.Errorf("stationary distribution: %w (it is not unique)", ErrNotIrreducible)
+		return c.reducibleStationary()
 	}
 	k := c.K()
 	A := mat.NewDense(k, k, nil)
@@ -279,6 +279,63 @@ func (c *Chain) Stationary() ([]float64, error) {
 		for j := range k {
 			out[j] += pi[i] / sum * c.P[i][j]
 		}
+	}
+	return out, nil
+}
+
+// reducibleStationary handles a reducible chain: its stationary
+// distributions are the mixtures of those of its closed communicating
+// classes, so π is unique exactly when there is one closed class; π is
+// then that class's (irreducible) stationary distribution and zero on
+// every transient state. Exact class structure (graph search).
+func (c *Chain) reducibleStationary() ([]float64, error) {
+	r := c.Reachable()
+	k := c.K()
+	var closed [][]int
+	seen := make([]bool, k)
+	for x := range k {
+		if seen[x] || !r[x][x] {
+			continue
+		}
+		// x is recurrent iff every state it reaches reaches it back
+		rec := true
+		for y := range k {
+			if r[x][y] && !r[y][x] {
+				rec = false
+				break
+			}
+		}
+		if !rec {
+			continue
+		}
+		var cls []int
+		for y := range k {
+			if r[x][y] {
+				cls = append(cls, y)
+				seen[y] = true
+			}
+		}
+		closed = append(closed, cls)
+	}
+	if len(closed) != 1 {
+		return nil, fmt.Errorf("stationary distribution: %w with %d closed classes, so it is not unique; give the initial distribution or \"any\"", ErrNotIrreducible, len(closed))
+	}
+	cls := closed[0]
+	sub := make([][]float64, len(cls))
+	for i, x := range cls {
+		sub[i] = make([]float64, len(cls))
+		for j, y := range cls {
+			sub[i][j] = c.P[x][y] // rows of a closed class sum to 1 inside it
+		}
+	}
+	inner := &Chain{P: sub, Init: InitStationary}
+	pi, err := inner.Stationary()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, k)
+	for i, x := range cls {
+		out[x] = pi[i]
 	}
 	return out, nil
 }

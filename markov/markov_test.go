@@ -47,8 +47,8 @@ func TestStructure(t *testing.T) {
 	if red.Irreducible() {
 		t.Fatal("reducible chain called irreducible")
 	}
-	if _, err := red.Stationary(); err == nil {
-		t.Fatal("stationary of a reducible chain")
+	if pi, err := red.Stationary(); err != nil || pi[0] != 1 || pi[1] != 0 {
+		t.Fatalf("stationary of a reducible chain with one closed class: %v %v", pi, err)
 	}
 	P3 := per.Pow(3)
 	for i := range 3 {

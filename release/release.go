@@ -113,6 +113,12 @@ func ComputeScaleAt(class *markov.Class, ob mqm.Observation, eps float64, method
 			m = mqm.Approx
 		}
 		r, err := mqm.ScaleAt(class, ob, eps, m)
+		if m == mqm.Approx && (errors.Is(err, markov.ErrPeriodic) || errors.Is(err, markov.ErrNotIrreducible)) {
+			// MQMApprox's bound needs an ergodic class: not applicable,
+			// as gk16 reports (the other methods still apply).
+			s.Applicable, s.Guarantee = false, "none: "+err.Error()
+			return s, nil
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -516,6 +516,9 @@ Example:
 			if dataset != "" {
 				names = []string{dataset}
 			}
+			if len(names) == 0 {
+				return fmt.Errorf("%s: the log lists no datasets", logPath)
+			}
 			var out []compose.Guarantee
 			var failed []string
 			for _, d := range names {

@@ -57,3 +57,45 @@ func TestSizeLimits(t *testing.T) {
 		})
 	}
 }
+
+// Inputs that were silently accepted, or answers that could not be printed.
+func TestNoSilentAcceptance(t *testing.T) {
+	empty := write(t, "empty.json", `{"datasets": [], "releases": []}`)
+	huge := write(t, "huge.json", `{"datasets": [{"name": "d", "length": 10}],
+	  "releases": [{"name": "a", "dataset": "d", "mechanism": "dp", "epsilon": 1e308},
+	               {"name": "b", "dataset": "d", "mechanism": "dp", "epsilon": 1e308}]}`)
+	model := write(t, "m.json", `{"states": ["a", "b"], "observations": ["x", "y"], "parameters": {"p": "1/4"},
+	  "transition": [[1, 0], [0, 1]], "emission": [["p", "1-p"], ["1-p", "p"]],
+	  "secrets": [{"name": "a vs b", "pi": [1, 0], "tau": [0, 1]}]}`)
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"release with ε = 1e-300", []string{"release", "--epsilon", "1e-300", "--json"}, "beyond what can be sampled"},
+		{"empty compose log", []string{"compose", "--log", empty}, "no datasets"},
+		{"infinite compose bound", []string{"compose", "--log", huge, "--json"}, "no composition rule applies"},
+		{"sweep grid beyond the cap", []string{"verify", "sweep", model, "--epsilon", "ln(2)", "--length", "2", "--grid", "p=0:1:1/20000"}, "more than 10001"},
+		{"ε above 700", []string{"local", "flip", "--theta", "0.3", "--epsilon", "1e308"}, "ε ≤ 700"},
+		{"ε as a fraction", []string{"wasserstein", "--framework", "../../framework/testdata/flu.json", "--epsilon", "1/0"}, "division by zero"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if _, err := run(c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want %q", err, c.want)
+			}
+		})
+	}
+	// one ε syntax: a fraction and ln(r) are accepted everywhere
+	for _, args := range [][]string{
+		{"wasserstein", "--framework", "../../framework/testdata/flu.json", "--epsilon", "1/2", "--json"},
+		{"scale", "--class", write(t, "c.json", twoState), "--length", "10", "--epsilon", "ln(2)", "--json"},
+		{"local", "flip", "--theta", "3/10", "--epsilon", "ln(3)", "--json"},
+	} {
+		runJSON(t, args...)
+	}
+	// an infinite loss is a valid answer: JSON null with "infinite": true
+	v := runJSON(t, "local", "loss", "--theta", "0.3", "--flip", "0", "--length", "5", "--json")
+	if v["loss"] != nil || v["infinite"] != true {
+		t.Fatalf("flip 0: %v", v)
+	}
+}

@@ -186,14 +186,15 @@ type lossReport struct {
 	Knowledge string  `json:"knowledge"`
 	// Loss is ln of the worst BDPL (exact for a length; an upper bound
 	// within 2e-12 for every length).
-	Loss      float64       `json:"loss"`
+	Loss      maybeInf      `json:"loss"`     // null when infinite (then "infinite" is true)
+	Infinite  bool          `json:"infinite"` // the loss is +∞: some output is impossible under one hypothesis
 	Exact     bool          `json:"exact"`
-	LocalDP   float64       `json:"local_dp"`
+	LocalDP   maybeInf      `json:"local_dp"` // null when infinite (flip 0 or 1)
 	Adversary bdp.Adversary `json:"adversary"`
 	Output    []bdp.Run     `json:"output"`
 	// WitnessLength is the chain length of the adversary and output.
 	WitnessLength int     `json:"witness_length"`
-	Attained      float64 `json:"attained"`
+	Attained      maybeInf `json:"attained"` // null when infinite
 }
 
 func localLossCmd() *cobra.Command {
@@ -247,8 +248,8 @@ Example (seed 002's flip is not private against known neighbours):
 			if err != nil {
 				return err
 			}
-			r := lossReport{Theta: theta, Flip: rho, Length: n, Knowledge: k.String(), Loss: l.Loss, Exact: n > 0,
-				LocalDP: mech.LocalDP(), Adversary: l.Adversary, Output: l.Output, WitnessLength: l.Length, Attained: l.Attained}
+			r := lossReport{Theta: theta, Flip: rho, Length: n, Knowledge: k.String(), Loss: maybeInf(l.Loss), Infinite: math.IsInf(l.Loss, 1), Exact: n > 0,
+				LocalDP: maybeInf(mech.LocalDP()), Adversary: l.Adversary, Output: l.Output, WitnessLength: l.Length, Attained: maybeInf(l.Attained)}
 			if n == 0 {
 				r.Length = "inf"
 			}
@@ -260,7 +261,7 @@ Example (seed 002's flip is not private against known neighbours):
 			if n == 0 {
 				kind = "upper bound over every length"
 			}
-			fmt.Fprintf(w, "loss\t%.12g (%s; local DP level %.6g)\n", l.Loss, kind, r.LocalDP)
+			fmt.Fprintf(w, "loss\t%.12g (%s; local DP level %.6g)\n", l.Loss, kind, float64(r.LocalDP))
 			fmt.Fprintf(w, "target\treading %d: %d versus %d\n", l.Adversary.Target, l.Adversary.Secret, l.Adversary.Alternative)
 			var known []string
 			for _, kn := range l.Adversary.Known {

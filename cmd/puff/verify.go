@@ -427,6 +427,9 @@ undecided (the output is printed in every case), 2 on bad input.
 	return c
 }
 
+// maxSweepPoints is the most grid points one sweep checks.
+const maxSweepPoints = 10001
+
 func verifySweepCmd() *cobra.Command {
 	var n int
 	var epsS string
@@ -488,11 +491,20 @@ Example:
 				if r[2].Sign() <= 0 || r[1].Cmp(r[0]) < 0 {
 					return fmt.Errorf("--grid %q: need STEP > 0 and HI ≥ LO", g)
 				}
+				// number of points: ⌊(HI − LO)/STEP⌋ + 1, exactly
+				span := new(big.Rat).Quo(new(big.Rat).Sub(r[1], r[0]), r[2])
+				count := new(big.Int).Add(new(big.Int).Quo(span.Num(), span.Denom()), big.NewInt(1))
+				if count.Cmp(big.NewInt(maxSweepPoints)) > 0 {
+					return fmt.Errorf("--grid %q has %s points, more than %d: use a larger step", g, count, maxSweepPoints)
+				}
 				var vals []*big.Rat
-				for v := new(big.Rat).Set(r[0]); v.Cmp(r[1]) <= 0 && len(vals) <= 10000; v = new(big.Rat).Add(v, r[2]) {
+				for v := new(big.Rat).Set(r[0]); v.Cmp(r[1]) <= 0; v = new(big.Rat).Add(v, r[2]) {
 					vals = append(vals, v)
 				}
 				axes = append(axes, axis{strings.TrimSpace(name), vals})
+			}
+			if len(axes) == 2 && len(axes[0].vals)*len(axes[1].vals) > maxSweepPoints {
+				return fmt.Errorf("the grid has %d × %d = %d points, more than %d: use larger steps", len(axes[0].vals), len(axes[1].vals), len(axes[0].vals)*len(axes[1].vals), maxSweepPoints)
 			}
 			if len(axes) == 1 {
 				axes = append(axes, axis{"", []*big.Rat{nil}})
