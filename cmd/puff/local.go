@@ -193,7 +193,7 @@ type lossReport struct {
 	Adversary bdp.Adversary `json:"adversary"`
 	Output    []bdp.Run     `json:"output"`
 	// WitnessLength is the chain length of the adversary and output.
-	WitnessLength int     `json:"witness_length"`
+	WitnessLength int      `json:"witness_length"`
 	Attained      maybeInf `json:"attained"` // null when infinite
 }
 
