@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/pufferfish-privacy/pufferfish/internal/strictjson"
 	"io"
 	"os"
 	"path/filepath"
@@ -48,11 +49,9 @@ func ParseLog(r io.Reader, name string) (*Ledger, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
 	var lg Log
-	if err := dec.Decode(&lg); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+	if err := strictjson.Decode(raw, name, &lg); err != nil {
+		return nil, err
 	}
 	l := New()
 	for i, d := range lg.Datasets {

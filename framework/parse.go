@@ -1,9 +1,9 @@
 package framework
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/pufferfish-privacy/pufferfish/internal/strictjson"
 	"io"
 	"math/big"
 	"strings"
@@ -70,11 +70,9 @@ func parse(r io.Reader, name string, expand bool) (*Framework, []int, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
 	var fl File
-	if err := dec.Decode(&fl); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	if err := strictjson.Decode(raw, name, &fl); err != nil {
+		return nil, nil, err
 	}
 	return fl.Build(name, expand)
 }

@@ -1,9 +1,9 @@
 package hmm
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/pufferfish-privacy/pufferfish/internal/strictjson"
 	"io"
 	"math/big"
 	"strings"
@@ -53,11 +53,9 @@ func ParseFile(r io.Reader, name string) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var f File
-	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+	if err := strictjson.Decode(data, name, &f); err != nil {
+		return nil, err
 	}
 	return &f, nil
 }

@@ -1,13 +1,12 @@
 package markov
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/pufferfish-privacy/pufferfish/internal/strictjson"
 	"io"
 	"math"
-	"strings"
 )
 
 // Class is a finite set Θ of chains over the same states. A class built
@@ -132,11 +131,9 @@ func ParseClass(r io.Reader, name string) (*Class, error) {
 	if err != nil {
 		return nil, fmt.Errorf("class %s: %w", name, err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var f classFile
-	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("class %s: %s", name, jsonErr(data, err))
+	if err := strictjson.Decode(data, "class "+name, &f); err != nil {
+		return nil, err
 	}
 	if f.BinaryInterval != nil {
 		if f.Chains != nil {
@@ -217,20 +214,3 @@ func parseInitial(raw json.RawMessage) (InitKind, []float64, error) {
 	return InitGiven, q, nil
 }
 
-// jsonErr turns a decoding error into a message with a line number.
-func jsonErr(data []byte, err error) string {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	off := int64(-1)
-	switch {
-	case errors.As(err, &se):
-		off = se.Offset
-	case errors.As(err, &te):
-		off = te.Offset
-	}
-	if off < 0 {
-		return err.Error()
-	}
-	line := 1 + strings.Count(string(data[:min(int(off), len(data))]), "\n")
-	return fmt.Sprintf("line %d: %v", line, err)
-}

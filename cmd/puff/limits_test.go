@@ -99,3 +99,25 @@ func TestNoSilentAcceptance(t *testing.T) {
 		t.Fatalf("flip 0: %v", v)
 	}
 }
+
+// Every JSON input is strict: a duplicate key or trailing data is an error
+// naming the line, never "the last key wins".
+func TestStrictJSONInputs(t *testing.T) {
+	dupClass := write(t, "dup.json", "{\"states\": [\"0\", \"1\"],\n \"chains\": [{\"transition\": [[0.8, 0.2], [0.3, 0.7]], \"initial\": \"stationary\", \"initial\": [1, 0]}]}")
+	trailing := write(t, "tr.json", twoState+"\n}")
+	dupLog := write(t, "log.json", `{"datasets": [{"name": "d", "length": 10, "length": 20}], "releases": []}`)
+	dupModel := write(t, "m.json", `{"states": ["a"], "states": ["a", "b"], "observations": ["x"], "transition": [[1]], "emission": [[1]], "secrets": []}`)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"scale", "--class", dupClass, "--length", "5"}, `line 2, column 79: duplicate key "initial"`},
+		{[]string{"scale", "--class", trailing, "--length", "5"}, "line 2, column 1: unexpected data after the JSON document"},
+		{[]string{"compose", "--log", dupLog}, `duplicate key "length"`},
+		{[]string{"verify", "loss", dupModel, "--length", "1"}, `duplicate key "states"`},
+	} {
+		if _, err := run(c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want %q", c.args[:2], err, c.want)
+		}
+	}
+}

@@ -1,0 +1,134 @@
+// Package strictjson decodes the toolkit's JSON inputs (class files, HMM
+// models, Pufferfish frameworks, release logs) one way: exactly one JSON
+// document, no unknown fields, no duplicate keys at any depth (encoding/json
+// would silently keep the last), nothing after the document, and every error
+// located by line and column.
+package strictjson
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Decode reads one JSON document from data into v. name prefixes errors.
+func Decode(data []byte, name string, v any) error {
+	if err := checkDuplicates(data); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%s: %s", name, locate(data, err, dec.InputOffset()))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		off := dec.InputOffset()
+		return fmt.Errorf("%s: %s: unexpected data after the JSON document", name, Position(data, skipSpace(data, off)))
+	}
+	return nil
+}
+
+func skipSpace(data []byte, off int64) int64 {
+	for off < int64(len(data)) && strings.ContainsRune(" \t\r\n", rune(data[off])) {
+		off++
+	}
+	return off
+}
+
+// Position is "line L, column C" of a byte offset (both 1-based).
+func Position(data []byte, off int64) string {
+	off = min(max(off, 0), int64(len(data)))
+	before := data[:off]
+	line := 1 + bytes.Count(before, []byte("\n"))
+	col := int(off) - bytes.LastIndexByte(before, '\n')
+	return fmt.Sprintf("line %d, column %d", line, col)
+}
+
+// locate adds the position to a decoding error.
+func locate(data []byte, err error, at int64) string {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Sprintf("%s: %v", Position(data, se.Offset-1), err) // Offset is just past the bad byte
+	case errors.As(err, &te):
+		return fmt.Sprintf("%s: %v", Position(data, te.Offset), err)
+	case err == io.EOF:
+		return "empty input: want one JSON document"
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Sprintf("%s: the JSON document ends early", Position(data, int64(len(data))))
+	}
+	// unknown fields: encoding/json gives no offset; the decoder stopped
+	// just after the offending key.
+	return fmt.Sprintf("%s: %v", Position(data, at), err)
+}
+
+// checkDuplicates walks the token stream and refuses an object with a key
+// twice.
+func checkDuplicates(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	type frame struct {
+		obj     bool
+		keys    map[string]bool
+		wantKey bool
+	}
+	var stack []*frame
+	for {
+		start := dec.InputOffset()
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return nil // syntax errors are reported, located, by Decode
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if d, ok := tok.(json.Delim); ok {
+			switch d {
+			case '{':
+				if top != nil && top.obj {
+					top.wantKey = true
+				}
+				stack = append(stack, &frame{obj: true, keys: map[string]bool{}, wantKey: true})
+			case '[':
+				if top != nil && top.obj {
+					top.wantKey = true
+				}
+				stack = append(stack, &frame{})
+			case '}', ']':
+				stack = stack[:len(stack)-1]
+			}
+			if len(stack) == 0 {
+				return nil // trailing data is reported by Decode
+			}
+			continue
+		}
+		if top != nil && top.obj {
+			if top.wantKey {
+				k := tok.(string)
+				if top.keys[k] {
+					return fmt.Errorf("%s: duplicate key %q", Position(data, skipSpace(data, skipComma(data, start))), k)
+				}
+				top.keys[k] = true
+				top.wantKey = false
+			} else {
+				top.wantKey = true
+			}
+		}
+	}
+}
+
+func skipComma(data []byte, off int64) int64 {
+	off = skipSpace(data, off)
+	if off < int64(len(data)) && (data[off] == ',' || data[off] == ':') {
+		off++
+	}
+	return off
+}
