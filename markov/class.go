@@ -213,4 +213,3 @@ func parseInitial(raw json.RawMessage) (InitKind, []float64, error) {
 	}
 	return InitGiven, q, nil
 }
-
