@@ -1,8 +1,7 @@
 // Package audit machine-checks the product's own guarantee: it turns the
 // private histogram that `puff release` publishes for a short Markov chain
 // into a hidden Markov model and verifies the claimed ε exactly with package
-// hmm (seed 003's method applied to seed 004's mechanism; issue "Auditing
-// our own mechanisms").
+// hmm ([LWZ]'s method applied to the Markov Quilt Mechanism of [SWC17]).
 //
 // # The model
 //

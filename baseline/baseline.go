@@ -1,5 +1,5 @@
 // Package baseline implements the mechanisms the Markov Quilt Mechanism is
-// judged against (seed 000 §5.1, seed 004 App. B.10; MATH.md §5), all as a
+// judged against ([SWC17] §5.1, [SWC16] App. B.10; docs/math.md §5), all as a
 // Laplace scale σ for a 1-Lipschitz scalar query on a chain of length T:
 //
 //   - DP: σ = 1/ε. Entry-level differential privacy. It is NOT

@@ -1,5 +1,5 @@
 // Package bdp implements local Bayesian differential privacy for readings
-// that form a Markov chain (seed 002; ../shared/spec/MATH.md §6 and
+// that form a Markov chain ([CGSSY]; docs/math.md §6 and
 // LOCAL_BDP.md).
 //
 // # Definition
@@ -14,8 +14,8 @@
 //
 // the supremum running over the conditionings with positive probability.
 // ε-BDP means BDPL ≤ ε for every i and every K. K = all other readings is
-// plain local DP; K = ∅ is the adversary the published mechanism of seed
-// 002 is tuned for.
+// plain local DP; K = ∅ is the adversary the published mechanism of
+// [CGSSY] is tuned for.
 //
 // # What is computed exactly
 //
@@ -24,7 +24,7 @@
 // output symbols, O(n·m) time; chains with more states by enumeration when
 // small). Limit is a rigorous upper bound on the supremum over every length
 // n, within 1e-12 of it. CertifiedFlip searches the least flip probability
-// whose worst case is ≤ ε, PublishedFlip is seed 002's ρ*(θ, ε), and
+// whose worst case is ≤ ε, PublishedFlip is [CGSSY]'s ρ*(θ, ε), and
 // Attack measures what a correlation-aware adversary actually learns.
 //
 // Noise for Sanitize comes from crypto/rand through noise.Secure.

@@ -26,7 +26,7 @@ func ExampleCertifiedFlip() {
 	// Output: flip 0.041848, worst loss 4.000000
 }
 
-// Seed 002's headline: DP noise at ε = 0.5 on a strongly correlated chain.
+// [CGSSY]'s headline: DP noise at ε = 0.5 on a strongly correlated chain.
 func ExampleAttack() {
 	ch, _ := bdp.SymmetricChain(0.02)
 	mech, _ := bdp.RandomizedResponse(bdp.DPFlip(0.5), bdp.DPFlip(0.5))

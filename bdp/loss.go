@@ -14,7 +14,7 @@ const (
 	// AnyKnown: every target i and every K ⊆ [n]∖{i} — the full BDP
 	// guarantee.
 	AnyKnown Knowledge = iota
-	// NoneKnown: K = ∅, the adversary seed 002's ρ* is tuned for.
+	// NoneKnown: K = ∅, the adversary [CGSSY]'s ρ* is tuned for.
 	NoneKnown
 	// AllKnown: K = [n]∖{i}, i.e. plain local differential privacy.
 	AllKnown

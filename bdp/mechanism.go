@@ -83,7 +83,7 @@ func DPFlip(eps float64) float64 { return 1 / (math.Exp(eps) + 1) }
 // flipLevel is the local DP level ln((1−ρ)/ρ) of a symmetric flip ρ ≤ 1/2.
 func flipLevel(rho float64) float64 { return math.Log1p(-rho) - math.Log(rho) }
 
-// PublishedFlip is seed 002's flip probability ρ*(θ, ε) for the symmetric
+// PublishedFlip is [CGSSY]'s flip probability ρ*(θ, ε) for the symmetric
 // chain with switch probability θ (LOCAL_BDP.md):
 //
 //	ε_loc = 2·asinh( θ/(1−θ) · sinh(ε/2) ),   ρ* = 1/(1 + e^{ε_loc}).
@@ -163,7 +163,7 @@ type Pair struct {
 // knowledge (K = ∅) is at most ε for every length. Adversary class covered:
 // K = ∅ only, like ρ*.
 //
-// Seed 002's code states the same optimisation but replaces the two
+// [CGSSY]'s code states the same optimisation but replaces the two
 // constraint curves (all-zero and all-one outputs) by straight lines
 // between their end points; here the constraint is the exact K = ∅ loss
 // over every output (Limit), so the returned pair always satisfies it.

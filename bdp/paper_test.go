@@ -273,7 +273,7 @@ func TestPublishedFlipPair(t *testing.T) {
 			t.Errorf("θ=%v ε=%v: pair %+v, ρ* = %v", c[0], c[1], p, rho)
 		}
 	}
-	// The heart-rate chain of seed 002's synthetic experiment.
+	// The heart-rate chain of [CGSSY]'s synthetic experiment.
 	ch, _ := markov.New(nil, [][]float64{{1 - 0.08937981353871098, 0.08937981353871098}, {0.10924092409240924, 1 - 0.10924092409240924}}, markov.InitStationary, nil)
 	for _, eps := range []float64{1, 3} {
 		p, err := PublishedFlipPair(ch, eps)

@@ -412,7 +412,7 @@ func dependence(q []float64, P [][]float64, T int, rel []lapRelease) float64 {
 	return delta
 }
 
-// 001 Theorem III.4's phenomenon on a Markov chain (three independent fair
+// [SC17] Theorem III.4's phenomenon on a Markov chain (three independent fair
 // bits, i.e. a chain with uniform rows): M₁ = RR(X₁⊕X₂⊕X₃) and
 // M₂ = RR(X₂⊕X₃) (keep 3/4) are each 0-Pufferfish for every secret X_t = a,
 // since each parity is independent of any single bit; together they reveal

@@ -6,7 +6,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/compose"
 )
 
-// Two MQM releases on the same chain add up (seed 001 Theorem III.7).
+// Two MQM releases on the same chain add up ([SC17] Theorem III.7).
 func ExampleLedger() {
 	l := compose.New()
 	l.AddDataset(compose.Dataset{Name: "alice", Length: 1440})
@@ -18,5 +18,5 @@ func ExampleLedger() {
 		return
 	}
 	fmt.Printf("ε = %g by %s (%s)\n", g.Best.Epsilon, g.Best.Rule, g.Best.Theorem)
-	// Output: ε = 1.5 by mqm-sequential (seed 001 Theorem III.7)
+	// Output: ε = 1.5 by mqm-sequential ([SC17] Theorem III.7)
 }

@@ -1,7 +1,7 @@
 // Package compose is a privacy ledger: it records releases about correlated
 // datasets and answers "what guarantee holds now, and by which theorem"
-// (seed 001; ../shared/spec/MATH.md §4.5). Pufferfish privacy does not
-// compose in general (001 Theorem III.4, reproduced in the tests), so every
+// ([SC17]; docs/math.md §4.5). Pufferfish privacy does not
+// compose in general ([SC17] Theorem III.4, reproduced in the tests), so every
 // answer names the rule it used, and when no rule applies the ledger says so
 // instead of guessing.
 //
@@ -12,8 +12,8 @@
 // and an ε.
 //
 //   - single: one release keeps its own ε.
-//   - mqm-sequential (001 Thm III.7): MQM releases on the same segment: Σ ε.
-//   - mqm-parallel (001 Thm III.1, generalised to any number of disjoint
+//   - mqm-sequential ([SC17] Thm III.7): MQM releases on the same segment: Σ ε.
+//   - mqm-parallel ([SC17] Thm III.1, generalised to any number of disjoint
 //     segments; releases on an identical segment are first summed by III.7;
 //     any release that is ε-Pufferfish for its own segment may take part).
 //     For a secret in segment g, the other releases change the likelihood
@@ -26,13 +26,13 @@
 //     is a mixture over x_{s_g} (bounded by the influence) or over x_e
 //     (bounded by their own guarantee for X_e). Claim: max over g of
 //     ε_g + left term + right term. It covers secrets inside the segments.
-//   - mqmapprox-far (001 Thm III.3, reconstructed): every release is
+//   - mqmapprox-far ([SC17] Thm III.3, reconstructed): every release is
 //     MQMApprox with a two-sided active quilt {X_{s−a}, X_{s+b}} attaining its
 //     σ, one release per segment, and each gap is at least the left segment's
 //     b and the right segment's a. Then the quilt, moved to any node of the
 //     segment, has every other segment in its remote set or on the quilt,
 //     and the MQM proof goes through unchanged: max ε.
-//   - max-divergence (001 Thm III.6, reconstructed): two releases whose joint
+//   - max-divergence ([SC17] Thm III.6, reconstructed): two releases whose joint
 //     law and the product of their marginals are within max-divergence Δ in
 //     both directions, for every secret and θ (Δ supplied by the user or
 //     computed for small models): ε_1 + ε_2 + 2Δ.
@@ -229,7 +229,7 @@ func checkCalibration(r Release, d *Dataset) error {
 	return nil
 }
 
-// Dependence records Δ for a pair of releases (001 Thm III.6).
+// Dependence records Δ for a pair of releases ([SC17] Thm III.6).
 func (l *Ledger) Dependence(a, b string, delta float64) error {
 	if !(delta >= 0) {
 		return fmt.Errorf("compose: Δ must be ≥ 0")
@@ -288,7 +288,7 @@ func (l *Ledger) Guarantee(dataset string) (Guarantee, error) {
 		for _, c := range g.Claims {
 			why = append(why, c.Rule+": "+c.Why)
 		}
-		return g, fmt.Errorf("compose: %w to these %d releases (Pufferfish does not compose in general, 001 Thm III.4):\n  %s", ErrNoRule, len(rs), strings.Join(why, "\n  "))
+		return g, fmt.Errorf("compose: %w to these %d releases (Pufferfish does not compose in general, [SC17] Thm III.4):\n  %s", ErrNoRule, len(rs), strings.Join(why, "\n  "))
 	}
 	g.Best = g.Claims[best]
 	return g, nil
@@ -320,7 +320,7 @@ func single(rs []Release) Claim {
 }
 
 func sequential(rs []Release) Claim {
-	c := Claim{Rule: "mqm-sequential", Theorem: "seed 001 Theorem III.7"}
+	c := Claim{Rule: "mqm-sequential", Theorem: "[SC17] Theorem III.7"}
 	sum := 0.0
 	for _, r := range rs {
 		if !isMQM(r.Kind) {
@@ -383,7 +383,7 @@ func covers(segs []segment) string {
 }
 
 func parallel(d *Dataset, rs []Release) Claim {
-	c := Claim{Rule: "mqm-parallel", Theorem: "seed 001 Theorem III.1 (reconstructed, generalised; with III.7 inside a segment)"}
+	c := Claim{Rule: "mqm-parallel", Theorem: "[SC17] Theorem III.1 (reconstructed, generalised; with III.7 inside a segment)"}
 	for _, r := range rs {
 		if r.Kind == DP {
 			c.Why = fmt.Sprintf("release %q is DP (see dp)", r.Name)
@@ -445,7 +445,7 @@ func parallel(d *Dataset, rs []Release) Claim {
 }
 
 func far(rs []Release) Claim {
-	c := Claim{Rule: "mqmapprox-far", Theorem: "seed 001 Theorem III.3 (reconstructed)"}
+	c := Claim{Rule: "mqmapprox-far", Theorem: "[SC17] Theorem III.3 (reconstructed)"}
 	for _, r := range rs {
 		if r.Kind != MQMApprox || r.Active == nil {
 			c.Why = fmt.Sprintf("release %q is not MQMApprox with a recorded two-sided active quilt", r.Name)
@@ -478,7 +478,7 @@ func far(rs []Release) Claim {
 }
 
 func divergence(l *Ledger, rs []Release) Claim {
-	c := Claim{Rule: "max-divergence", Theorem: "seed 001 Theorem III.6 (reconstructed)"}
+	c := Claim{Rule: "max-divergence", Theorem: "[SC17] Theorem III.6 (reconstructed)"}
 	if len(rs) != 2 {
 		c.Why = "needs exactly two releases"
 		return c

@@ -10,14 +10,14 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/noise"
 )
 
-// realMethods are the rows of seed 000 Tables 1 and 3.
+// realMethods are the rows of [SWC17] Tables 1 and 3.
 var realMethods = []string{"dp", "groupdp", "gk16", "approx", "exact"}
 
-// runActivity is seed 000 §5.3.1 on the UCI HAR activity labels: 30
+// runActivity is [SWC17] §5.3.1 on the UCI HAR activity labels: 30
 // people, 6 activities, one label per 1.28 s. Groups are the data set's own
 // train (21 people) and test (9 people) splits, and everyone. For each group
 // one chain is fitted on its people's transitions (Θ = {that chain with its
-// stationary start}, the seed's choice for real data), then
+// stationary start}, [SWC17]'s choice for real data), then
 //   - aggregate: one relative-frequency histogram over the group (every
 //     person an independent chain: σ is the maximum over their lengths, L = 2/N
 //     with N the group's observations), with DP as an extra row;
@@ -75,7 +75,7 @@ func runActivity(o Options, w *writer) error {
 				counts[a]++
 			}
 		}
-		// The seed's empirical matrix (no smoothing); a group in which some
+		// [SWC17]'s empirical matrix (no smoothing); a group in which some
 		// activity is never left gets smoothing 0.01, and the table says so.
 		ch, err := markov.Fit(activityNames, seqs, 0)
 		if err != nil {
@@ -105,7 +105,7 @@ func runActivity(o Options, w *writer) error {
 				if r.agg, err = meanHistError(lap, counts, N, sigma, reps); err != nil {
 					return err
 				}
-				if m != "dp" { // the seed reports DP for the aggregate task only
+				if m != "dp" { // [SWC17] reports DP for the aggregate task only
 					sum := 0.0
 					for _, p := range g.members {
 						s, _, _, err := scaleOf(class, []int{len(p.seq)}, eps, m)
@@ -164,7 +164,7 @@ func runActivity(o Options, w *writer) error {
 	for _, n := range notes {
 		w.printf("Note: %s.\n\n", n)
 	}
-	w.printf("Time to compute the scale (seconds, the group's aggregate task; seed 000 Table 2 columns 2–4 report MQMApprox 0.0028–0.0567 s and MQMExact 0.63–282 s on its machine):\n\n")
+	w.printf("Time to compute the scale (seconds, the group's aggregate task; [SWC17] Table 2 columns 2–4 report MQMApprox 0.0028–0.0567 s and MQMExact 0.63–282 s on its machine):\n\n")
 	trows = nil
 	for mi, m := range realMethods {
 		r := []string{methodNames[m]}

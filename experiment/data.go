@@ -13,14 +13,45 @@ import (
 	"strings"
 )
 
-// The real data files (../shared/data; README there gives sources and
-// licences). They are read in place, never copied.
+// The real data files, in the repository's data/ directory (data/README.md
+// gives their sources, licences and checksums).
 const (
 	fileHAR   = "uci_har_activity_sequences.csv.gz"
 	filePower = "uci_household_power_2007H1_1min.csv.gz"
 	fileWater = "ampds2_water_WHW_1min.csv.gz"
 	fileHR    = "physionet_meditation_hr.csv.gz"
 )
+
+// DataFiles are the files the experiments read, with their sha256.
+var DataFiles = map[string]string{
+	fileHAR:   "9d01d5214dd873aadfee38320ee00e7efe1a480fdb46c80978591b3124561815",
+	filePower: "bc4a5c82b2f8971adc272dde7be527747fb2d63195aa73abde4bdfc1d4bfa24a",
+	fileWater: "8cf8548b15cf899451e87fd8815708b6f69b45a961e5535332eb3d93128265c2",
+	fileHR:    "04740a169776a041883fb6376b8a3e87686841a65ac1627992fed673feac7d08",
+}
+
+// FindData returns the data directory: $PUFF_DATA when set, else the first
+// directory named data holding the experiments' files in the working
+// directory or one of its parents (the repository's data/ from anywhere
+// inside the repository), else "data".
+func FindData() string {
+	if d := os.Getenv("PUFF_DATA"); d != "" {
+		return d
+	}
+	dir, err := os.Getwd()
+	for err == nil {
+		cand := filepath.Join(dir, "data")
+		if _, e := os.Stat(filepath.Join(cand, fileHAR)); e == nil {
+			return cand
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	return "data"
+}
 
 // readGzipCSV streams a gzip-compressed CSV with the given header, calling
 // fn for every data row with its 1-based line number. Errors name the file
@@ -31,7 +62,7 @@ func readGzipCSV(dir, name string, header []string, fn func(line int, rec []stri
 	f, err := os.Open(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("%s: not found (give the data directory with --data; the files are described in ../shared/data/README.md)", path)
+			return fmt.Errorf("%s: not found (give the data directory with --data or $PUFF_DATA; the files are described in the repository's data/README.md)", path)
 		}
 		return err
 	}

@@ -1,5 +1,5 @@
-// Package experiment reproduces the papers' evaluations (seed 000 §5, seed
-// 004 §5 and App. B.11, seed 002's attacks) on synthetic and real data, and
+// Package experiment reproduces the papers' evaluations ([SWC17] §5, seed
+// [SWC16] §5 and App. B.11, [CGSSY]'s attacks) on synthetic and real data, and
 // writes each as CSV, a Markdown table and PNG + SVG plots.
 //
 // Experiments must be reproducible, so noise here comes from a seeded

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"compress/gzip"
+	"crypto/sha256"
 	"encoding/csv"
 	"fmt"
 	"math"
@@ -243,5 +244,19 @@ func TestDataErrors(t *testing.T) {
 	}
 	if _, err := Run("nope", Options{Out: t.TempDir()}); err == nil {
 		t.Error("unknown experiment accepted")
+	}
+}
+
+// The data files in the repository are the ones data/README.md describes.
+func TestDataChecksums(t *testing.T) {
+	dir := FindData()
+	for name, want := range DataFiles {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatalf("%v (the repository ships its data in data/)", err)
+		}
+		if got := fmt.Sprintf("%x", sha256.Sum256(b)); got != want {
+			t.Errorf("%s: sha256 %s, want %s (data/README.md)", name, got, want)
+		}
 	}
 }

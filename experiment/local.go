@@ -9,7 +9,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/markov"
 )
 
-// runLocal is seed 002's evaluation of local randomisation on binary
+// runLocal is [CGSSY]'s evaluation of local randomisation on binary
 // Markov chains:
 //   - synthetic: the single-reading and the correlation-aware adversaries'
 //     exact success on a symmetric chain (flip probability θ per step, n = 30,
@@ -35,7 +35,7 @@ func runLocal(o Options, w *writer) error {
 	}
 	bar := newProgress(o.Progress, "local", len(thetas)*len(epss)+5)
 	var rows [][]string
-	w.printf("## local: randomised response on binary Markov chains (seed 002)\n\n")
+	w.printf("## local: randomised response on binary Markov chains ([CGSSY])\n\n")
 	w.printf("**Synthetic**: symmetric chain flipping with probability θ per step, stationary start, n = %d, target %d; exact success probability of the single-reading guesser (MAP from its own output) and the correlation-aware guesser (MAP from every output), and the implied ε = ln(p/(1−p)) of the latter.\n\n", n, n/2)
 	flips := []string{"dp", "published", "certified"}
 	for _, eps := range epss {

@@ -10,13 +10,13 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/markov"
 )
 
-// runPower is seed 000 §5.3.2 on two real minute-level meters: UCI
+// runPower is [SWC17] §5.3.2 on two real minute-level meters: UCI
 // household power (Jan–Jun 2007, ≈ 260k minutes, missing minutes split the
 // series) and the AMPds2 water meter (1,051,200 minutes), each discretised
-// into 51 equal-width levels over [0, max] (the seed: 51 levels of
+// into 51 equal-width levels over [0, max] ([SWC17]: 51 levels of
 // electricity power). One chain is fitted per meter (Θ = {it, stationary
 // start}); the relative-frequency histogram is released for ε ∈ {0.2, 1, 5}
-// and the L1 error averaged over repetitions (seed 000 Table 3), with the
+// and the L1 error averaged over repetitions ([SWC17] Table 3), with the
 // time to compute each scale (Table 2, last column).
 func runPower(o Options, w *writer) error {
 	k := 51
@@ -107,7 +107,7 @@ func runPower(o Options, w *writer) error {
 	if err := w.csv(".csv", []string{"meter", "epsilon", "method", "applicable", "sigma", "l1_error", "scale_seconds"}, rows); err != nil {
 		return err
 	}
-	w.printf("L1 error of the released %d-bin relative-frequency histogram, %d repetitions (seed 000 Table 3 for its electricity data: GroupDP 516.2 / 102.9 / 19.87, MQMApprox 0.3369 / 0.0614 / 0.0113, MQMExact 0.1298 / 0.0188 / 0.0022 at ε = 0.2 / 1 / 5; GK16 N/A):\n\n", k, reps)
+	w.printf("L1 error of the released %d-bin relative-frequency histogram, %d repetitions ([SWC17] Table 3 for its electricity data: GroupDP 516.2 / 102.9 / 19.87, MQMApprox 0.3369 / 0.0614 / 0.0113, MQMExact 0.1298 / 0.0188 / 0.0022 at ε = 0.2 / 1 / 5; GK16 N/A):\n\n", k, reps)
 	for mi, meter := range meters {
 		var trows [][]string
 		for xi, m := range methods {
@@ -121,7 +121,7 @@ func runPower(o Options, w *writer) error {
 		w.printf("*%s*\n\n", meter.name)
 		w.table([]string{"method", "ε = 0.2", "ε = 1", "ε = 5"}, trows)
 	}
-	w.printf("Time to compute the scale at ε = 1 (seconds; seed 000 Table 2: MQMApprox 0.0567 s, MQMExact 282 s for its 51-state chain):\n\n")
+	w.printf("Time to compute the scale at ε = 1 (seconds; [SWC17] Table 2: MQMApprox 0.0567 s, MQMExact 282 s for its 51-state chain):\n\n")
 	var trows [][]string
 	for mi, meter := range meters {
 		r := []string{meter.name}

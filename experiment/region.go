@@ -30,7 +30,7 @@ type regionPoint struct {
 	mqmExact []float64
 }
 
-// runRegion is seed 004 App. B.11 / Figure 3: for every (p0, p1) on a grid
+// runRegion is [SWC16] App. B.11 / Figure 3: for every (p0, p1) on a grid
 // (p0 = P(0→0), p1 = P(1→1)), Θ = {that chain, every initial distribution},
 // T = 100, which of GK16 and MQMExact adds less noise, and where GK16 does
 // not apply.
@@ -80,7 +80,7 @@ func runRegion(o Options, w *writer) error {
 	}
 	var rows [][]string
 	w.printf("## region: GK16 vs MQMExact over (p0, p1), T = %d, Θ = {one chain, every initial distribution}\n\n", T)
-	w.printf("Share of the %d grid points in each region (seed 004 Figure 3: white = GK16 fails, yellow = MQM less noise, blue = GK16 less noise):\n\n", len(pts))
+	w.printf("Share of the %d grid points in each region ([SWC16] Figure 3: white = GK16 fails, yellow = MQM less noise, blue = GK16 less noise):\n\n", len(pts))
 	var trows [][]string
 	for ei, eps := range epss {
 		count := make([]int, 3)

@@ -39,7 +39,7 @@ func scaleOf(class *markov.Class, lengths []int, eps float64, method string) (si
 	return sigma, ok, time.Since(start), nil
 }
 
-// runSynthetic is seed 000 §5.2 / 004 §5: binary chains, Θ = every chain
+// runSynthetic is [SWC17] §5.2 / [SWC16] §5: binary chains, Θ = every chain
 // with p0, p1 in [ℓ, 1−ℓ] (a grid) and every initial distribution, T = 100;
 // data drawn with p0, p1 uniform on [ℓ, 1−ℓ] and q uniform on the simplex;
 // the released statistic is S = the number of 1s (1-Lipschitz).
@@ -129,7 +129,7 @@ func runSynthetic(o Options, w *writer) error {
 		w.printf("![synthetic ε = %g](%s)\n\n", eps, filepath.Base(fmt.Sprintf("%s_eps%g.png", w.name, eps)))
 	}
 	// Table 2, column 1: scale-computation time averaged over the ℓ grid.
-	w.printf("**Time to compute the scale** (mean over ℓ and ε, seconds; seed 000 Table 2 column 1 reports MQMApprox 0.0064 s, MQMExact 1.5186 s on its machine):\n\n")
+	w.printf("**Time to compute the scale** (mean over ℓ and ε, seconds; [SWC17] Table 2 column 1 reports MQMApprox 0.0064 s, MQMExact 1.5186 s on its machine):\n\n")
 	var trow []string
 	for mi := range methods {
 		var sum time.Duration
@@ -146,7 +146,7 @@ func runSynthetic(o Options, w *writer) error {
 	return nil
 }
 
-// sampleBinary draws a chain as seed 000 §5.2 does: p0, p1 uniform on
+// sampleBinary draws a chain as [SWC17] §5.2 does: p0, p1 uniform on
 // [ℓ, 1−ℓ], the initial distribution uniform on the simplex.
 func sampleBinary(rng *rand.Rand, ell float64, T int) []int {
 	p0 := ell + (1-2*ell)*rng.Float64()

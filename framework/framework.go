@@ -1,6 +1,6 @@
 // Package framework describes a Pufferfish framework (S, Q, Θ) over a
-// database of n records with a finite domain (seed 004 §2.1, Def. 2.1;
-// ../shared/spec/MATH.md §1): secrets are the events X_i = a, secret pairs
+// database of n records with a finite domain ([SWC17] §2.1, Def. 2.1;
+// docs/math.md §1): secrets are the events X_i = a, secret pairs
 // (X_i = a, X_i = b) with a ≠ b (all of them unless restricted), and Θ is a
 // finite list of distributions, each an explicit joint table or a Bayesian
 // network. A query F maps a database to a number or a vector.

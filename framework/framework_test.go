@@ -11,7 +11,7 @@ func parseSrc(t *testing.T, src string) (*Framework, []int, error) {
 	return Parse(strings.NewReader(src), "f.json")
 }
 
-// The issue's minimal form: numbers and fraction strings, unlisted
+// The minimal form: numbers and fraction strings, unlisted
 // assignments zero.
 func TestParseMinimalForm(t *testing.T) {
 	f, data, err := parseSrc(t, `{"records": 2, "domain": [0, 1], "query": "sum",

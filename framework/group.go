@@ -7,7 +7,7 @@ import (
 )
 
 // Groups returns the partition of the records that group differential
-// privacy must protect as units (seed 004 App. A.2.2): records in different
+// privacy must protect as units ([SWC16] App. A.2.2): records in different
 // groups are independent under every θ. Candidate groups are the connected
 // components of "dependent under some θ" (tested pairwise in float64); the
 // factorisation P(x) = Π_G P(x_G) is then verified exactly for every θ, and if

@@ -10,8 +10,8 @@ import (
 // OneShot is the HMM of a mechanism run once: one state per input, which
 // emits the mechanism's output distribution dist(i) and then moves to an
 // absorbing state "end" emitting the extra symbol "end". Sequences of
-// length 1 carry all the information; longer ones add only "end" (seed
-// 003's encoding has an extra layer of noisy states and emits a neutral
+// length 1 carry all the information; longer ones add only "end" ([LWZ]'s
+// encoding has an extra layer of noisy states and emits a neutral
 // symbol first; the verdicts are the same).
 func OneShot(inputs, outputs []string, dist func(i int) []*big.Rat) *Model {
 	k := len(inputs) + 1
@@ -53,7 +53,7 @@ func NeighbourPairs(inputs []string, adjacent func(i, j int) bool) []Secret {
 }
 
 // Geometric returns the truncated α-geometric distributions on {0..m}
-// (MATH §7): output z given v has probability (1−α)/(1+α)·α^|z−v| for
+// (docs/math.md §7): output z given v has probability (1−α)/(1+α)·α^|z−v| for
 // 0 < z < m, α^v/(1+α) for z = 0 and α^(m−v)/(1+α) for z = m. It is
 // ln(1/α)-DP for inputs that differ by one. geo[v][z].
 func Geometric(alpha *big.Rat, m int) ([][]*big.Rat, error) {
@@ -138,7 +138,7 @@ const (
 	// smallest such index on ties): the correct Noisy Max.
 	ReturnIndex NoisyMaxReturns = iota
 	// ReturnValue reports the largest noisy value itself: the "wrong"
-	// variant of seed 003 Example 7.2.
+	// variant of [LWZ] Example 7.2.
 	ReturnValue
 )
 
@@ -226,7 +226,7 @@ const (
 
 // NoisyMaxModel is Noisy Max over n queries with answers in {0..m} and
 // α-geometric noise, as a one-shot HMM, with its DP neighbour pairs.
-// Seed 003's instance is α = 1/2, m = 2.
+// [LWZ]'s instance is α = 1/2, m = 2.
 func NoisyMaxModel(n, m int, alpha *big.Rat, ret NoisyMaxReturns, nb Neighbours) (*Model, []Secret, error) {
 	if n < 1 {
 		return nil, nil, fmt.Errorf("hmm: Noisy Max needs at least one query")
@@ -266,7 +266,7 @@ func NoisyMaxModel(n, m int, alpha *big.Rat, ret NoisyMaxReturns, nb Neighbours)
 	return model, pairs, nil
 }
 
-// Example71 is seed 003 Example 7.1 built as the seed describes it: three
+// Example71 is [LWZ] Example 7.1 built as the paper describes it: three
 // diseases A, B, C and two people (John, Alice); the input (i, j, k)
 // counts the people with A, B and C (Noisy Max over these three counts
 // with the ½-geometric noise on {0,1,2}, reporting the index of the
@@ -274,7 +274,7 @@ func NoisyMaxModel(n, m int, alpha *big.Rat, ret NoisyMaxReturns, nb Neighbours)
 // has A independently with probability p1, that both or neither have B
 // (both with probability p2), and knows nothing about C. The secret pair is
 // "John has C" (π: k uniform on {1, 2}) against "John does not" (τ: k
-// uniform on {0, 1}); seed 003 Tables 1–2.
+// uniform on {0, 1}); [LWZ] Tables 1–2.
 func Example71(p1, p2 *big.Rat) (*Model, Secret, error) {
 	one := big.NewRat(1, 1)
 	for _, p := range []*big.Rat{p1, p2} {

@@ -351,7 +351,7 @@ func (w *fworker) visit(pi, tau fvec, d int, name string) bool {
 }
 
 // mayExceed: could some extension's log-ratio (a mediant of the per-state
-// ratios, MATH §7 / Loss) exceed the best lower bound, allowing for error?
+// ratios, docs/math.md §7 / Loss) exceed the best lower bound, allowing for error?
 func (w *fworker) mayExceed(wp, wt fvec, d int) bool {
 	s := w.s
 	s.mu.Lock()

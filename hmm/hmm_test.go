@@ -8,7 +8,7 @@ import (
 
 var half = big.NewRat(1, 2)
 
-// Seed 003's ½-geometric mechanism on {0,1,2}.
+// [LWZ]'s ½-geometric mechanism on {0,1,2}.
 func TestGeometricHalf(t *testing.T) {
 	geo, err := Geometric(half, 2)
 	if err != nil {
@@ -109,7 +109,7 @@ func directLoss(geo [][]*big.Rat, n int, ret NoisyMaxReturns, nb Neighbours) *bi
 	return best
 }
 
-// Seed 003 Example 7.2 and its correct counterpart: exact losses for
+// [LWZ] Example 7.2 and its correct counterpart: exact losses for
 // n = 1..6 queries under both neighbour notions, cross-checked against
 // direct enumeration of the noise for n ≤ 4.
 func TestNoisyMaxLosses(t *testing.T) {
@@ -142,14 +142,14 @@ func TestNoisyMaxLosses(t *testing.T) {
 				t.Logf("returns=%v neighbours=%v n=%d: ratio %s (loss %.6f, ln 2 = %.6f) witness %v %s",
 					[]string{"index", "value"}[ret], []string{"one", "any"}[nb], n, r.Ratio.RatString(), r.Loss, math.Ln2, r.Witness, r.Secret)
 				if ret == ReturnValue && nb == DifferByOne && n == 5 && r.Ratio.Cmp(big.NewRat(2, 1)) > 0 {
-					t.Errorf("seed 003 Example 7.2: the wrong Noisy Max with n = 5 satisfies ln(2)-DP, got ratio %s", r.Ratio.RatString())
+					t.Errorf("[LWZ] Example 7.2: the wrong Noisy Max with n = 5 satisfies ln(2)-DP, got ratio %s", r.Ratio.RatString())
 				}
 			}
 		}
 	}
 }
 
-// Seed 003 Example 7.1 with p1 = 0.2, p2 = 0.4: exact loss, cross-checked
+// [LWZ] Example 7.1 with p1 = 0.2, p2 = 0.4: exact loss, cross-checked
 // by direct enumeration of the prior and the noise.
 func TestExample71(t *testing.T) {
 	p1, p2 := big.NewRat(1, 5), big.NewRat(2, 5)

@@ -1,5 +1,5 @@
 // Package hmm verifies Pufferfish privacy of mechanisms modelled as hidden
-// Markov models, exactly (seed 003; ../shared/spec/MATH.md §7).
+// Markov models, exactly ([LWZ]; docs/math.md §7).
 //
 // A Model is an HMM (states, transitions, observation alphabet, emission
 // probabilities) with rational probabilities. A secret pair is two initial

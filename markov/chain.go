@@ -21,8 +21,8 @@ const (
 	InitGiven InitKind = iota
 	// InitStationary: q = π, the stationary distribution of P.
 	InitStationary
-	// InitAny: every initial distribution on the simplex (MATH §4.2,
-	// seed 000 App. C.4). Influences are suprema over q.
+	// InitAny: every initial distribution on the simplex (docs/math.md §4.2,
+	// [SWC17] App. C.4). Influences are suprema over q.
 	InitAny
 )
 
@@ -391,7 +391,7 @@ func (c *Chain) Reversible() (bool, error) {
 }
 
 // Eigengap returns 1 − λ*, where λ* is the second largest eigenvalue
-// modulus of a reversible, irreducible, aperiodic P (seed 004 Lemma B.4).
+// modulus of a reversible, irreducible, aperiodic P ([SWC16] Lemma B.4).
 // It uses the symmetric matrix D^{1/2} P D^{-1/2}, D = diag(π), which has
 // the same spectrum as P when P is reversible.
 func (c *Chain) Eigengap() (float64, error) {
@@ -428,7 +428,7 @@ func (c *Chain) Eigengap() (float64, error) {
 }
 
 // PPStarGap returns the eigengap 1 − λ₂(P P*) of the multiplicative
-// reversiblisation P P* (seed 000 Lemma 4.8), valid for non-reversible
+// reversiblisation P P* ([SWC17] Lemma 4.8), valid for non-reversible
 // chains. D^{1/2} P P* D^{-1/2} = S Sᵀ with S = D^{1/2} P D^{-1/2}, which is
 // symmetric positive semidefinite, so its spectrum is computed with EigenSym.
 func (c *Chain) PPStarGap() (float64, error) {

@@ -18,7 +18,7 @@ type Class struct {
 	Interval *Interval
 }
 
-// Interval is the binary class of seed 000 §5.2: every chain with
+// Interval is the binary class of [SWC17] §5.2: every chain with
 // p0 = P(0→0) and p1 = P(1→1) on the grid lo, lo+step, …, hi (both
 // coordinates), each with every initial distribution.
 type Interval struct {
@@ -59,7 +59,7 @@ func NewClass(states []string, chains ...*Chain) (*Class, error) {
 const MaxIntervalChains = 250_000
 
 // BinaryInterval builds the interval class with the given initial kind
-// (seed 000 uses InitAny). hi − lo must be a whole number of steps.
+// ([SWC17] uses InitAny). hi − lo must be a whole number of steps.
 func BinaryInterval(lo, hi, step float64, kind InitKind) (*Class, error) {
 	if !(step > 0) || math.IsInf(step, 0) {
 		return nil, fmt.Errorf("binary_interval.step is %v, want > 0", step)

@@ -1,10 +1,10 @@
 // Package markov provides finite-state Markov chains θ = (q, P) and classes Θ
-// of them: the data model of the Markov Quilt Mechanism (seed 004 §4, seed
-// 000 §4; ../shared/spec/MATH.md §4).
+// of them: the data model of the Markov Quilt Mechanism ([SWC17] §4, seed
+// [SWC17] §4; docs/math.md §4).
 //
 // A Chain holds k named states, a row-stochastic transition matrix P and an
 // initial distribution that is either given, the stationary distribution, or
-// "any" (the chain stands for every initial distribution at once, MATH §4.2).
+// "any" (the chain stands for every initial distribution at once, docs/math.md §4.2).
 // Constructors validate: every entry finite and in [0, 1], every row summing
 // to 1 within RowTol. Inputs are never modified; matrices are copied.
 //

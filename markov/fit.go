@@ -9,7 +9,7 @@ import (
 // sequences over the given states: P(x,y) = (n(x,y) + α) / (n(x,·) + kα)
 // where n counts observed transitions x→y within each sequence (never
 // across sequences) and α ≥ 0 is additive smoothing. The fitted chain has
-// the stationary initial distribution (the choice seed 000 §5.3 makes for
+// the stationary initial distribution (the choice [SWC17] §5.3 makes for
 // real data); change Init to use another.
 //
 // Without smoothing, a state that is never followed by another observation

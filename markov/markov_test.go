@@ -14,7 +14,7 @@ func TestBinaryClosedForms(t *testing.T) {
 			t.Fatal(err)
 		}
 		pi, _ := ch.Stationary()
-		// 004 Lemma B.12: π = ((1−p1), (1−p0)) / (2−p0−p1)
+		// [SWC16] Lemma B.12: π = ((1−p1), (1−p0)) / (2−p0−p1)
 		if want := (1 - p1) / (2 - p0 - p1); math.Abs(pi[0]-want) > 1e-14 {
 			t.Fatalf("π0 = %v, want %v", pi[0], want)
 		}

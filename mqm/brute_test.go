@@ -233,7 +233,7 @@ func TestApproxBoundsExact(t *testing.T) {
 	for trial := range 30 {
 		k, T := 2+trial%2, 9
 		P := randomChain(rng, k, 0)
-		if trial%2 == 0 && k == 2 { // binary chains are reversible (004 Lemma B.12)
+		if trial%2 == 0 && k == 2 { // binary chains are reversible ([SWC16] Lemma B.12)
 			P = [][]float64{{0.6 + 0.3*rng.Float64(), 0}, {0, 0.6 + 0.3*rng.Float64()}}
 			P[0][1], P[1][0] = 1-P[0][0], 1-P[1][1]
 		}
@@ -266,7 +266,7 @@ func TestApproxBoundsExact(t *testing.T) {
 }
 
 // The fast walk must return exactly the σ_max of the full O(T·quilts)
-// search of seed 004 Algorithms 3–4, for every oracle kind.
+// search of [SWC16] Algorithms 3–4, for every oracle kind.
 func TestFastSearchEqualsFullSearch(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for trial := range 60 {
@@ -401,7 +401,7 @@ func checkRatio(t *testing.T, q []float64, P [][]float64, T, k int, eps, sigma f
 	}
 }
 
-// Theorem 4.10 (seed 000): for a rapidly mixing chain σ_max stops growing
+// Theorem 4.10 ([SWC17]): for a rapidly mixing chain σ_max stops growing
 // with T; with the stationary initial distribution it is then constant.
 func TestSigmaIndependentOfLength(t *testing.T) {
 	ch, _ := markov.New(nil, [][]float64{{0.8, 0.2}, {0.3, 0.7}}, markov.InitStationary, nil)

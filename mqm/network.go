@@ -63,7 +63,7 @@ type NetworkResult struct {
 	Candidates int     // quilts scored, over all networks and nodes
 }
 
-// NetworkScale runs the Markov Quilt Mechanism's search (seed 004 Algorithm
+// NetworkScale runs the Markov Quilt Mechanism's search ([SWC16] Algorithm
 // 2) on a class Θ of Bayesian networks over the same variables, per network
 // (σ_max = max_θ σ_max(θ), valid because the privacy proof fixes one θ; MATH
 // §4). Releasing F(D) + σ_max·L·Lap(1) for an L-Lipschitz F is ε-Pufferfish

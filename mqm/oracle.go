@@ -23,8 +23,8 @@ type oracle interface {
 
 // ---------------------------------------------------------------- approx
 
-// approxOracle implements MATH §4.3 / seed 004 Lemma B.4 (reversible) and
-// seed 000 Lemma 4.8 (general): with ρ(t) = exp(−g t) (reversible) or
+// approxOracle implements docs/math.md §4.3 / [SWC16] Lemma B.4 (reversible) and
+// [SWC17] Lemma 4.8 (general): with ρ(t) = exp(−g t) (reversible) or
 // exp(−g t / 2) (general) and δ(t) = log((π_Θ+ρ(t))/(π_Θ−ρ(t))) (∞ when
 // ρ(t) ≥ π_Θ), two-sided e ≤ δ(b) + 2δ(a), left-only 2δ(a), right-only δ(b).
 type approxOracle struct {
@@ -120,7 +120,7 @@ func (o *approxOracle) nodeMonotone() bool { return true }
 
 // ---------------------------------------------------------------- exact
 
-// exactOracle implements MATH §4.2 for one chain θ. With r = i−a and s = i+b,
+// exactOracle implements docs/math.md §4.2 for one chain θ. With r = i−a and s = i+b,
 //
 //	e(a,b;i) = max_{x≠x'} [ N_i(x,x') + L_a(x,x') + R_b(x,x') ]
 //
@@ -355,7 +355,7 @@ func (o *exactOracle) nodeTerm(i int) []float64 {
 				t[x*k+y] = math.Log(m)
 				continue
 			}
-			// Supremum over initial distributions (MATH §4.2, 000 App. C.4):
+			// Supremum over initial distributions (docs/math.md §4.2, [SWC17] App. C.4):
 			// q concentrating on w gives the ratio P^{i−1}(w,x')/P^{i−1}(w,x).
 			m, seen := 0.0, false
 			for w := range k {
@@ -505,7 +505,7 @@ func (o *exactOracle) stable() int {
 	return max(o.fixedAt, o.suppPre+1)
 }
 
-// Influence returns the max-influence e(X_Q | X_i) (seed 004 Def. 4.1) of
+// Influence returns the max-influence e(X_Q | X_i) ([SWC17] Def. 4.1) of
 // the quilt X_Q = {X_{i−a}, X_{i+b}} on the node X_i at time i ≥ 1 of chain
 // ch, maximised over the secret pairs possible at time i; a = 0 means no
 // left node, b = 0 no right node (a < i). It is the oracle's value,

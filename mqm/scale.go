@@ -12,8 +12,8 @@ import (
 type Method int
 
 const (
-	Exact  Method = iota // MQMExact: exact max-influence per chain (MATH §4.2)
-	Approx               // MQMApprox: π_Θ, g_Θ bound (MATH §4.3)
+	Exact  Method = iota // MQMExact: exact max-influence per chain (docs/math.md §4.2)
+	Approx               // MQMApprox: π_Θ, g_Θ bound (docs/math.md §4.3)
 )
 
 func (m Method) String() string {
@@ -66,7 +66,7 @@ type nodeResult struct {
 	e     float64
 }
 
-// score is card/(ε−e), or +Inf when e ≥ ε (MATH §4).
+// score is card/(ε−e), or +Inf when e ≥ ε (docs/math.md §4).
 func score(card int, eps, e float64) float64 {
 	if e >= eps {
 		return math.Inf(1)
@@ -77,7 +77,7 @@ func score(card int, eps, e float64) float64 {
 // nodeSearch returns σ_i = min over the quilts of node i of card/(ε−e).
 // Quilts are visited in increasing card; since every score is at least
 // card/ε, the search stops as soon as card ≥ best·ε (Lemma 4.9's argument,
-// seed 000: a longer quilt can never score better). If stopAt > 0 the
+// [SWC17]: a longer quilt can never score better). If stopAt > 0 the
 // search also stops at the first quilt scoring ≤ stopAt: the caller only
 // needs to know that node i does not raise σ_max, and the returned quilt
 // then proves it.
@@ -104,7 +104,7 @@ func nodeSearch(o oracle, i, T int, eps, stopAt float64) nodeResult {
 
 // walk computes σ_max of one oracle without visiting every node when the
 // oracle is node-monotone (stationary, "any", approx). It is exact, by this
-// argument (seed 000 Lemma C.9 and seed 004 Claim B.11, extended to
+// argument ([SWC17] Lemma C.9 and [SWC16] Claim B.11, extended to
 // influences that do not increase with i):
 //
 //   - If node i has a two-sided quilt {i−a, i+b} scoring s, every node j > i
@@ -241,7 +241,7 @@ func proves(o oracle, i, T int, eps, beta float64, hints []hint) (Quilt, bool) {
 	return Quilt{}, false
 }
 
-// fullSearch is the reference O(T·quilts) search of seed 004 Algorithms 3–4:
+// fullSearch is the reference O(T·quilts) search of [SWC16] Algorithms 3–4:
 // every node, every quilt, no pruning. Tests compare the fast path with it.
 func fullSearch(o oracle, T int, eps float64) nodeResult {
 	var top nodeResult
@@ -309,7 +309,7 @@ func search(o oracle, T int, eps float64) nodeResult {
 }
 
 // Scale returns σ_max for a 1-Lipschitz query on chains of length T from
-// class under ε-Pufferfish privacy (seed 004 Algorithm 2 restricted to
+// class under ε-Pufferfish privacy ([SWC17] Algorithm 2 restricted to
 // chains, Algorithms 3–5). For Exact, σ_max = max over θ of σ_max(θ),
 // computed with up to GOMAXPROCS chains in parallel; for Approx one search
 // with the class-level π_Θ, g_Θ.

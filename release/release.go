@@ -1,17 +1,17 @@
 // Package release turns categorical sequences into a private histogram
-// with an audit report (MATH.md §4, "Lipschitz constants").
+// with an audit report (docs/math.md §4, "Lipschitz constants").
 //
 // # Guarantee
 //
 // With method "exact" or "approx", Histogram is ε-Pufferfish private in the
-// framework (S, Q, Θ) of seed 004 §4.1: secrets X_t = a for every entry of
+// framework (S, Q, Θ) of [SWC17] §4.1: secrets X_t = a for every entry of
 // every sequence, pairs (X_t=a, X_t=b), and Θ the given class of Markov
 // chains, sequences independent of each other. Changing one entry changes
 // the count histogram by at most 2 in L1 (L = 2) and the relative-frequency
 // histogram by 2/N, N the pooled number of observations. Entries of other
 // sequences are independent of the secret, so the quilt analysis applies to
 // the sequence holding it: the noise scale is max over sequence lengths T
-// of σ_max(T), times L, added independently to every bin (seed 004 Theorem
+// of σ_max(T), times L, added independently to every bin ([SWC16] Theorem
 // 4.3 for vector queries). "groupdp" is ε-Pufferfish for every Θ; "gk16" is
 // the guarantee of Ghosh–Kleinberg when applicable; "dp" is entry-level
 // ε-DP only and offers no protection against correlation.
@@ -128,7 +128,7 @@ func ComputeScaleAt(class *markov.Class, ob mqm.Observation, eps float64, method
 			s.Chain = &ch
 		}
 		s.Approx = r.Approx
-		s.Guarantee = fmt.Sprintf("%g-Pufferfish privacy for the class (MQM%s, seed 004 Thm 4.3)", eps, map[string]string{"exact": "Exact", "approx": "Approx"}[method])
+		s.Guarantee = fmt.Sprintf("%g-Pufferfish privacy for the class (MQM%s, [SWC17] Thm 4.3)", eps, map[string]string{"exact": "Exact", "approx": "Approx"}[method])
 	case "gk16":
 		r, err := baseline.GK16(class, ob.End(), eps)
 		if err != nil {

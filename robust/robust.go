@@ -1,6 +1,6 @@
 // Package robust bounds the privacy loss of an ε-Pufferfish mechanism
 // against an adversary whose belief θ̃ lies outside the class Θ it was
-// calibrated for (seed 000 Theorem 2.4; ../shared/spec/MATH.md §3).
+// calibrated for ([SWC17] Theorem 2.4; docs/math.md §3).
 //
 // # Guarantee
 //

@@ -7,7 +7,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/wasserstein"
 )
 
-// The flu example of seed 004 §3: W = 2, half of group DP's 4.
+// The flu example of [SWC17] §3: W = 2, half of group DP's 4.
 func ExampleWInf() {
 	r := func(a, b int64) *big.Rat { return big.NewRat(a, b) }
 	ints := func(v ...int64) []*big.Rat {

@@ -11,7 +11,7 @@ import (
 
 // Skip records a secret pair left out under one θ because one of its secrets
 // has probability zero there (Pufferfish constrains only pairs whose secrets
-// both have positive probability, MATH §1).
+// both have positive probability, docs/math.md §1).
 type Skip struct {
 	Pair  framework.Pair
 	Theta int

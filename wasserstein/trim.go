@@ -11,7 +11,7 @@ import (
 const CandidateLimit = 1 << 21
 
 // Trimmed returns the W of the (ε, δ)-Wasserstein Mechanism for one pair
-// (seed 004 App. A.4): the infimum over ways of discarding mass δ from μ and
+// ([SWC16] App. A.4): the infimum over ways of discarding mass δ from μ and
 // from ν of W∞ between the renormalised remainders. For δ = 0 it is W∞.
 //
 // Discarded mass may be any sub-measure of mass δ, including part of an atom:

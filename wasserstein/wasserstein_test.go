@@ -20,7 +20,7 @@ func rats(v ...int64) []*big.Rat {
 	return out
 }
 
-// TestFluExample is seed 004 §3: P(N | X_i = 0) puts 1/2 on 0 and 1/6 on
+// TestFluExample is [SWC17] §3: P(N | X_i = 0) puts 1/2 on 0 and 1/6 on
 // each of 1, 2, 3; P(N | X_i = 1) is uniform on 1..4. W = 2, while group DP
 // on the 4-clique needs sensitivity 4.
 func TestFluExample(t *testing.T) {
@@ -42,7 +42,7 @@ func TestFluExample(t *testing.T) {
 }
 
 // TestFluNotRealisable documents that no joint distribution of four flu
-// statuses has the seed's conditionals for every person: for N = Σ X_i any
+// statuses has [SWC17]'s conditionals for every person: for N = Σ X_i any
 // joint satisfies E[N²] = Σ_i P(X_i=1)·E[N | X_i=1] and E[N] = Σ_i P(X_i=1),
 // which force P(X_i = 1) = 2/5 and then E[N²] = 4, while the conditionals
 // give E[N²] = 3/5·14/6 + 2/5·30/4 = 22/5.
@@ -64,7 +64,7 @@ func TestFluNotRealisable(t *testing.T) {
 // probability 1/4). By hand: P(N | Alice = 0) has CDF 4/25, 73/200, 307/400, 1
 // at N = 0..3 and P(N | Alice = 1) has CDF 9/208, 63/208, 3/4, 1 at N = 1..4;
 // the quantile coupling pairs 0↔2, 1↔3 and 2↔4 (distance 2) and nothing
-// farther: W = 2, group DP 4 — the seed's numbers. The released scale is ε-Pufferfish by brute force.
+// farther: W = 2, group DP 4 — [SWC17]'s numbers. The released scale is ε-Pufferfish by brute force.
 func TestFluFramework(t *testing.T) {
 	fh, err := os.Open("../framework/testdata/flu.json")
 	if err != nil {
@@ -154,7 +154,7 @@ func TestQuantileAgainstFlow(t *testing.T) {
 	}
 }
 
-// TestTrimmedAppendixExample is 004 App. A.4's motivating case made
+// TestTrimmedAppendixExample is [SWC16] App. A.4's motivating case made
 // discrete: W∞ is large only because of a δ-tail, and the trimmed W is 0.
 func TestTrimmedAppendixExample(t *testing.T) {
 	d := r(1, 100)
@@ -309,7 +309,7 @@ func randomFramework(t *testing.T, rng *rand.Rand, query string) *framework.Fram
 	return f
 }
 
-// TestTheorem33 is seed 004 Theorem 3.3 as a property: W never exceeds the
+// TestTheorem33 is [SWC17] Theorem 3.3 as a property: W never exceeds the
 // group-DP global sensitivity, over random frameworks and all three queries.
 func TestTheorem33(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))

@@ -1,6 +1,6 @@
 // Package wasserstein implements the Wasserstein Mechanism, which is
-// ε-Pufferfish private in any Pufferfish framework (seed 004 §3, Algorithm 1,
-// Theorem 3.2; ../shared/spec/MATH.md §2), its (ε, δ) variant (004 App. A.4,
+// ε-Pufferfish private in any Pufferfish framework ([SWC17] §3, Algorithm 1,
+// Theorem 3.2; docs/math.md §2), its (ε, δ) variant ([SWC16] App. A.4,
 // Theorem A.8), and the ∞-Wasserstein distance W∞ it is built on.
 //
 // # Guarantee
@@ -123,7 +123,7 @@ func scaled(mu, nu idist) (a, b []*big.Int, tot *big.Int) {
 
 // WInf returns W∞(μ, ν) exactly: the largest distance between atoms that the
 // quantile (monotone) coupling pairs with positive mass, which is optimal on
-// the real line (MATH §2). It merges the two step CDFs in one pass:
+// the real line (docs/math.md §2). It merges the two step CDFs in one pass:
 // O((n + m) log(n + m)) for the sort plus exact integer arithmetic.
 func WInf(mu, nu Dist) (*big.Rat, error) {
 	a, err := mu.normalise("μ")

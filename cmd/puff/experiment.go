@@ -15,27 +15,28 @@ func experimentCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "experiment NAME [--out DIR] [--reps N] [--seed S] [--data DIR] [--fast]",
 		Short: "Reproduce the papers' evaluations: CSV, Markdown tables, PNG and SVG plots",
-		Long: `experiment regenerates the evaluations of the seed papers on synthetic and
+		Long: `experiment regenerates the evaluations of the papers ([SWC17], [SWC16], [CGSSY]) on synthetic and
 real data and writes NAME.csv, NAME.md and PNG + SVG plots into --out:
 
   synthetic  binary chains, Θ = p0, p1 ∈ [ℓ, 1−ℓ]: error of GroupDP, GK16,
              MQMApprox, MQMExact against ℓ for ε ∈ {0.2, 1, 5}, T = 100, and
-             the time to compute each scale (seed 000 §5.2, Figure 4, Table 2)
+             the time to compute each scale ([SWC17] §5.2, Figure 4, Table 2)
   region     where GK16 or MQMExact adds less noise over a 99×99 grid of
-             (p0, p1), and where GK16 does not apply (seed 004 Figure 3)
+             (p0, p1), and where GK16 does not apply ([SWC16] Figure 3)
   activity   UCI HAR activity labels: aggregate and individual histograms,
-             all mechanisms, ε = 1 (seed 000 Table 1)
+             all mechanisms, ε = 1 ([SWC17] Table 1)
   power      UCI household power and AMPds2 water, 51 levels: errors for
-             ε ∈ {0.2, 1, 5} and scale times (seed 000 Tables 2, 3)
-  local      seed 002: single-reading vs correlation-aware attacks over θ, and
+             ε ∈ {0.2, 1, 5} and scale times ([SWC17] Tables 2, 3)
+  local      [CGSSY]: single-reading vs correlation-aware attacks over θ, and
              attackers' accuracy on PhysioNet N10 under the DP, published and
              certified flips
   all        everything
 
 Noise comes from the product's sampler driven by a seeded generator
 (--seed), so runs are reproducible; that generator exists only here, never
-in release or sanitize. Real data is read from --data (default
-../shared/data, or $PUFF_DATA).
+in release or sanitize. Real data is read from --data (default: $PUFF_DATA,
+else the repository's data/ directory, found from any directory inside it;
+data/README.md lists sources, licences and checksums).
 
 Example:
   puff experiment synthetic --out results --reps 500`,
@@ -59,10 +60,7 @@ Example:
 			return nil
 		},
 	}
-	def := os.Getenv("PUFF_DATA")
-	if def == "" {
-		def = "../shared/data"
-	}
+	def := experiment.FindData()
 	c.Flags().StringVar(&o.Out, "out", "experiments", "output directory")
 	c.Flags().IntVar(&o.Reps, "reps", 0, "repetitions of every noisy release (0: the experiment's default)")
 	c.Flags().Uint64Var(&o.Seed, "seed", 1, "seed of the experiment's generator")

@@ -145,7 +145,7 @@ func wassersteinCmd() *cobra.Command {
 		Short: "Wasserstein Mechanism: ε-Pufferfish for any framework over discrete data",
 		Long: `wasserstein computes W, the largest ∞-Wasserstein distance between the
 distributions of the query given two secrets X_i = a and X_i = b, over every
-secret pair and every θ in Θ (seed 004 Algorithm 1), exactly in rational
+secret pair and every θ in Θ ([SWC17] Algorithm 1), exactly in rational
 arithmetic. Releasing F(D) + Lap(W/ε) is ε-Pufferfish private (Theorem 3.2).
 With --delta, W is the (ε, δ) variant of App. A.4: mass δ may be discarded
 from each conditional, chosen optimally. The group-DP baseline (largest
@@ -196,9 +196,9 @@ Examples:
 				}
 				rep.GroupDP.Groups = append(rep.GroupDP.Groups, names)
 			}
-			rep.Guarantee = fmt.Sprintf("ε = %g Pufferfish privacy for every secret pair and every θ in the file (seed 004 Theorem 3.2)", eps)
+			rep.Guarantee = fmt.Sprintf("ε = %g Pufferfish privacy for every secret pair and every θ in the file ([SWC17] Theorem 3.2)", eps)
 			if delta.Sign() > 0 {
-				rep.Guarantee = fmt.Sprintf("(ε, δ) = (%g, %s) Pufferfish privacy (seed 004 Theorem A.8)", eps, delta.RatString())
+				rep.Guarantee = fmt.Sprintf("(ε, δ) = (%g, %s) Pufferfish privacy ([SWC16] Theorem A.8)", eps, delta.RatString())
 			}
 			if data != nil {
 				if rep.Released, err = wasserstein.Release(f, data, eps, res, noise.NewLaplace(nil)); err != nil {
@@ -248,7 +248,7 @@ func robustCmd() *cobra.Command {
 		Use:   "robust",
 		Short: "Privacy against an adversary whose belief lies outside Θ (Theorem 2.4)",
 		Long: `robust bounds what an ε-Pufferfish mechanism calibrated for Θ guarantees
-against an adversary who believes a distribution θ̃ outside Θ (seed 000
+against an adversary who believes a distribution θ̃ outside Θ ([SWC17]
 Theorem 2.4): ε + 2Δ, where Δ is the smallest, over θ in Θ, of the largest
 two-way max-divergence between θ̃ and θ conditioned on any secret. It names
 the θ attaining the minimum and the secret attaining the maximum.
@@ -367,7 +367,7 @@ func bnCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "bn",
 		Short: "Markov Quilt Mechanism on Bayesian networks (Algorithm 2)",
-		Long: `bn runs the Markov Quilt Mechanism (seed 004 Algorithm 2) on a framework
+		Long: `bn runs the Markov Quilt Mechanism ([SWC17] Algorithm 2) on a framework
 whose thetas are Bayesian networks. For every node X_i it scores candidate
 Markov quilts — in each branch of the moral graph around X_i, either no
 quilt or the layer of nodes at distance r — by card(X_N) / (ε − e(X_Q|X_i))
@@ -465,21 +465,21 @@ func composeCmd() *cobra.Command {
 that holds for all its releases together and the theorem it rests on:
 
   single          one release: its own ε
-  mqm-sequential  MQM releases on the same segment: Σ ε (seed 001 Thm III.7)
+  mqm-sequential  MQM releases on the same segment: Σ ε ([SC17] Thm III.7)
   mqm-parallel    releases on disjoint segments: each pays its own ε plus the
                   max-influence across the gaps, capped by the neighbours' ε
-                  (001 Thm III.1, generalised; needs the dataset's class)
+                  ([SC17] Thm III.1, generalised; needs the dataset's class)
   mqmapprox-far   MQMApprox releases with two-sided active quilts on segments
-                  farther apart than the quilts reach: max ε (001 Thm III.3)
+                  farther apart than the quilts reach: max ε ([SC17] Thm III.3)
   max-divergence  two releases with a recorded dependence Δ: ε₁ + ε₂ + 2Δ
-                  (001 Thm III.6)
+                  ([SC17] Thm III.6)
   dp / dp-group   DP releases: per-record sums (independent records), or the
                   sum over all records under correlation (group privacy)
 
 The smallest claim among the rules that apply is reported. When none
 applies to a dataset, compose prints the others, gives that dataset
 "best": null with every rule's reason, and exits with an error: Pufferfish
-privacy does not compose in general (001 Thm III.4).
+privacy does not compose in general ([SC17] Thm III.4).
 
 Log format (JSON):
   {"datasets": [{"name": "alice", "length": 1440, "class": "class.json"}],

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// The wasserstein contract: W and sigma = W/ε for the issue's minimal form.
+// The wasserstein contract: W and sigma = W/ε for the minimal framework form.
 func TestWassersteinContract(t *testing.T) {
 	fw := write(t, "f.json", `{"records": 4, "domain": [0, 1], "query": "sum", "thetas": [{"joint": [
 	  [[0,0,0,0], "1/10"], [[1,0,0,0], 0.05], [[0,1,0,0], 0.05], [[1,1,1,1], "4/5"]]}]}`)

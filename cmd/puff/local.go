@@ -24,7 +24,7 @@ from neighbouring outputs, so the plain-DP flip probability 1/(e^ε+1) leaks
 more than ε. Three flip probabilities:
 
   dp         1/(e^ε+1): ε against an adversary who knows every other reading
-  published  seed 002's ρ*(θ, ε): ε against an adversary who knows no reading
+  published  [CGSSY]'s ρ*(θ, ε): ε against an adversary who knows no reading
   certified  the least flip whose worst case over EVERY adversary A(i, K)
              (any target, any set K of known readings) is ≤ ε, for every length
 
@@ -92,7 +92,7 @@ func localFlipCmd() *cobra.Command {
 	var asJSON bool
 	c := &cobra.Command{
 		Use:   "flip --theta T --epsilon E [--length N] [--json]",
-		Short: "Flip probabilities for ε: plain DP, published (seed 002) and certified",
+		Short: "Flip probabilities for ε: plain DP, published ([CGSSY]) and certified",
 		Long: `flip prints the three flip probabilities for a symmetric chain with switch
 probability θ, started from (1/2, 1/2), and the worst-case loss each one
 really has over every adversary and every length. certified_flip is for
@@ -215,7 +215,7 @@ symbols on the adversary's window.
 --knowledge none restricts to K = ∅, all to K = every other reading.
 --length inf bounds every length at once (the supremum over N).
 
-Example (seed 002's flip is not private against known neighbours):
+Example ([CGSSY]'s flip is not private against known neighbours):
   puff local loss --theta 0.4 --flip 0.037956894 --length 5 --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -330,7 +330,7 @@ Success is exact (enumeration of both sides of the target) up to about 44
 readings; beyond that it is estimated by Monte Carlo with --trials draws
 from a seeded generator (reproducible) and a 95% Wilson interval.
 
-Example (seed 002's headline: 0.831215 at θ = 0.02, implied ε ≈ 1.59):
+Example ([CGSSY]'s headline: 0.831215 at θ = 0.02, implied ε ≈ 1.59):
   puff local attack --theta 0.02,0.1,0.3 --epsilon 0.5 --length 30`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -425,7 +425,7 @@ release; the data must have exactly two states (name them with --states
 when one is missing from the file or to fix their order).
 
 The flip is --flip R, or the --mechanism flip for ε (default certified):
-dp, published (seed 002's ρ*) or certified (every adversary, every
+dp, published ([CGSSY]'s ρ*) or certified (every adversary, every
 length), for the chain's switch probability --theta or one estimated from
 the data with --fit (switches / transitions). The estimate is computed
 from the raw readings and is itself not private.

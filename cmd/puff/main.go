@@ -148,7 +148,7 @@ the same σ at every start; "any" covers every start.)
 Class file (JSON):
   {"states": ["a","b"], "chains": [{"transition": [[0.9,0.1],[0.2,0.8]], "initial": "stationary"}]}
   "initial" is a probability vector, "stationary" or "any" (every initial distribution);
-  or the binary interval class of seed 000 §5.2:
+  or the binary interval class of [SWC17] §5.2:
   {"binary_interval": {"lo": 0.1, "hi": 0.9, "step": 0.01}}
 
 Example:

@@ -40,7 +40,7 @@ func (mf *modelFlags) register(c *cobra.Command) {
 	f.IntVar(&mf.threshold, "threshold", 1, "above-threshold, sparse-vector: the threshold, in 0..RANGE")
 	f.IntVar(&mf.cutoff, "cutoff", 2, "sparse-vector: halt after this many ⊤")
 	f.IntVar(&mf.queries, "queries", 3, "noisy-max: number of queries")
-	f.StringVar(&mf.returns, "returns", "index", "noisy-max: index (correct) or value (seed 003's wrong variant)")
+	f.StringVar(&mf.returns, "returns", "index", "noisy-max: index (correct) or value ([LWZ]'s wrong variant)")
 	f.StringVar(&mf.neighbour, "neighbours", "one", "DP neighbours: one (one answer differs by one) or any (one answer differs arbitrarily)")
 	f.StringVar(&mf.alpha, "alpha", "1/2", "noisy-max, geometric: noise parameter α (the mechanism is ln(1/α)-DP per answer)")
 	f.IntVar(&mf.rangeM, "range", 2, "noisy-max, geometric: answers and noisy values lie in 0..RANGE")
@@ -147,7 +147,7 @@ func (mf *modelFlags) load(args []string) (*hmm.Model, []hmm.Secret, string, int
 			return nil, nil, "", 0, err
 		}
 		m, sec, err := hmm.Example71(p1, p2)
-		return m, []hmm.Secret{sec}, fmt.Sprintf("seed 003 Example 7.1, p1 = %s, p2 = %s", p1.RatString(), p2.RatString()), 1, err
+		return m, []hmm.Secret{sec}, fmt.Sprintf("[LWZ] Example 7.1, p1 = %s, p2 = %s", p1.RatString(), p2.RatString()), 1, err
 	}
 	return nil, nil, "", 0, fmt.Errorf("--builtin %q: want noisy-max, geometric, rr, example71, above-threshold or sparse-vector", mf.builtin)
 }
@@ -278,7 +278,7 @@ func verifyCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "verify",
 		Short: "Verify Pufferfish privacy of a mechanism modelled as a hidden Markov model",
-		Long: `verify checks mechanisms described as hidden Markov models (seed 003),
+		Long: `verify checks mechanisms described as hidden Markov models ([LWZ]),
 exactly: the forward algorithm runs in rational arithmetic and the search
 visits every observation sequence up to the given length that could still
 beat the best likelihood ratio found.
