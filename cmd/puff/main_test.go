@@ -123,10 +123,7 @@ func TestExitStatus(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "puff")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := binary(t)
 	cmd := exec.Command(bin, "scale", "--length", "10")
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
