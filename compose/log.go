@@ -45,9 +45,9 @@ type Log struct {
 // ParseLog reads a release log into a ledger; name is used in errors and
 // to resolve class paths.
 func ParseLog(r io.Reader, name string) (*Ledger, error) {
-	raw, err := io.ReadAll(r)
+	raw, err := strictjson.ReadAll(r, name)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, err
 	}
 	var lg Log
 	if err := strictjson.Decode(raw, name, &lg); err != nil {
@@ -65,6 +65,10 @@ func ParseLog(r io.Reader, name string) (*Ledger, error) {
 				fh, err := os.Open(path)
 				if err != nil {
 					return nil, fmt.Errorf("%s: datasets[%d].class: %w", name, i, err)
+				}
+				if fi, err := fh.Stat(); err != nil || !fi.Mode().IsRegular() {
+					fh.Close()
+					return nil, fmt.Errorf("%s: datasets[%d].class: %s is not a regular file", name, i, path)
 				}
 				cl, err = markov.ParseClass(fh, path)
 				fh.Close()

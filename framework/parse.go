@@ -66,9 +66,9 @@ func Parse(r io.Reader, name string) (*Framework, []int, error) {
 }
 
 func parse(r io.Reader, name string, expand bool) (*Framework, []int, error) {
-	raw, err := io.ReadAll(r)
+	raw, err := strictjson.ReadAll(r, name)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", name, err)
+		return nil, nil, err
 	}
 	var fl File
 	if err := strictjson.Decode(raw, name, &fl); err != nil {

@@ -49,9 +49,9 @@ type fileSecret struct {
 // ParseFile reads a model file; name is used in error messages. Unknown
 // fields are errors.
 func ParseFile(r io.Reader, name string) (*File, error) {
-	data, err := io.ReadAll(r)
+	data, err := strictjson.ReadAll(r, name)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, err
 	}
 	var f File
 	if err := strictjson.Decode(data, name, &f); err != nil {

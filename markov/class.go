@@ -127,9 +127,9 @@ type intervalFile struct {
 // (optional "initial": "any" (default) or "stationary"). name is used in
 // error messages.
 func ParseClass(r io.Reader, name string) (*Class, error) {
-	data, err := io.ReadAll(r)
+	data, err := strictjson.ReadAll(r, "class "+name)
 	if err != nil {
-		return nil, fmt.Errorf("class %s: %w", name, err)
+		return nil, err
 	}
 	var f classFile
 	if err := strictjson.Decode(data, "class "+name, &f); err != nil {

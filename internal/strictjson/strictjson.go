@@ -132,3 +132,20 @@ func skipComma(data []byte, off int64) int64 {
 	}
 	return off
 }
+
+// MaxInput is the largest JSON input read (64 MiB): a class, model,
+// framework or log is far smaller, and a path to a device or a runaway
+// file must not exhaust memory.
+const MaxInput = 64 << 20
+
+// ReadAll reads r up to MaxInput bytes; a longer input is an error.
+func ReadAll(r io.Reader, name string) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxInput+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(data) > MaxInput {
+		return nil, fmt.Errorf("%s: larger than %d bytes", name, MaxInput)
+	}
+	return data, nil
+}
