@@ -284,19 +284,21 @@ func (w *fworker) offer(lr, shift float64, d int, larger, name string, inf bool)
 	s := w.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.inf {
+	if s.inf && !inf {
 		return
 	}
 	if inf {
+		if !s.inf || witnessBefore(name, larger, w.path, s.secret, s.larger, s.witness) {
+			s.witness = append([]int(nil), w.path...)
+			s.secret, s.larger = name, larger
+		}
 		s.inf = true
-		s.witness = append([]int(nil), w.path...)
-		s.secret, s.larger = name, larger
 		return
 	}
 	sl := s.slack(d, lr, shift)
 	s.lo = max(s.lo, lr-sl)
 	s.hi = max(s.hi, lr+sl)
-	if s.witness == nil || lr > s.est {
+	if s.witness == nil || lr > s.est || lr == s.est && witnessBefore(name, larger, w.path, s.secret, s.larger, s.witness) {
 		s.est = lr
 		s.witness = append([]int(nil), w.path...)
 		s.secret, s.larger = name, larger

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/big"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -42,27 +43,47 @@ type search struct {
 	secret   string
 	larger   string
 	explored atomic.Int64
+	// target: a second, single-threaded pass that knows the best ratio
+	// (num/den, or ∞ when targetInf) and stops at the first sequence in
+	// search order attaining it, so the witness does not depend on how the
+	// parallel pass was scheduled.
+	target, targetInf, found bool
 }
 
-// better reports whether a/b exceeds the current best (a, b > 0).
+// exceeds reports whether a/b exceeds the current best (a, b > 0) — or,
+// when looking for the canonical witness of a known best, reaches it.
 func (s *search) exceeds(a, b *big.Int) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.inf {
 		return false
 	}
-	return new(big.Int).Mul(a, s.den).Cmp(new(big.Int).Mul(s.num, b)) > 0
+	c := new(big.Int).Mul(a, s.den).Cmp(new(big.Int).Mul(s.num, b))
+	return c > 0 || s.target && c == 0
 }
 
 func (s *search) offer(a, b *big.Int, path []int, secret, larger string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.target {
+		// canonical pass: the first sequence, in search order, that
+		// attains the known best
+		hit := b.Sign() == 0 && s.targetInf || b.Sign() != 0 && !s.targetInf && new(big.Int).Mul(a, s.den).Cmp(new(big.Int).Mul(s.num, b)) == 0
+		if hit && !s.found {
+			s.found = true
+			s.witness = append([]int(nil), path...)
+			s.secret, s.larger = secret, larger
+		}
+		return
+	}
 	if s.inf {
 		return
 	}
 	if b.Sign() == 0 {
 		s.inf = true
-	} else if s.have && new(big.Int).Mul(a, s.den).Cmp(new(big.Int).Mul(s.num, b)) <= 0 {
+	} else if c := new(big.Int).Mul(a, s.den).Cmp(new(big.Int).Mul(s.num, b)); s.have && (c < 0 || c == 0 && !witnessBefore(secret, larger, path, s.secret, s.larger, s.witness)) {
+		// Not larger; among equal ratios the witness is the first in a
+		// fixed order, so parallel scheduling never changes the answer.
 		return
 	} else {
 		s.num, s.den = new(big.Int).Set(a), new(big.Int).Set(b)
@@ -70,6 +91,21 @@ func (s *search) offer(a, b *big.Int, path []int, secret, larger string) {
 	s.have = true
 	s.witness = append([]int(nil), path...)
 	s.secret, s.larger = secret, larger
+}
+
+// witnessBefore orders witnesses of equal ratio: by secret name, then the
+// side, then shorter sequences, then lexicographically.
+func witnessBefore(sec, larger string, path []int, sec2, larger2 string, path2 []int) bool {
+	if sec != sec2 {
+		return sec < sec2
+	}
+	if larger != larger2 {
+		return larger < larger2
+	}
+	if len(path) != len(path2) {
+		return len(path) < len(path2)
+	}
+	return slices.Compare(path, path2) < 0
 }
 
 // Loss computes the exact privacy loss of the model for every secret pair
@@ -118,6 +154,7 @@ func Loss(m *Model, secrets []Secret, n int) (Result, error) {
 		return Result{}, tooLarge(m, n)
 	}
 	r := Result{Witness: s.witness, Secret: s.secret, Larger: s.larger, Explored: s.explored.Load()}
+	canonicalWitness(c, init, secrets, n, s, &r)
 	if s.inf {
 		r.Loss = math.Inf(1)
 		return r, nil
@@ -125,6 +162,48 @@ func Loss(m *Model, secrets []Secret, n int) (Result, error) {
 	r.Ratio = new(big.Rat).SetFrac(s.num, s.den)
 	r.Loss = LogRat(r.Ratio)
 	return r, nil
+}
+
+// canonicalWitness replaces the parallel pass's witness by the first
+// sequence, in the fixed order of secrets, first observations and
+// depth-first extensions, that attains the same loss (ties broken the
+// same way on every run). It keeps the parallel witness if the pass
+// would exceed MaxExplored.
+func canonicalWitness(c *compiled, init [][2]sparse, secrets []Secret, n int, best *search, r *Result) {
+	s := &search{c: c, n: n, target: true, targetInf: best.inf, num: best.num, den: best.den}
+	w := newWorker(c)
+	for i := range secrets {
+		for o := range c.m {
+			pi, tau := w.emit(init[i][0], o), w.emit(init[i][1], o)
+			w.path = append(w.path[:0], o)
+			w.visit(s, pi, tau, 1, secrets[i].Name)
+			if s.found || s.explored.Load() > MaxExplored {
+				break
+			}
+		}
+		if s.found || s.explored.Load() > MaxExplored {
+			break
+		}
+	}
+	if s.found && s.explored.Load() <= MaxExplored {
+		r.Witness, r.Secret, r.Larger = s.witness, s.secret, s.larger
+	}
+}
+
+// hasZeroRatio reports whether some state is positive in a and zero in b.
+func hasZeroRatio(a, b sparse) bool {
+	in := make(map[int]bool, len(b.idx))
+	for i, st := range b.idx {
+		if b.val[i].Sign() != 0 {
+			in[st] = true
+		}
+	}
+	for i, st := range a.idx {
+		if a.val[i].Sign() != 0 && !in[st] {
+			return true
+		}
+	}
+	return false
 }
 
 // LogRat is ln r for a positive rational, accurate for any size.
@@ -190,7 +269,7 @@ func (w *worker) step(v sparse) sparse {
 // visit evaluates the prefix whose forward vectors are pi, tau (depth d)
 // and its extensions.
 func (w *worker) visit(s *search, pi, tau sparse, d int, name string) {
-	if len(pi.idx) == 0 && len(tau.idx) == 0 {
+	if len(pi.idx) == 0 && len(tau.idx) == 0 || s.target && s.found {
 		return
 	}
 	if s.explored.Add(1) > MaxExplored {
@@ -221,10 +300,14 @@ func (w *worker) visit(s *search, pi, tau sparse, d int, name string) {
 // its inverse, beats the current best: otherwise no extension can.
 func (w *worker) mayExceed(s *search, wp, wt sparse) bool {
 	s.mu.Lock()
-	inf := s.inf
+	inf, target, targetInf := s.inf, s.target, s.targetInf
 	s.mu.Unlock()
 	if inf {
 		return false
+	}
+	if target && targetInf {
+		// only an outcome impossible under one side reaches ∞
+		return hasZeroRatio(wp, wt) || hasZeroRatio(wt, wp)
 	}
 	val := func(v sparse) map[int]*big.Int {
 		m := make(map[int]*big.Int, len(v.idx))
