@@ -72,7 +72,7 @@ func walkHomogeneous(h homogeneous, T int, eps float64) nodeResult {
 			}
 			first = false
 			if s := score(i+b-1, eps, e); s < best.sigma {
-				best = nodeResult{s, i, Quilt{i, b}, e}
+				best = nodeResult{sigma: s, node: i, quilt: Quilt{i, b}, e: e}
 			}
 		}
 		// two-sided, a = 1..i−1
@@ -85,7 +85,7 @@ func walkHomogeneous(h homogeneous, T int, eps float64) nodeResult {
 				r.resume(h, T-i, eps, best.sigma)
 			}
 			if r.s < best.sigma {
-				best = nodeResult{r.s, i, Quilt{a, r.b}, r.e}
+				best = nodeResult{sigma: r.s, node: i, quilt: Quilt{a, r.b}, e: r.e}
 			}
 		}
 		// left-only
@@ -95,7 +95,7 @@ func walkHomogeneous(h homogeneous, T int, eps float64) nodeResult {
 			}
 			e := h.leftOnly(a)
 			if s := score(T-i+a, eps, e); s < best.sigma {
-				best = nodeResult{s, i, Quilt{a, T - i + 1}, e}
+				best = nodeResult{sigma: s, node: i, quilt: Quilt{a, T - i + 1}, e: e}
 			}
 		}
 		if best.sigma > top.sigma {

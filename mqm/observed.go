@@ -96,9 +96,19 @@ type observedOracle struct {
 	ob     Observation
 	exact  *exactOracle
 	approx *approxOracle
+	// evals counts influence evaluations; past budget (> 0) the search
+	// gives up and ScaleAt falls back to a bound.
+	evals, budget int
 }
 
+func (o *observedOracle) over() bool { return o.budget > 0 && o.evals > o.budget }
+
+// evalBudget bounds the influence evaluations (each O(k²)) of one exact
+// search over a pattern of missing readings: about 10⁹ operations.
+var evalBudget = func(k int) int { return max(1_000_000, 1_000_000_000/(k*k+1)) }
+
 func (o *observedOracle) influence(j, a, b int) float64 {
+	o.evals++
 	n := o.ob.Len
 	lo, ro := a == j, b == n-j+1
 	t := o.ob.time(j)
@@ -152,11 +162,14 @@ func ScaleAt(class *markov.Class, ob Observation, eps float64, m Method) (Result
 		if math.IsInf(ap.delta(ob.End()-ob.Start), 1) {
 			r = trivial(n, eps)
 		} else {
-			r = scan(&observedOracle{ob: ob, approx: ap}, n, eps)
+			r = scan(&observedOracle{ob: ob, approx: ap, budget: evalBudget(1)}, n, eps)
+		}
+		if r.partial {
+			return spanBound(class, ob, eps, m)
 		}
 		return toResult(r, n, 0, &p), nil
 	}
-	return perChain(class, n, func(ch *markov.Chain) (nodeResult, error) {
+	res, err := perChain(class, n, func(ch *markov.Chain) (nodeResult, error) {
 		inner, err := newExactOracle(ch, ob.End())
 		if err != nil {
 			return nodeResult{}, err
@@ -169,7 +182,7 @@ func ScaleAt(class *markov.Class, ob Observation, eps float64, m Method) (Result
 		case hopeless(inner, n):
 			r = trivial(n, eps)
 		default:
-			o := &observedOracle{ob: ob, exact: inner}
+			o := &observedOracle{ob: ob, exact: inner, budget: evalBudget(ch.K())}
 			if o.nodeMonotone() {
 				r = walk(o, n, eps)
 			} else {
@@ -178,6 +191,25 @@ func ScaleAt(class *markov.Class, ob Observation, eps float64, m Method) (Result
 		}
 		return r, inner.nan
 	})
+	if err == nil && res.partial {
+		return spanBound(class, ob, eps, m)
+	}
+	return res, err
+}
+
+// spanBound is the fallback when the exact search over a pattern of
+// missing readings exceeds its budget: σ for the whole span observed,
+// every missing reading counted as if present. It is an upper bound on the
+// exact σ — any quilt of the full chain is a quilt of the observed
+// readings, and its nearby set holds no more readings than time steps
+// (docs/math.md §4.6) — so the guarantee holds with a little more noise.
+func spanBound(class *markov.Class, ob Observation, eps float64, m Method) (Result, error) {
+	r, err := ScaleAt(class, Consecutive(ob.Start, ob.End()-ob.Start+1), eps, m)
+	if err != nil {
+		return Result{}, err
+	}
+	r.UpperBound = true
+	return r, nil
 }
 
 func trivial(n int, eps float64) nodeResult {
@@ -213,6 +245,9 @@ func perChain(class *markov.Class, n int, f func(ch *markov.Chain) (nodeResult, 
 	}
 	top := 0
 	for c, r := range results {
+		if r.partial {
+			return Result{partial: true}, nil
+		}
 		if r.sigma > results[top].sigma {
 			top = c
 		}

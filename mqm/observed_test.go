@@ -327,3 +327,32 @@ func TestGivenInitialJumpEqualsFullSearch(t *testing.T) {
 		t.Fatalf("T = 10⁹: σ %v, T = 2000: %v (both long past mixing)", long.Sigma, short.Sigma)
 	}
 }
+
+// Past its evaluation budget the exact search over missing readings falls
+// back to the whole span's σ, a valid upper bound, and says so.
+func TestObservedBudgetFallsBackToSpan(t *testing.T) {
+	ch, _ := markov.New(nil, sticky(2, 0.95), markov.InitStationary, nil)
+	class, _ := markov.NewClass(ch.States, ch)
+	var times []int
+	for m := 1; m <= 400; m++ {
+		if m%7 != 0 {
+			times = append(times, m)
+		}
+	}
+	ob, _ := At(times)
+	exact, err := ScaleAt(class, ob, 1, Exact)
+	if err != nil || exact.UpperBound {
+		t.Fatalf("exact: %+v %v", exact, err)
+	}
+	saved := evalBudget
+	evalBudget = func(int) int { return 10 }
+	defer func() { evalBudget = saved }()
+	bound, err := ScaleAt(class, ob, 1, Exact)
+	if err != nil {
+		t.Fatal(err)
+	}
+	span, _ := Scale(class, ob.End(), 1, Exact)
+	if !bound.UpperBound || bound.Sigma != span.Sigma || bound.Sigma < exact.Sigma {
+		t.Fatalf("bound %+v, span σ %v, exact σ %v", bound, span.Sigma, exact.Sigma)
+	}
+}

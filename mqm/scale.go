@@ -56,6 +56,12 @@ type Result struct {
 	Influence float64 // max-influence of Quilt (with rounding allowance)
 	Chain     int     // index in the class of the chain attaining σ_max (exact); 0 for approx
 	Approx    *ApproxParams
+	// UpperBound: the exact search over a pattern of missing readings
+	// exceeded its budget, and Sigma is the (valid, larger) σ of the whole
+	// span with every missing reading counted; Node and Quilt refer to
+	// that span.
+	UpperBound bool
+	partial    bool // internal: a search gave up (ScaleAt falls back)
 }
 
 // nodeResult is the best (or a good-enough) quilt of one node.
@@ -64,6 +70,9 @@ type nodeResult struct {
 	node  int
 	quilt Quilt
 	e     float64
+	// partial: the search ran out of its evaluation budget (scan only);
+	// sigma is then meaningless.
+	partial bool
 }
 
 // score is card/(ε−e), or +Inf when e ≥ ε (docs/math.md §4).
@@ -83,8 +92,9 @@ func score(card int, eps, e float64) float64 {
 // then proves it.
 func nodeSearch(o oracle, i, T int, eps, stopAt float64) nodeResult {
 	best := nodeResult{sigma: math.Inf(1), node: i}
+	ov, budgeted := o.(interface{ over() bool })
 	for c := 1; c <= T; c++ {
-		if float64(c) >= best.sigma*eps {
+		if float64(c) >= best.sigma*eps || budgeted && ov.over() {
 			break
 		}
 		lo, hi := max(1, c+1-(T-i+1)), min(i, c)
@@ -156,7 +166,11 @@ func scan(o oracle, T int, eps float64) nodeResult {
 	var hints []hint
 	var topHint hint
 	st, _ := o.(stabler)
+	ov, budgeted := o.(interface{ over() bool })
 	for i := 1; i <= T; i++ {
+		if budgeted && ov.over() {
+			return nodeResult{partial: true}
+		}
 		q, ok := Quilt{}, false
 		if i > 1 {
 			q, ok = proves(o, i, T, eps, top.sigma, append(hints, topHint))
@@ -252,7 +266,7 @@ func fullSearch(o oracle, T int, eps float64) nodeResult {
 				q := Quilt{a, b}
 				e := o.influence(i, a, b)
 				if s := score(q.Card(), eps, e); s < best.sigma {
-					best = nodeResult{s, i, q, e}
+					best = nodeResult{sigma: s, node: i, quilt: q, e: e}
 				}
 			}
 		}

@@ -42,9 +42,10 @@ type Scale struct {
 	Method       string            `json:"method"`
 	Epsilon      float64           `json:"epsilon"`
 	Length       int               `json:"length"`
-	Start        int               `json:"start"`             // chain time of the first reading (1-based)
-	Span         int               `json:"span,omitempty"`    // time steps from first to last reading, when readings are missing
-	Missing      int               `json:"missing,omitempty"` // missing readings inside the span
+	Start        int               `json:"start"`                 // chain time of the first reading (1-based)
+	Span         int               `json:"span,omitempty"`        // time steps from first to last reading, when readings are missing
+	Missing      int               `json:"missing,omitempty"`     // missing readings inside the span
+	UpperBound   bool              `json:"upper_bound,omitempty"` // σ of the whole span: the exact search over the missing readings exceeded its budget
 	Applicable   bool              `json:"applicable"`
 	Sigma        *float64          `json:"sigma"` // nil when not applicable
 	Quilt        *mqm.Quilt        `json:"quilt"` // MQM only
@@ -128,6 +129,7 @@ func ComputeScaleAt(class *markov.Class, ob mqm.Observation, eps float64, method
 			s.Chain = &ch
 		}
 		s.Approx = r.Approx
+		s.UpperBound = r.UpperBound
 		s.Guarantee = fmt.Sprintf("%g-Pufferfish privacy for the class (MQM%s, [SWC17] Thm 4.3)", eps, map[string]string{"exact": "Exact", "approx": "Approx"}[method])
 	case "gk16":
 		r, err := baseline.GK16(class, ob.End(), eps)
@@ -268,6 +270,9 @@ func Histogram(data *Data, class *markov.Class, fitted bool, opts Options) (*Rep
 			return nil, fmt.Errorf("method %s does not apply to sequences of length %d: %s", opts.Method, p.ob.Len, s.Guarantee)
 		}
 		s.Class = nil
+		if s.UpperBound {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("a series of %d readings over %d steps: the exact search over its missing readings exceeded its budget, so σ is that of the whole span (every missing reading counted), a valid upper bound", s.Length, s.Span))
+		}
 		r.Scales = append(r.Scales, s)
 		if *s.Sigma >= r.Sigma {
 			r.Sigma, r.Guarantee = *s.Sigma, s.Guarantee
