@@ -35,6 +35,7 @@ package audit
 
 import (
 	"fmt"
+	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"math"
 	"math/big"
 	"slices"
@@ -53,20 +54,20 @@ const MaxStates = 20000
 
 // Report is the outcome of an audit.
 type Report struct {
-	Method         string      `json:"method"`
-	Epsilon        float64     `json:"epsilon"`
-	Length         int         `json:"length"`
-	Sigma          float64     `json:"sigma"`
-	PerBinScale    float64     `json:"per_bin_scale"`
-	EffectiveScale float64     `json:"effective_scale"`
-	Alpha          string      `json:"alpha"` // α̲ as an exact fraction
-	Verdict        hmm.Verdict `json:"verdict"`
-	Loss           float64     `json:"loss"`
-	Ratio          string      `json:"ratio"` // exact maximal likelihood ratio, "inf" if unbounded
-	Secret         string      `json:"secret"`
-	Output         []string    `json:"output"` // the maximising noisy histogram (cells per bin)
-	States         int         `json:"states"`
-	Explored       int64       `json:"explored"`
+	Method         mechanism.Name `json:"method"`
+	Epsilon        float64        `json:"epsilon"`
+	Length         int            `json:"length"`
+	Sigma          float64        `json:"sigma"`
+	PerBinScale    float64        `json:"per_bin_scale"`
+	EffectiveScale float64        `json:"effective_scale"`
+	Alpha          string         `json:"alpha"` // α̲ as an exact fraction
+	Verdict        hmm.Verdict    `json:"verdict"`
+	Loss           float64        `json:"loss"`
+	Ratio          string         `json:"ratio"` // exact maximal likelihood ratio, "inf" if unbounded
+	Secret         string         `json:"secret"`
+	Output         []string       `json:"output"` // the maximising noisy histogram (cells per bin)
+	States         int            `json:"states"`
+	Explored       int64          `json:"explored"`
 }
 
 // MaxLength is the longest chain Histogram audits.
@@ -77,7 +78,7 @@ const MaxLength = 10
 // release) at ε: it builds the model, runs hmm.Check against the decimal ε
 // and reports the exact loss and a witness. The chain must have a given or
 // stationary initial distribution (a single θ).
-func Histogram(ch *markov.Chain, T int, eps float64, method string) (Report, error) {
+func Histogram(ch *markov.Chain, T int, eps float64, method mechanism.Name) (Report, error) {
 	if T < 1 {
 		return Report{}, fmt.Errorf("audit: length %d must be at least 1", T)
 	}

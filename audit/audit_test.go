@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -154,7 +155,7 @@ func TestProductGuarantees(t *testing.T) {
 			T = 3
 		}
 		for _, eps := range []float64{0.5, 2, 6} {
-			for _, method := range []string{"exact", "approx", "groupdp"} {
+			for _, method := range []mechanism.Name{mechanism.Exact, mechanism.Approx, mechanism.GroupDP} {
 				r, err := Histogram(ch, T, eps, method)
 				if err != nil {
 					continue // e.g. approx on a chain it does not cover

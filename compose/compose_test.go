@@ -299,8 +299,8 @@ func TestFarSegmentsByBruteForce(t *testing.T) {
 		q := []float64{0.5, 0.5}
 		l := New()
 		l.AddDataset(Dataset{Name: "d", Length: T, Class: cl})
-		l.Record(Release{Name: "a", Dataset: "d", Kind: MQMApprox, Epsilon: epsA, Start: 1, End: n, Active: &Quilt{ra.Quilt.A, ra.Quilt.B}})
-		l.Record(Release{Name: "b", Dataset: "d", Kind: MQMApprox, Epsilon: epsB, Start: n + gap, End: T, Active: &Quilt{rb.Quilt.A, rb.Quilt.B}})
+		l.Record(Release{Name: "a", Dataset: "d", Kind: MQMApprox, Epsilon: epsA, Start: 1, End: n, Active: &Quilt{A: ra.Quilt.A, B: ra.Quilt.B}})
+		l.Record(Release{Name: "b", Dataset: "d", Kind: MQMApprox, Epsilon: epsB, Start: n + gap, End: T, Active: &Quilt{A: rb.Quilt.A, B: rb.Quilt.B}})
 		g, err := l.Guarantee("d")
 		if err != nil {
 			t.Fatal(err)

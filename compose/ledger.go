@@ -57,25 +57,27 @@ import (
 	"strings"
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/mechanism"
+	"github.com/pufferfish-privacy/pufferfish/mqm"
 )
 
-// Kind is a mechanism kind.
-type Kind string
+// Kind is the mechanism of a recorded release (package mechanism; logs
+// may spell exact and approx as mqm-exact and mqm-approx). GroupDP, GK16
+// and any other ε-Pufferfish mechanism compose as generic Pufferfish
+// releases; only MQM and DP have rules of their own.
+type Kind = mechanism.Name
 
-// The mechanism kinds the ledger knows.
+// The mechanism kinds the ledger treats specially.
 const (
-	MQMExact   Kind = "mqm-exact"
-	MQMApprox  Kind = "mqm-approx"
-	DP         Kind = "dp"
-	Pufferfish Kind = "pufferfish" // any other ε-Pufferfish mechanism (e.g. Wasserstein)
+	MQMExact   = mechanism.Exact
+	MQMApprox  = mechanism.Approx
+	DP         = mechanism.DP
+	Pufferfish = mechanism.Pufferfish
 )
 
 // Quilt is the active two-sided quilt {X_{s−A}, X_{s+B}} of an MQMApprox
 // release (puff scale reports it).
-type Quilt struct {
-	A int `json:"a"`
-	B int `json:"b"`
-}
+type Quilt = mqm.Quilt
 
 // Release is one published output.
 type Release struct {
@@ -170,10 +172,8 @@ func (l *Ledger) Record(r Release) error {
 	if !(r.Epsilon >= 0) || math.IsInf(r.Epsilon, 0) {
 		return fmt.Errorf("compose: release %q: ε must be a finite number ≥ 0", r.Name)
 	}
-	switch r.Kind {
-	case MQMExact, MQMApprox, DP, Pufferfish:
-	default:
-		return fmt.Errorf("compose: release %q: unknown mechanism %q (want mqm-exact, mqm-approx, dp or pufferfish)", r.Name, r.Kind)
+	if _, err := mechanism.Parse(string(r.Kind)); err != nil {
+		return fmt.Errorf("compose: release %q: %w", r.Name, err)
 	}
 	if r.Start == 0 && r.End == 0 {
 		r.Start, r.End = 1, d.Length
@@ -294,7 +294,7 @@ func (l *Ledger) Guarantee(dataset string) (Guarantee, error) {
 	return g, nil
 }
 
-func isMQM(k Kind) bool { return k == MQMExact || k == MQMApprox }
+func isMQM(k Kind) bool { return k.MQM() }
 
 func names(rs []Release) string {
 	var s []string

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"math"
 	"time"
 
@@ -11,7 +12,7 @@ import (
 )
 
 // realMethods are the rows of [SWC17] Tables 1 and 3.
-var realMethods = []string{"dp", "groupdp", "gk16", "approx", "exact"}
+var realMethods = []mechanism.Name{mechanism.DP, mechanism.GroupDP, mechanism.GK16, mechanism.Approx, mechanism.Exact}
 
 // runActivity is [SWC17] §5.3.1 on the UCI HAR activity labels: 30
 // people, 6 activities, one label per 1.28 s. Groups are the data set's own
@@ -105,7 +106,7 @@ func runActivity(o Options, w *writer) error {
 				if r.agg, err = meanHistError(lap, counts, N, sigma, reps); err != nil {
 					return err
 				}
-				if m != "dp" { // [SWC17] reports DP for the aggregate task only
+				if m != mechanism.DP { // [SWC17] reports DP for the aggregate task only
 					sum := 0.0
 					for _, p := range g.members {
 						s, _, _, err := scaleOf(class, []int{len(p.seq)}, eps, m)
@@ -124,8 +125,8 @@ func runActivity(o Options, w *writer) error {
 					}
 					r.indi = sum / float64(len(g.members))
 				}
-				if gi == 2 && (m == "exact" || m == "approx" || m == "groupdp") {
-					s := chart.Series{Name: methodNames[m]}
+				if gi == 2 && (m.MQM() || m == mechanism.GroupDP) {
+					s := chart.Series{Name: m.Title()}
 					for a, c := range counts {
 						h := float64(c) / float64(N)
 						out, err := lap.Add(h, sigma*2/float64(N), 2/float64(N))
@@ -138,7 +139,7 @@ func runActivity(o Options, w *writer) error {
 				}
 			}
 			res[[2]int{gi, mi}] = r
-			rows = append(rows, []string{g.name, fmt.Sprint(len(g.members)), fmt.Sprint(N), methodNames[m], fmt.Sprint(ok), f4(sigma), f4(r.agg), f4(r.indi), fmt.Sprintf("%.6f", took.Seconds())})
+			rows = append(rows, []string{g.name, fmt.Sprint(len(g.members)), fmt.Sprint(N), m.Title(), fmt.Sprint(ok), f4(sigma), f4(r.agg), f4(r.indi), fmt.Sprintf("%.6f", took.Seconds())})
 			bar.step()
 		}
 	}
@@ -153,10 +154,10 @@ func runActivity(o Options, w *writer) error {
 	}
 	var trows [][]string
 	for mi, m := range realMethods {
-		r := []string{methodNames[m]}
+		r := []string{m.Title()}
 		for gi := range groups {
 			c := res[[2]int{gi, mi}]
-			r = append(r, na(c.ok, c.agg), na(c.ok && m != "dp", c.indi))
+			r = append(r, na(c.ok, c.agg), na(c.ok && m != mechanism.DP, c.indi))
 		}
 		trows = append(trows, r)
 	}
@@ -167,7 +168,7 @@ func runActivity(o Options, w *writer) error {
 	w.printf("Time to compute the scale (seconds, the group's aggregate task; [SWC17] Table 2 columns 2–4 report MQMApprox 0.0028–0.0567 s and MQMExact 0.63–282 s on its machine):\n\n")
 	trows = nil
 	for mi, m := range realMethods {
-		r := []string{methodNames[m]}
+		r := []string{m.Title()}
 		for gi := range groups {
 			r = append(r, fmt.Sprintf("%.4f", res[[2]int{gi, mi}].took.Seconds()))
 		}

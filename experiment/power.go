@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"math"
 	"strconv"
 	"time"
@@ -47,7 +48,7 @@ func runPower(o Options, w *writer) error {
 	}
 	bar := newProgress(o.Progress, "power", len(meters)*len(epss)*4)
 	var rows [][]string
-	methods := []string{"groupdp", "gk16", "approx", "exact"}
+	methods := []mechanism.Name{mechanism.GroupDP, mechanism.GK16, mechanism.Approx, mechanism.Exact}
 	type result struct {
 		err  float64
 		ok   bool
@@ -92,12 +93,12 @@ func runPower(o Options, w *writer) error {
 					}
 				}
 				res[[3]int{mi, ei, xi}] = r
-				rows = append(rows, []string{meter.name, f4(eps), methodNames[m], fmt.Sprint(ok), f4(sigma), f4(r.err), fmt.Sprintf("%.6f", took.Seconds())})
+				rows = append(rows, []string{meter.name, f4(eps), m.Title(), fmt.Sprint(ok), f4(sigma), f4(r.err), fmt.Sprintf("%.6f", took.Seconds())})
 				bar.step()
 			}
 		}
 		for xi, m := range methods {
-			s := chart.Series{Name: meter.name + ", " + methodNames[m]}
+			s := chart.Series{Name: meter.name + ", " + m.Title()}
 			for ei, eps := range epss {
 				s.X, s.Y = append(s.X, eps), append(s.Y, res[[3]int{mi, ei, xi}].err)
 			}
@@ -111,7 +112,7 @@ func runPower(o Options, w *writer) error {
 	for mi, meter := range meters {
 		var trows [][]string
 		for xi, m := range methods {
-			r := []string{methodNames[m]}
+			r := []string{m.Title()}
 			for ei := range epss {
 				c := res[[3]int{mi, ei, xi}]
 				r = append(r, na(c.ok, c.err))

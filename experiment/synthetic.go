@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -14,13 +15,10 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/release"
 )
 
-// methodNames maps release's method names to the papers' labels.
-var methodNames = map[string]string{"dp": "DP", "groupdp": "GroupDP", "gk16": "GK16", "approx": "MQMApprox", "exact": "MQMExact"}
-
 // scaleOf computes σ for a 1-Lipschitz query on chains of every given
 // length (the maximum over them: a pooled release must cover the worst
 // chain) and the time it took. ok is false when the method does not apply.
-func scaleOf(class *markov.Class, lengths []int, eps float64, method string) (sigma float64, ok bool, took time.Duration, err error) {
+func scaleOf(class *markov.Class, lengths []int, eps float64, method mechanism.Name) (sigma float64, ok bool, took time.Duration, err error) {
 	start := time.Now()
 	ls := slices.Clone(lengths)
 	slices.Sort(ls)
@@ -46,7 +44,7 @@ func scaleOf(class *markov.Class, lengths []int, eps float64, method string) (si
 func runSynthetic(o Options, w *writer) error {
 	ells := []float64{0.10, 0.15, 0.20, 0.25, 0.30, 0.35, 0.40, 0.45}
 	epss := []float64{0.2, 1, 5}
-	methods := []string{"groupdp", "gk16", "approx", "exact"}
+	methods := []mechanism.Name{mechanism.GroupDP, mechanism.GK16, mechanism.Approx, mechanism.Exact}
 	step, reps, T := 0.01, 500, 100
 	if o.Fast {
 		ells, step, reps = []float64{0.2, 0.4}, 0.1, 20
@@ -88,7 +86,7 @@ func runSynthetic(o Options, w *writer) error {
 					c.err = sum / float64(reps)
 				}
 				res[[3]int{li, ei, mi}] = c
-				rows = append(rows, []string{f4(ell), f4(eps), methodNames[m], fmt.Sprint(ok), f4(sigma), f4(c.err), fmt.Sprintf("%.6f", took.Seconds())})
+				rows = append(rows, []string{f4(ell), f4(eps), m.Title(), fmt.Sprint(ok), f4(sigma), f4(c.err), fmt.Sprintf("%.6f", took.Seconds())})
 			}
 			bar.step()
 		}
@@ -103,7 +101,7 @@ func runSynthetic(o Options, w *writer) error {
 		var trows [][]string
 		series := make([]chart.Series, len(methods))
 		for mi, m := range methods {
-			series[mi].Name = methodNames[m]
+			series[mi].Name = m.Title()
 		}
 		for li, ell := range ells {
 			r := []string{f4(ell)}

@@ -147,6 +147,9 @@ func ScaleAt(class *markov.Class, ob Observation, eps float64, m Method) (Result
 	if err := checkArgs(class, ob.Len, eps); err != nil {
 		return Result{}, err
 	}
+	if err := checkMethod(m); err != nil {
+		return Result{}, err
+	}
 	n := ob.Len
 	if m == Approx {
 		p, err := ApproxParameters(class)

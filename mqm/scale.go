@@ -6,21 +6,23 @@ import (
 	"math"
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/mechanism"
 )
 
-// Method selects the influence oracle.
-type Method int
+// Method selects the influence oracle: one of the two Markov Quilt
+// mechanisms of package mechanism.
+type Method = mechanism.Name
 
 const (
-	Exact  Method = iota // MQMExact: exact max-influence per chain (docs/math.md §4.2)
-	Approx               // MQMApprox: π_Θ, g_Θ bound (docs/math.md §4.3)
+	Exact  = mechanism.Exact  // MQMExact: exact max-influence per chain (docs/math.md §4.2)
+	Approx = mechanism.Approx // MQMApprox: π_Θ, g_Θ bound (docs/math.md §4.3)
 )
 
-func (m Method) String() string {
-	if m == Approx {
-		return "approx"
+func checkMethod(m Method) error {
+	if !m.MQM() {
+		return fmt.Errorf("mqm: mechanism %q is not a Markov Quilt Mechanism (want exact or approx)", m)
 	}
-	return "exact"
+	return nil
 }
 
 // Quilt is {X_{i−A}, X_{i+B}} around node i with the imaginary-node
@@ -331,6 +333,9 @@ func Scale(class *markov.Class, T int, eps float64, m Method) (Result, error) {
 	if err := checkArgs(class, T, eps); err != nil {
 		return Result{}, err
 	}
+	if err := checkMethod(m); err != nil {
+		return Result{}, err
+	}
 	if m == Approx {
 		p, err := ApproxParameters(class)
 		if err != nil {
@@ -363,6 +368,9 @@ func toResult(r nodeResult, T, chain int, p *ApproxParams) Result {
 // costs O(T) searches.
 func NodeScales(class *markov.Class, T int, eps float64, m Method) ([]float64, error) {
 	if err := checkArgs(class, T, eps); err != nil {
+		return nil, err
+	}
+	if err := checkMethod(m); err != nil {
 		return nil, err
 	}
 	out := make([]float64, T)

@@ -29,17 +29,15 @@ import (
 
 	"github.com/pufferfish-privacy/pufferfish/baseline"
 	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"github.com/pufferfish-privacy/pufferfish/mqm"
 	"github.com/pufferfish-privacy/pufferfish/noise"
 )
 
-// Methods lists the accepted method names.
-var Methods = []string{"exact", "approx", "gk16", "groupdp", "dp"}
-
 // Scale is the noise scale of one method for a 1-Lipschitz scalar query on
 // chains of length T: the result type every method shares.
 type Scale struct {
-	Method       string            `json:"method"`
+	Method       mechanism.Name    `json:"method"`
 	Epsilon      float64           `json:"epsilon"`
 	Length       int               `json:"length"`
 	Start        int               `json:"start"`                 // chain time of the first reading (1-based)
@@ -81,7 +79,7 @@ func Summarize(c *markov.Class, fitted bool) *ClassSummary {
 
 // ComputeScale runs one method for a chain of T consecutive readings from
 // time 1.
-func ComputeScale(class *markov.Class, T int, eps float64, method string) (*Scale, error) {
+func ComputeScale(class *markov.Class, T int, eps float64, method mechanism.Name) (*Scale, error) {
 	if T < 1 {
 		return nil, fmt.Errorf("length %d: want ≥ 1", T)
 	}
@@ -94,7 +92,7 @@ func ComputeScale(class *markov.Class, T int, eps float64, method string) (*Scal
 // exactly; gk16 covers the whole chain up to the last reading (a query that
 // ignores some entries is still covered); groupdp takes the observed
 // readings as the group.
-func ComputeScaleAt(class *markov.Class, ob mqm.Observation, eps float64, method string) (*Scale, error) {
+func ComputeScaleAt(class *markov.Class, ob mqm.Observation, eps float64, method mechanism.Name) (*Scale, error) {
 	if !(eps > 0) || math.IsInf(eps, 1) {
 		return nil, fmt.Errorf("epsilon %v: want a finite number > 0", eps)
 	}
@@ -108,11 +106,8 @@ func ComputeScaleAt(class *markov.Class, ob mqm.Observation, eps float64, method
 	}
 	f := func(v float64) *float64 { return &v }
 	switch method {
-	case "exact", "approx":
-		m := mqm.Exact
-		if method == "approx" {
-			m = mqm.Approx
-		}
+	case mechanism.Exact, mechanism.Approx:
+		m := method
 		r, err := mqm.ScaleAt(class, ob, eps, m)
 		if m == mqm.Approx && (errors.Is(err, markov.ErrPeriodic) || errors.Is(err, markov.ErrNotIrreducible)) {
 			// MQMApprox's bound needs an ergodic class: not applicable,
@@ -125,13 +120,13 @@ func ComputeScaleAt(class *markov.Class, ob mqm.Observation, eps float64, method
 		}
 		q, two, ch := r.Quilt, r.TwoSided, r.Chain
 		s.Sigma, s.Quilt, s.Node, s.TwoSided, s.Influence = f(r.Sigma), &q, r.Node, &two, f(r.Influence)
-		if method == "exact" {
+		if method == mechanism.Exact {
 			s.Chain = &ch
 		}
 		s.Approx = r.Approx
 		s.UpperBound = r.UpperBound
-		s.Guarantee = fmt.Sprintf("%g-Pufferfish privacy for the class (MQM%s, [SWC17] Thm 4.3)", eps, map[string]string{"exact": "Exact", "approx": "Approx"}[method])
-	case "gk16":
+		s.Guarantee = fmt.Sprintf("%g-Pufferfish privacy for the class (%s, [SWC17] Thm 4.3)", eps, method.Title())
+	case mechanism.GK16:
 		r, err := baseline.GK16(class, ob.End(), eps)
 		if err != nil {
 			return nil, err
@@ -145,14 +140,14 @@ func ComputeScaleAt(class *markov.Class, ob mqm.Observation, eps float64, method
 		} else {
 			s.Guarantee = fmt.Sprintf("none: GK16 needs spectral norm < 1, chain %d has %.4g", r.Chain, r.SpectralNorm)
 		}
-	case "groupdp":
+	case mechanism.GroupDP:
 		s.Sigma = f(baseline.GroupDP(T, eps))
 		s.Guarantee = fmt.Sprintf("%g-Pufferfish privacy for every class (one group per chain)", eps)
-	case "dp":
+	case mechanism.DP:
 		s.Sigma = f(baseline.DP(eps))
 		s.Guarantee = fmt.Sprintf("%g-differential privacy per entry only; NOT Pufferfish-private for correlated entries", eps)
 	default:
-		return nil, fmt.Errorf("unknown method %q (want one of %v)", method, Methods)
+		return nil, fmt.Errorf("unknown method %q (want one of %v)", method, mechanism.Release)
 	}
 	return s, nil
 }
@@ -160,7 +155,7 @@ func ComputeScaleAt(class *markov.Class, ob mqm.Observation, eps float64, method
 // Options configures Histogram.
 type Options struct {
 	Epsilon  float64
-	Method   string
+	Method   mechanism.Name
 	Relative bool         // relative frequencies instead of counts
 	Source   noise.Source // nil: crypto/rand
 }
@@ -180,26 +175,26 @@ type Bin struct {
 // Report is the private histogram and everything needed to audit it. It
 // never contains the raw data or the true counts.
 type Report struct {
-	Method       string        `json:"method"`
-	Epsilon      float64       `json:"epsilon"`
-	Query        string        `json:"query"` // "counts" or "relative"
-	Guarantee    string        `json:"guarantee"`
-	Protects     string        `json:"protects"` // the guarantee in plain words
-	Class        *ClassSummary `json:"class"`
-	Sigma        float64       `json:"sigma"`     // σ_max for a 1-Lipschitz query (max over lengths)
-	Lipschitz    float64       `json:"lipschitz"` // L of the histogram in L1
-	PerBinScale  float64       `json:"per_bin_scale"`
-	NoiseScale   float64       `json:"noise_scale"` // scale actually sampled (snapping widens it slightly)
-	Noise        string        `json:"noise"`
-	Scales       []*Scale      `json:"scales"` // one per distinct series length and pattern of missing readings
-	Sequences    int           `json:"sequences"`
-	Observations int           `json:"observations"`
-	Missing      int           `json:"missing"` // missing readings inside the series (the chain runs through them)
-	TimeStep     *TimeStep     `json:"time_step,omitempty"`
-	MinLength    int           `json:"min_length"`
-	MaxLength    int           `json:"max_length"`
-	Histogram    []Bin         `json:"histogram"`
-	Warnings     []string      `json:"warnings,omitempty"`
+	Method       mechanism.Name `json:"method"`
+	Epsilon      float64        `json:"epsilon"`
+	Query        string         `json:"query"` // "counts" or "relative"
+	Guarantee    string         `json:"guarantee"`
+	Protects     string         `json:"protects"` // the guarantee in plain words
+	Class        *ClassSummary  `json:"class"`
+	Sigma        float64        `json:"sigma"`     // σ_max for a 1-Lipschitz query (max over lengths)
+	Lipschitz    float64        `json:"lipschitz"` // L of the histogram in L1
+	PerBinScale  float64        `json:"per_bin_scale"`
+	NoiseScale   float64        `json:"noise_scale"` // scale actually sampled (snapping widens it slightly)
+	Noise        string         `json:"noise"`
+	Scales       []*Scale       `json:"scales"` // one per distinct series length and pattern of missing readings
+	Sequences    int            `json:"sequences"`
+	Observations int            `json:"observations"`
+	Missing      int            `json:"missing"` // missing readings inside the series (the chain runs through them)
+	TimeStep     *TimeStep      `json:"time_step,omitempty"`
+	MinLength    int            `json:"min_length"`
+	MaxLength    int            `json:"max_length"`
+	Histogram    []Bin          `json:"histogram"`
+	Warnings     []string       `json:"warnings,omitempty"`
 }
 
 // maxScale is the largest per-bin Laplace scale Histogram samples: far
@@ -208,13 +203,13 @@ type Report struct {
 const maxScale = 1e15
 
 // protects says in plain words what the method protects.
-func protects(method string, c *ClassSummary) string {
+func protects(method mechanism.Name, c *ClassSummary) string {
 	switch method {
-	case "exact", "approx":
+	case mechanism.Exact, mechanism.Approx:
 		return fmt.Sprintf("every single reading of every series (which of the states %s it was), against an adversary who knows the series are Markov chains from the class (%s) and sees every other reading; series are taken as independent of each other", strings.Join(c.States, ", "), c.Coverage)
-	case "gk16":
+	case mechanism.GK16:
 		return "every single reading, as Ghosh–Kleinberg inferential privacy for the class's chains"
-	case "groupdp":
+	case mechanism.GroupDP:
 		return "every single reading, and each whole series, whatever the correlation between readings"
 	}
 	return "a single reading only against an adversary who knows nothing of the correlation between readings; neighbouring readings can reveal it"
@@ -309,7 +304,7 @@ func Histogram(data *Data, class *markov.Class, fitted bool, opts Options) (*Rep
 	if fitted {
 		r.Warnings = append(r.Warnings, "the class was fitted from the released data: the guarantee holds for that fitted chain, and the fit itself is not protected (it is not printed)")
 	}
-	if opts.Method == "dp" {
+	if opts.Method == mechanism.DP {
 		r.Warnings = append(r.Warnings, "dp protects single entries only; correlated entries can be inferred from their neighbours")
 	}
 	return r, nil

@@ -3,6 +3,7 @@ package release
 import (
 	"bytes"
 	"fmt"
+	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -140,7 +141,7 @@ func TestHistogramReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := fixed{rand.NewChaCha8([32]byte{1})}
-	for _, m := range Methods {
+	for _, m := range mechanism.Release {
 		for _, rel := range []bool{false, true} {
 			r, err := Histogram(d, class, false, Options{Epsilon: 1, Method: m, Relative: rel, Source: src})
 			if m == "gk16" {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/pufferfish-privacy/pufferfish/hmm"
+	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"github.com/pufferfish-privacy/pufferfish/ratexpr"
 )
 
@@ -97,3 +98,21 @@ func (v maybeInf) MarshalJSON() ([]byte, error) {
 	}
 	return json.Marshal(f)
 }
+
+// methodFlag is --method: a release mechanism in the CLI's spelling.
+type methodFlag struct{ n mechanism.Name }
+
+func newMethod() *methodFlag { return &methodFlag{mechanism.Exact} }
+
+func (f *methodFlag) String() string { return string(f.n) }
+
+func (f *methodFlag) Set(s string) error {
+	n, err := mechanism.ParseRelease(s)
+	if err != nil {
+		return err
+	}
+	f.n = n
+	return nil
+}
+
+func (f *methodFlag) Type() string { return "mechanism" }

@@ -486,7 +486,8 @@ Log format (JSON):
    "releases": [{"name": "am", "dataset": "alice", "mechanism": "mqm-exact",
                  "epsilon": 0.5, "start": 1, "end": 720}, ...],
    "dependence": [{"releases": ["am", "pm"], "delta": 0.1}]}
-mechanism is mqm-exact, mqm-approx, dp or pufferfish; start/end are 1-based
+mechanism is exact (or mqm-exact), approx (or mqm-approx), gk16, groupdp,
+dp or pufferfish (any other ε-Pufferfish mechanism); start/end are 1-based
 and default to the whole chain; MQMApprox releases may record their
 "active_quilt": {"a": A, "b": B} (from puff scale --json). An mqm-exact
 release on a segment that starts after time 1 records the segment its

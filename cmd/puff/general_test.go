@@ -96,7 +96,7 @@ func TestComposeCLI(t *testing.T) {
 	}
 	lg = write(t, "log2.json", `{"datasets": [{"name": "d", "length": 10}],
 	  "releases": [{"name": "a", "dataset": "d", "mechanism": "magic", "epsilon": 1}]}`)
-	if _, err := run("compose", "--log", lg); err == nil || !strings.Contains(err.Error(), "releases[0]") {
+	if _, err := run("compose", "--log", lg); err == nil || !strings.Contains(err.Error(), `unknown mechanism "magic"`) {
 		t.Errorf("bad mechanism: %v", err)
 	}
 }

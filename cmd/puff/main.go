@@ -104,25 +104,9 @@ func readClass(path string) (*markov.Class, error) {
 	return markov.ParseClass(f, path)
 }
 
-func checkMethod(m string) error {
-	for _, ok := range release.Methods {
-		if m == ok {
-			return nil
-		}
-	}
-	return fmt.Errorf("--method %q: want one of %s", m, strings.Join(release.Methods, ", "))
-}
-
-func checkArgs(eps float64, method string) error {
-	if err := checkEps(eps); err != nil {
-		return err
-	}
-	return checkMethod(method)
-}
-
 func scaleCmd() *cobra.Command {
-	var classPath, method string
-	epsF := newEps("1")
+	var classPath string
+	epsF, methodF := newEps("1"), newMethod()
 	var T, start int
 	var asJSON bool
 	c := &cobra.Command{
@@ -155,8 +139,8 @@ Example:
   puff scale --class class.json --length 100 --epsilon 1 --method exact --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			eps := epsF.Float()
-			if err := checkArgs(eps, method); err != nil {
+			eps, method := epsF.Float(), methodF.n
+			if err := checkEps(eps); err != nil {
 				return err
 			}
 			if classPath == "" {
@@ -205,7 +189,7 @@ Example:
 	f.Var(epsF, "epsilon", "privacy parameter ε > 0: a decimal, a fraction (1/2) or ln(r)")
 	f.IntVar(&T, "length", 0, "chain length T (number of observations per sequence)")
 	f.IntVar(&start, "start", 1, "time step (1-based) at which the segment of T readings begins; a later start is calibrated from the marginal q·P^(S−1)")
-	f.StringVar(&method, "method", "exact", "exact | approx | gk16 | groupdp | dp")
+	f.Var(methodF, "method", "exact | approx | gk16 | groupdp | dp")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
 	return c
 }
@@ -290,8 +274,8 @@ func (d *dataFlags) warnings() []string {
 
 func releaseCmd() *cobra.Command {
 	var df dataFlags
-	var classPath, method string
-	epsF := newEps("1")
+	var classPath string
+	epsF, methodF := newEps("1"), newMethod()
 	var fit, relative, asJSON bool
 	c := &cobra.Command{
 		Use:   "release [--data FILE] [--class FILE | --fit --states a,b,c] [--epsilon E] [--method M] [--json]",
@@ -324,8 +308,8 @@ Examples:
   puff release --data trace.csv.gz --fit --states sleep,sit,walk,run --smoothing 0.5 --relative --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			eps := epsF.Float()
-			if err := checkArgs(eps, method); err != nil {
+			eps, method := epsF.Float(), methodF.n
+			if err := checkEps(eps); err != nil {
 				return err
 			}
 			if fit && classPath != "" {
@@ -413,7 +397,7 @@ Examples:
 	f.BoolVar(&fit, "fit", false, "fit one chain to the data (stationary start) instead of --class; needs --states")
 	f.Float64Var(&df.smoothing, "smoothing", 0, "additive smoothing α for --fit")
 	f.Var(epsF, "epsilon", "privacy parameter ε > 0: a decimal, a fraction (1/2) or ln(r)")
-	f.StringVar(&method, "method", "exact", "exact | approx | gk16 | groupdp | dp")
+	f.Var(methodF, "method", "exact | approx | gk16 | groupdp | dp")
 	f.BoolVar(&relative, "relative", false, "release relative frequencies (L = 2/N) instead of counts (L = 2)")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
 	return c

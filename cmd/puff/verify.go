@@ -598,7 +598,8 @@ Example:
 }
 
 func verifyAuditCmd() *cobra.Command {
-	var classPath, method string
+	var classPath string
+	methodF := newMethod()
 	var T int
 	epsF := newEps("1")
 	var asJSON bool
@@ -634,7 +635,7 @@ Example:
 			if len(cl.Chains) != 1 {
 				return fmt.Errorf("%s: the audit needs exactly one chain (θ), the class has %d", classPath, len(cl.Chains))
 			}
-			r, err := audit.Histogram(cl.Chains[0], T, eps, method)
+			r, err := audit.Histogram(cl.Chains[0], T, eps, methodF.n)
 			if err != nil {
 				return err
 			}
@@ -650,7 +651,7 @@ Example:
 	c.Flags().StringVar(&classPath, "class", "", "class JSON file with one chain")
 	c.Flags().IntVar(&T, "length", 4, "chain length T")
 	c.Flags().Var(epsF, "epsilon", "the ε the release claims: a decimal, a fraction (1/2) or ln(r)")
-	c.Flags().StringVar(&method, "method", "exact", "exact | approx | groupdp | dp")
+	c.Flags().Var(methodF, "method", "exact | approx | groupdp | dp")
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return c
 }
