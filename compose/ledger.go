@@ -94,11 +94,21 @@ type Release struct {
 	Calibration *Calibration `json:"calibration,omitempty"`
 }
 
-// Calibration is the chain segment a noise scale was computed for: Length
-// readings from time Start (1-based).
+// Calibration is the chain segment a noise scale was computed for: times
+// Start..End (1-based), given as End or as Length readings from Start
+// (puff scale --start S --length N).
 type Calibration struct {
 	Start  int `json:"start"`
-	Length int `json:"length"`
+	End    int `json:"end,omitempty"`
+	Length int `json:"length,omitempty"`
+}
+
+// end is the last calibrated time.
+func (c Calibration) end() int {
+	if c.End > 0 {
+		return c.End
+	}
+	return c.Start + c.Length - 1
 }
 
 // Dataset is a chain of Length nodes with class Θ (nil if unknown).
@@ -208,10 +218,10 @@ func checkCalibration(r Release, d *Dataset) error {
 		return nil
 	}
 	n := r.End - r.Start + 1
-	fix := fmt.Sprintf("recalibrate with 'puff scale --start %d --length %d' and record \"calibration\": {\"start\": %d, \"length\": %d}", r.Start, n, r.Start, n)
+	fix := fmt.Sprintf("recalibrate with 'puff scale --start %d --length %d' and record \"calibration\": {\"start\": %d, \"end\": %d}", r.Start, n, r.Start, r.End)
 	if c := r.Calibration; c != nil {
-		if c.Start != r.Start || c.Length != n {
-			return fmt.Errorf("compose: release %q covers [%d, %d] but was calibrated for [%d, %d]: its ε does not hold for its segment; %s", r.Name, r.Start, r.End, c.Start, c.Start+c.Length-1, fix)
+		if c.Start != r.Start || c.end() != r.End {
+			return fmt.Errorf("compose: release %q covers [%d, %d] but was calibrated for [%d, %d]: its ε does not hold for its segment; %s", r.Name, r.Start, r.End, c.Start, c.end(), fix)
 		}
 		return nil
 	}

@@ -29,17 +29,23 @@ import (
 // object in the format of puff scale --class; it is needed by the parallel
 // rule and to tell independent from correlated records.
 type Log struct {
-	Datasets []struct {
-		Name   string          `json:"name"`
-		Length int             `json:"length"`
-		Class  json.RawMessage `json:"class"`
-		Theta  string          `json:"theta"`
-	} `json:"datasets"`
-	Releases   []Release `json:"releases"`
-	Dependence []struct {
-		Releases []string `json:"releases"`
-		Delta    float64  `json:"delta"`
-	} `json:"dependence"`
+	Datasets   []LogDataset    `json:"datasets"`
+	Releases   []Release       `json:"releases"`
+	Dependence []LogDependence `json:"dependence,omitempty"`
+}
+
+// LogDataset is one chain of the log.
+type LogDataset struct {
+	Name   string          `json:"name"`
+	Length int             `json:"length"`
+	Class  json.RawMessage `json:"class,omitempty"`
+	Theta  string          `json:"theta,omitempty"`
+}
+
+// LogDependence is a measured Δ between two releases ([SC17] Thm III.6).
+type LogDependence struct {
+	Releases []string `json:"releases"`
+	Delta    float64  `json:"delta"`
 }
 
 // ParseLog reads a release log into a ledger; name is used in errors and
@@ -117,3 +123,5 @@ func (l *Ledger) has(name string) bool {
 func (l *Ledger) Datasets() []string {
 	return slices.Clone(l.order)
 }
+
+func jsonIndent(v any) ([]byte, error) { return json.MarshalIndent(v, "", "  ") }

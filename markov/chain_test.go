@@ -28,3 +28,33 @@ func TestStationaryOfReducibleChains(t *testing.T) {
 		t.Fatalf("two closed classes: %v", err)
 	}
 }
+
+// A class survives MarshalJSON → ParseClass, and its hash depends on its
+// content only.
+func TestClassRoundTripAndHash(t *testing.T) {
+	for _, in := range []string{
+		`{"states": ["a", "b"], "chains": [{"transition": [[0.9, 0.1], [0.2, 0.8]], "initial": [0.25, 0.75]}, {"transition": [[0.5, 0.5], [0.5, 0.5]], "initial": "any"}]}`,
+		`{"binary_interval": {"lo": 0.1, "hi": 0.9, "step": 0.2, "initial": "stationary"}}`,
+	} {
+		c, err := ParseClass(strings.NewReader(in), "in")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := c.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c2, err := ParseClass(strings.NewReader(string(b)), "out")
+		if err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		if c.Hash() != c2.Hash() || len(c2.Chains) != len(c.Chains) || !strings.HasPrefix(c.Hash(), "sha256:") {
+			t.Fatalf("round trip changed the class: %s vs %s", c.Hash(), c2.Hash())
+		}
+	}
+	a, _ := ParseClass(strings.NewReader(`{"chains": [{"transition": [[0.9, 0.1], [0.2, 0.8]]}]}`), "a")
+	b, _ := ParseClass(strings.NewReader(`{"chains": [{"transition": [[0.9, 0.1], [0.3, 0.7]]}]}`), "b")
+	if a.Hash() == b.Hash() {
+		t.Fatal("different classes, same hash")
+	}
+}

@@ -1,6 +1,8 @@
 package markov
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -212,4 +214,48 @@ func parseInitial(raw json.RawMessage) (InitKind, []float64, error) {
 		return 0, nil, fmt.Errorf("want a probability vector, \"stationary\" or \"any\"")
 	}
 	return InitGiven, q, nil
+}
+
+// MarshalJSON writes the class in the class-file format ParseClass reads
+// (an interval class as its binary_interval), so a class survives a round
+// trip and has one canonical text (Hash).
+func (c *Class) MarshalJSON() ([]byte, error) {
+	if iv := c.Interval; iv != nil {
+		init := "any"
+		if len(c.Chains) > 0 && c.Chains[0].Init == InitStationary {
+			init = "stationary"
+		}
+		return json.Marshal(struct {
+			States []string `json:"states"`
+			BI     any      `json:"binary_interval"`
+		}{c.States, map[string]any{"lo": iv.Lo, "hi": iv.Hi, "step": iv.Step, "initial": init}})
+	}
+	type chainOut struct {
+		Transition [][]float64 `json:"transition"`
+		Initial    any         `json:"initial"`
+	}
+	out := struct {
+		States []string   `json:"states"`
+		Chains []chainOut `json:"chains"`
+	}{States: c.States}
+	for _, ch := range c.Chains {
+		var init any = ch.Init.String()
+		if ch.Init == InitGiven {
+			init = ch.Q
+		}
+		out.Chains = append(out.Chains, chainOut{ch.P, init})
+	}
+	return json.Marshal(out)
+}
+
+// Hash identifies the class by its content: "sha256:" and the hex digest
+// of its canonical JSON (MarshalJSON). Two classes with the same states,
+// chains and initial distributions have the same hash.
+func (c *Class) Hash() string {
+	b, err := c.MarshalJSON()
+	if err != nil {
+		return "sha256:unavailable"
+	}
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
 }

@@ -195,6 +195,31 @@ type Report struct {
 	MaxLength    int            `json:"max_length"`
 	Histogram    []Bin          `json:"histogram"`
 	Warnings     []string       `json:"warnings,omitempty"`
+	// Record is what the release leaves for the ledger (package
+	// compose). It names the series, so it is not part of the printed
+	// report: it goes to the curator's ledger only.
+	Record *Record `json:"-"`
+}
+
+// Record is one release as the ledger sees it: the mechanism, ε, the class
+// it was calibrated for (by content hash) and the chain segments it read.
+type Record struct {
+	Mechanism mechanism.Name `json:"mechanism"`
+	Epsilon   float64        `json:"epsilon"`
+	Class     string         `json:"class"` // markov.Class.Hash of the class the noise was calibrated for
+	Query     string         `json:"query"`
+	Segments  []Segment      `json:"segments"`
+}
+
+// Segment is the part of one series' chain a release read: chain times
+// First..Last, counted from the series' first reading (time 1), and, for
+// MQM, the quilt that attains σ for this series' pattern of readings.
+type Segment struct {
+	Series   string     `json:"series"`
+	First    int        `json:"first"`
+	Last     int        `json:"last"`
+	Readings int        `json:"readings"`
+	Quilt    *mqm.Quilt `json:"active_quilt,omitempty"` // two-sided MQM quilts only
 }
 
 // maxScale is the largest per-bin Laplace scale Histogram samples: far
@@ -256,6 +281,7 @@ func Histogram(data *Data, class *markov.Class, fitted bool, opts Options) (*Rep
 	if data.Step > 0 {
 		r.TimeStep = &TimeStep{Step: data.Step, Source: data.StepSource}
 	}
+	quilts := map[string]*mqm.Quilt{}
 	for _, p := range pats {
 		s, err := ComputeScaleAt(class, p.ob, opts.Epsilon, opts.Method)
 		if err != nil {
@@ -265,6 +291,9 @@ func Histogram(data *Data, class *markov.Class, fitted bool, opts Options) (*Rep
 			return nil, fmt.Errorf("method %s does not apply to sequences of length %d: %s", opts.Method, p.ob.Len, s.Guarantee)
 		}
 		s.Class = nil
+		if s.TwoSided != nil && *s.TwoSided && !s.UpperBound {
+			quilts[p.key] = s.Quilt
+		}
 		if s.UpperBound {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("a series of %d readings over %d steps: the exact search over its missing readings exceeded its budget, so σ is that of the whole span (every missing reading counted), a valid upper bound", s.Length, s.Span))
 		}
@@ -293,6 +322,15 @@ func Histogram(data *Data, class *markov.Class, fitted bool, opts Options) (*Rep
 		return nil, fmt.Errorf("ε = %g needs a per-bin noise scale of %.3g, beyond what can be sampled (at most %g): choose a larger ε", opts.Epsilon, r.PerBinScale, maxScale)
 	}
 	r.Protects = protects(opts.Method, r.Class)
+	r.Record = &Record{Mechanism: opts.Method, Epsilon: opts.Epsilon, Class: class.Hash(), Query: r.Query}
+	for i, sq := range data.Seqs {
+		if len(sq) == 0 {
+			continue
+		}
+		ob := data.Observation(i)
+		r.Record.Segments = append(r.Record.Segments, Segment{Series: data.Series[i], First: ob.Start, Last: ob.End(),
+			Readings: ob.Len, Quilt: quilts[fmt.Sprint(ob.Len, ob.Times)]})
+	}
 	lap := noise.NewLaplace(opts.Source)
 	for i, c := range counts {
 		v, err := lap.Add(c, r.PerBinScale, r.Lipschitz)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -113,5 +114,24 @@ func TestScaleStart(t *testing.T) {
 	}
 	if _, err := run("scale", "--class", class, "--length", "2", "--start", "0"); err == nil {
 		t.Fatal("--start 0 accepted")
+	}
+}
+
+// puff release --log records the release and prints the total guarantee.
+func TestReleaseLog(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "ledger.json")
+	for i, want := range []struct {
+		spent float64
+		rule  string
+	}{{0.5, "single"}, {1, "mqm-sequential"}} {
+		v := runJSON(t, "release", "--epsilon", "1/2", "--log", log, "--json")
+		l := v["ledger"].(map[string]any)
+		if l["spent"].(float64) != want.spent || l["rule"] != want.rule || l["dataset"] != "activity" || l["releases"].(float64) != float64(i+1) {
+			t.Fatalf("release %d: ledger %v", i+1, l)
+		}
+	}
+	out, err := run("compose", "--log", log, "--dataset", "activity/p03")
+	if err != nil || !strings.Contains(out, "ε = 1 by mqm-sequential") {
+		t.Fatalf("compose on the recorded log: %v\n%s", err, out)
 	}
 }

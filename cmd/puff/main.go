@@ -9,11 +9,13 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
 	"unicode/utf8"
 
+	"github.com/pufferfish-privacy/pufferfish/compose"
 	"github.com/pufferfish-privacy/pufferfish/hmm"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mqm"
@@ -274,7 +276,7 @@ func (d *dataFlags) warnings() []string {
 
 func releaseCmd() *cobra.Command {
 	var df dataFlags
-	var classPath string
+	var classPath, logPath, dataset string
 	epsF, methodF := newEps("1"), newMethod()
 	var fit, relative, asJSON bool
 	c := &cobra.Command{
@@ -302,9 +304,16 @@ activity labels) and its class. With your own data give --class FILE, or
 --fit --states a,b,c to estimate one chain from the data (its stationary
 start); a fitted class is not itself protected, and the report says so.
 
+With --log FILE the release is also recorded in a compose log (the
+ledger of puff compose): each series is one chain of the dataset, with the
+class and its hash; the record is written, atomically and under a lock,
+before anything is printed, and the report gains the total guarantee over
+every release recorded for those series, with the composition rule.
+
 Examples:
   puff release
   puff release --data trace.csv --class class.json --epsilon 0.5 --method approx
+  puff release --data trace.csv --class class.json --epsilon 0.5 --log ledger.json
   puff release --data trace.csv.gz --fit --states sleep,sit,walk,run --smoothing 0.5 --relative --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -361,8 +370,23 @@ Examples:
 				return err
 			}
 			r.Warnings = append(r.Warnings, df.warnings()...)
+			var total *compose.Total
+			if logPath != "" {
+				// The record is on disk before anything is printed.
+				if dataset == "" {
+					dataset = strings.TrimSuffix(strings.TrimSuffix(filepath.Base(name), ".gz"), filepath.Ext(strings.TrimSuffix(filepath.Base(name), ".gz")))
+				}
+				t, err := compose.AppendLog(logPath, dataset, class, r.Record)
+				if err != nil {
+					return err
+				}
+				total = &t
+			}
 			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), r)
+				return writeJSON(cmd.OutOrStdout(), struct {
+					*release.Report
+					Ledger *compose.Total `json:"ledger,omitempty"`
+				}{r, total})
 			}
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
 			fmt.Fprintf(w, "state\tprivate %s\n", r.Query)
@@ -385,6 +409,9 @@ Examples:
 				fmt.Fprintf(w, "time step\t%g (%s)\n", r.TimeStep.Step, r.TimeStep.Source)
 			}
 			fmt.Fprintf(w, "class\t%s\n", r.Class.Coverage)
+			if total != nil {
+				fmt.Fprintf(w, "ledger\t%s: dataset %q, ε = %.6g by %s (%s) over %d recorded releases\n", logPath, total.Dataset, total.Epsilon, total.Rule, total.Theorem, total.Releases)
+			}
 			for _, m := range r.Warnings {
 				fmt.Fprintf(w, "warning\t%s\n", m)
 			}
@@ -400,6 +427,8 @@ Examples:
 	f.Var(methodF, "method", "exact | approx | gk16 | groupdp | dp")
 	f.BoolVar(&relative, "relative", false, "release relative frequencies (L = 2/N) instead of counts (L = 2)")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
+	f.StringVar(&logPath, "log", "", "append the release to this compose log (created if missing) and print the total guarantee")
+	f.StringVar(&dataset, "dataset", "", "dataset name in the log (default: the data file's name); each series is one chain \"dataset/series\"")
 	return c
 }
 

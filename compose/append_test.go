@@ -1,0 +1,105 @@
+package compose
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/mechanism"
+	"github.com/pufferfish-privacy/pufferfish/release"
+)
+
+func exampleRelease(t *testing.T, eps float64, m mechanism.Name) (*markov.Class, *release.Record) {
+	t.Helper()
+	d, err := release.ReadData(release.ExampleData(), "example", release.DefaultCSV)
+	if err != nil {
+		t.Fatal(err)
+	}
+	class, err := markov.ParseClass(release.ExampleClass(), "example class")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Align(class.States, "example"); err != nil {
+		t.Fatal(err)
+	}
+	r, err := release.Histogram(d, class, false, release.Options{Epsilon: eps, Method: m, Source: rand.NewChaCha8([32]byte{7})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return class, r.Record
+}
+
+// A release record goes into the log without hand editing: each series is
+// a chain with the class inline, and the ledger's answer composes.
+func TestAppendLog(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ledger.json")
+	class, rec := exampleRelease(t, 0.5, mechanism.Exact)
+	if len(rec.Segments) != 10 || rec.Class != class.Hash() {
+		t.Fatalf("record %+v", rec)
+	}
+	tot, err := AppendLog(path, "study", class, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tot.Epsilon != 0.5 || tot.Rule != "single" || tot.Releases != 1 {
+		t.Fatalf("first: %+v", tot)
+	}
+	if tot, err = AppendLog(path, "study", class, rec); err != nil || tot.Epsilon != 1 || tot.Rule != "mqm-sequential" || tot.Releases != 2 {
+		t.Fatalf("second: %+v %v", tot, err)
+	}
+	// the file is an ordinary compose log
+	f, _ := os.Open(path)
+	defer f.Close()
+	l, err := ParseLog(f, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Datasets()) != 10 || !strings.HasPrefix(l.Datasets()[0], "study/") {
+		t.Fatalf("datasets %v", l.Datasets())
+	}
+	// a release calibrated on another class gets no rule
+	other, _ := markov.ParseClass(strings.NewReader(`{"states": ["sleep", "sit", "walk", "run"], "chains": [{"transition": [[0.7, 0.1, 0.1, 0.1], [0.1, 0.7, 0.1, 0.1], [0.1, 0.1, 0.7, 0.1], [0.1, 0.1, 0.1, 0.7]], "initial": "any"}]}`), "other")
+	rec2 := *rec
+	rec2.Class = other.Hash()
+	if _, err := AppendLog(path, "study", other, &rec2); err == nil || !strings.Contains(err.Error(), "no composition rule") {
+		t.Fatalf("another class: %v", err)
+	}
+	if _, err := AppendLog(path, "a/b", class, rec); err == nil {
+		t.Fatal("dataset name with '/' accepted")
+	}
+}
+
+// Concurrent appends never lose a record.
+func TestAppendLogConcurrent(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ledger.json")
+	class, rec := exampleRelease(t, 0.1, mechanism.Exact)
+	var wg sync.WaitGroup
+	errs := make(chan error, 12)
+	for range 12 {
+		wg.Go(func() {
+			if _, err := AppendLog(path, "study", class, rec); err != nil {
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	f, _ := os.Open(path)
+	defer f.Close()
+	l, err := ParseLog(f, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := l.Guarantee("study/p01")
+	if err != nil || fmt.Sprintf("%.6g", g.Best.Epsilon) != "1.2" {
+		t.Fatalf("12 releases of 0.1: %+v %v", g.Best, err)
+	}
+}
