@@ -17,6 +17,7 @@ package baseline
 import (
 	"errors"
 	"fmt"
+	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"math"
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
@@ -170,8 +171,11 @@ func maxLogRatio(a, b []float64) float64 {
 
 // GK16 computes the GK16 scale for a class and chains of length T.
 func GK16(class *markov.Class, T int, eps float64) (GK16Result, error) {
-	if T < 1 || !(eps > 0) || math.IsInf(eps, 1) {
-		return GK16Result{}, fmt.Errorf("gk16: need T ≥ 1 and finite ε > 0 (got T=%d ε=%v)", T, eps)
+	if err := checks.Epsilon(eps); err != nil {
+		return GK16Result{}, fmt.Errorf("gk16: %w", err)
+	}
+	if T < 1 {
+		return GK16Result{}, fmt.Errorf("gk16: length %d, want ≥ 1", T)
 	}
 	res := GK16Result{Applicable: true}
 	normChain, phiChain := 0, 0

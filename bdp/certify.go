@@ -91,7 +91,7 @@ func CertifiedFlip(ch *markov.Chain, eps float64, n int) (Certified, error) {
 // reading sees n independent outputs of the same bit and its loss is
 // n·ln((1−ρ)/ρ), unbounded in n unless ρ = 1/2 (loss 0).
 func CertifiedFlipSymmetric(theta, eps float64) (Certified, error) {
-	if err := checkTheta(theta); err != nil {
+	if err := CheckTheta(theta); err != nil {
 		return Certified{}, err
 	}
 	if err := checkEps(eps); err != nil {

@@ -2,6 +2,7 @@ package bdp
 
 import (
 	"fmt"
+	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"math"
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
@@ -95,7 +96,7 @@ func flipLevel(rho float64) float64 { return math.Log1p(-rho) - math.Log(rho) }
 // the θ' = 1−θ chain with every other reading relabelled, which randomized
 // response cannot tell apart, so θ is folded to min(θ, 1−θ).
 func PublishedFlip(theta, eps float64) (float64, error) {
-	if err := checkTheta(theta); err != nil {
+	if err := CheckTheta(theta); err != nil {
 		return 0, err
 	}
 	if err := checkEps(eps); err != nil {
@@ -128,22 +129,23 @@ func PublishedLeak(theta, rho float64) float64 {
 // SymmetricChain is the binary chain with switch probability θ in both
 // directions, started from (1/2, 1/2) (its stationary distribution).
 func SymmetricChain(theta float64) (*markov.Chain, error) {
-	if err := checkTheta(theta); err != nil {
+	if err := CheckTheta(theta); err != nil {
 		return nil, err
 	}
 	return markov.New([]string{"0", "1"}, [][]float64{{1 - theta, theta}, {theta, 1 - theta}}, markov.InitGiven, []float64{0.5, 0.5})
 }
 
-func checkTheta(theta float64) error {
-	if math.IsNaN(theta) || theta < 0 || theta > 1 {
-		return fmt.Errorf("bdp: theta = %v is not a probability in [0, 1]", theta)
+// CheckTheta is the one check of a switch probability θ.
+func CheckTheta(theta float64) error {
+	if err := checks.Probability("theta", theta); err != nil {
+		return fmt.Errorf("bdp: %w", err)
 	}
 	return nil
 }
 
 func checkEps(eps float64) error {
-	if math.IsNaN(eps) || math.IsInf(eps, 0) || eps <= 0 {
-		return fmt.Errorf("bdp: epsilon = %v must be positive and finite", eps)
+	if err := checks.Epsilon(eps); err != nil {
+		return fmt.Errorf("bdp: %w", err)
 	}
 	return nil
 }

@@ -51,6 +51,7 @@ package compose
 import (
 	"errors"
 	"fmt"
+	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"math"
 	"slices"
 	"sort"
@@ -179,8 +180,8 @@ func (l *Ledger) Record(r Release) error {
 			return fmt.Errorf("compose: two releases are named %q", r.Name)
 		}
 	}
-	if !(r.Epsilon >= 0) || math.IsInf(r.Epsilon, 0) {
-		return fmt.Errorf("compose: release %q: ε must be a finite number ≥ 0", r.Name)
+	if err := checks.EpsilonSpent(r.Epsilon); err != nil {
+		return fmt.Errorf("compose: release %q: %w", r.Name, err)
 	}
 	if _, err := mechanism.Parse(string(r.Kind)); err != nil {
 		return fmt.Errorf("compose: release %q: %w", r.Name, err)

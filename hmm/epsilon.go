@@ -2,6 +2,7 @@ package hmm
 
 import (
 	"fmt"
+	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"math/big"
 	"strings"
 
@@ -42,8 +43,8 @@ func ParseEpsilon(s string) (Epsilon, error) {
 	if x.Sign() <= 0 {
 		return Epsilon{}, fmt.Errorf("epsilon %q: must be > 0", s)
 	}
-	if x.Cmp(big.NewRat(700, 1)) > 0 {
-		return Epsilon{}, fmt.Errorf("epsilon %q: too large, want 0 < ε ≤ 700", s)
+	if x.Cmp(big.NewRat(checks.MaxEpsilon, 1)) > 0 {
+		return Epsilon{}, fmt.Errorf("epsilon %q: too large, want 0 < ε ≤ %d", s, checks.MaxEpsilon)
 	}
 	lo, hi := expEnclosure(x)
 	f, _ := x.Float64()

@@ -2,6 +2,7 @@ package mqm
 
 import (
 	"fmt"
+	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"math"
 	"slices"
 
@@ -91,8 +92,8 @@ type NetworkResult struct {
 // the node and the size that would be needed, when a layer's table or a
 // node's candidate count exceeds the limits.
 func NetworkScale(nets []*bn.Network, eps float64, opt NetworkOptions) (NetworkResult, error) {
-	if !(eps > 0) || math.IsInf(eps, 0) {
-		return NetworkResult{}, fmt.Errorf("mqm: ε must be a finite number > 0, got %g", eps)
+	if err := checks.Epsilon(eps); err != nil {
+		return NetworkResult{}, fmt.Errorf("mqm: %w", err)
 	}
 	if opt.TableLimit == 0 {
 		opt.TableLimit = DefaultNetworkOptions.TableLimit

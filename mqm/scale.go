@@ -3,6 +3,7 @@ package mqm
 import (
 	"errors"
 	"fmt"
+	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"math"
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
@@ -286,8 +287,8 @@ func checkArgs(class *markov.Class, T int, eps float64) error {
 	if T < 1 {
 		return fmt.Errorf("length %d, want ≥ 1", T)
 	}
-	if !(eps > 0) || math.IsInf(eps, 1) {
-		return fmt.Errorf("epsilon %v, want a finite number > 0", eps)
+	if err := checks.Epsilon(eps); err != nil {
+		return err
 	}
 	return nil
 }

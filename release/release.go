@@ -23,6 +23,7 @@ package release
 import (
 	"errors"
 	"fmt"
+	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"math"
 	"slices"
 	"strings"
@@ -93,8 +94,8 @@ func ComputeScale(class *markov.Class, T int, eps float64, method mechanism.Name
 // ignores some entries is still covered); groupdp takes the observed
 // readings as the group.
 func ComputeScaleAt(class *markov.Class, ob mqm.Observation, eps float64, method mechanism.Name) (*Scale, error) {
-	if !(eps > 0) || math.IsInf(eps, 1) {
-		return nil, fmt.Errorf("epsilon %v: want a finite number > 0", eps)
+	if err := checks.Epsilon(eps); err != nil {
+		return nil, err
 	}
 	if ob.Len < 1 || ob.Start < 1 {
 		return nil, fmt.Errorf("length %d from time %d: want ≥ 1 each", ob.Len, ob.Start)

@@ -22,6 +22,7 @@ package robust
 
 import (
 	"fmt"
+	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"math"
 	"math/big"
 
@@ -43,8 +44,8 @@ type Result struct {
 // resulting guarantee for an ε-Pufferfish mechanism. Cost: O(|Θ|·n·K·atoms)
 // exact rational operations.
 func Bound(f *framework.Framework, adv framework.Theta, eps float64) (Result, error) {
-	if !(eps >= 0) || math.IsInf(eps, 0) {
-		return Result{}, fmt.Errorf("robust: ε must be a finite number ≥ 0, got %g", eps)
+	if err := checks.EpsilonSpent(eps); err != nil {
+		return Result{}, fmt.Errorf("robust: %w", err)
 	}
 	g, err := framework.New(f.Names, f.Domain, []framework.Theta{adv}, nil, f.Query)
 	if err != nil {

@@ -2,6 +2,7 @@ package wasserstein
 
 import (
 	"fmt"
+	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"math"
 	"math/big"
 
@@ -120,8 +121,8 @@ func vec(d []framework.Outcome) VDist {
 
 // Sigma is the Laplace scale W/ε, rounded up so the noise is never below it.
 func (r Result) Sigma(eps float64) (float64, error) {
-	if !(eps > 0) || math.IsInf(eps, 0) {
-		return 0, fmt.Errorf("wasserstein: ε must be a finite number > 0, got %g", eps)
+	if err := checks.Epsilon(eps); err != nil {
+		return 0, fmt.Errorf("wasserstein: %w", err)
 	}
 	return ceilFloat(new(big.Rat).Quo(r.W, new(big.Rat).SetFloat64(eps))), nil
 }

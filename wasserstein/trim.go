@@ -2,6 +2,7 @@ package wasserstein
 
 import (
 	"fmt"
+	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"math/big"
 	"slices"
 )
@@ -35,8 +36,8 @@ const CandidateLimit = 1 << 21
 // extends the agreement, a contradiction. Cost: O((n + m)·log(n·m)) sweeps
 // after sorting the n·m candidate distances (at most CandidateLimit).
 func Trimmed(mu, nu Dist, delta *big.Rat) (*big.Rat, error) {
-	if delta == nil || delta.Sign() < 0 || delta.Cmp(big.NewRat(1, 1)) >= 0 {
-		return nil, fmt.Errorf("wasserstein: δ must be in [0, 1)")
+	if err := checks.Delta(delta); err != nil {
+		return nil, fmt.Errorf("wasserstein: %w", err)
 	}
 	if delta.Sign() == 0 {
 		return WInf(mu, nu)

@@ -2,6 +2,7 @@ package wasserstein
 
 import (
 	"fmt"
+	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"math/big"
 )
 
@@ -22,8 +23,8 @@ func WInfL1(mu, nu VDist, delta *big.Rat) (*big.Rat, error) {
 	if delta == nil {
 		delta = new(big.Rat)
 	}
-	if delta.Sign() < 0 || delta.Cmp(big.NewRat(1, 1)) >= 0 {
-		return nil, fmt.Errorf("wasserstein: δ must be in [0, 1)")
+	if err := checks.Delta(delta); err != nil {
+		return nil, fmt.Errorf("wasserstein: %w", err)
 	}
 	if len(mu.X) == 0 || len(nu.X) == 0 || len(mu.X) != len(mu.W) || len(nu.X) != len(nu.W) {
 		return nil, fmt.Errorf("wasserstein: each distribution needs as many weights as atoms (at least one)")

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"math"
 	"strings"
 
@@ -41,8 +42,8 @@ func (f *epsFlag) Set(s string) error {
 	if err != nil {
 		return err
 	}
-	if !(e.Value > 0 && e.Value <= 700) {
-		return fmt.Errorf("epsilon %q: want 0 < ε ≤ 700", s)
+	if checks.Epsilon(e.Value) != nil || e.Value > checks.MaxEpsilon {
+		return fmt.Errorf("epsilon %q: want 0 < ε ≤ %d", s, checks.MaxEpsilon)
 	}
 	f.e, f.set = e, true
 	return nil
@@ -75,8 +76,8 @@ func (f *probFlag) Set(s string) error {
 		return err
 	}
 	v, _ := r.Float64()
-	if r.Sign() < 0 || v > 1 {
-		return fmt.Errorf("%q is not a probability in [0, 1]", s)
+	if err := checks.Probability(fmt.Sprintf("%q", s), v); err != nil {
+		return err
 	}
 	f.v, f.text = v, s
 	return nil

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/csv"
 	"fmt"
+	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -41,10 +42,10 @@ Examples:
 }
 
 func checkTheta(theta float64) error {
-	if math.IsNaN(theta) || theta < 0 || theta > 1 {
-		return fmt.Errorf("--theta %v: must be a probability in [0, 1]", theta)
+	if math.IsNaN(theta) {
+		return fmt.Errorf("--theta is required (a probability in [0, 1])")
 	}
-	return nil
+	return bdp.CheckTheta(theta)
 }
 
 // checkEps is the one check of an ε that reached a command (the flag
@@ -53,8 +54,8 @@ func checkEps(eps float64) error {
 	if math.IsNaN(eps) {
 		return fmt.Errorf("--epsilon E is required (a decimal, a fraction such as 1/2, or ln(r))")
 	}
-	if !(eps > 0 && eps <= 700) {
-		return fmt.Errorf("--epsilon %v: want 0 < ε ≤ 700", eps)
+	if err := checks.Epsilon(eps); err != nil || eps > checks.MaxEpsilon {
+		return fmt.Errorf("--epsilon %v: want 0 < ε ≤ %d", eps, checks.MaxEpsilon)
 	}
 	return nil
 }
