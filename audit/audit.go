@@ -97,7 +97,7 @@ func Histogram(ch *markov.Chain, T int, eps float64, method mechanism.Name) (Rep
 		return Report{}, fmt.Errorf("audit: method %s does not apply: %s", method, sc.Guarantee)
 	}
 	rep := Report{Method: method, Epsilon: eps, Length: T, Sigma: *sc.Sigma}
-	rep.PerBinScale = rep.Sigma * Lipschitz
+	rep.PerBinScale = noise.ScaleFor(rep.Sigma, Lipschitz) // what release samples
 	rep.EffectiveScale = noise.EffectiveScale(rep.PerBinScale, Lipschitz)
 	// α̲ ≤ exp(−1/b'): math.Exp is within one ulp; step one ulp down.
 	af := math.Nextafter(math.Exp(-1/rep.EffectiveScale), 0)

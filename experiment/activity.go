@@ -127,13 +127,16 @@ func runActivity(o Options, w *writer) error {
 				}
 				if gi == 2 && (m.MQM() || m == mechanism.GroupDP) {
 					s := chart.Series{Name: m.Title()}
+					h := make([]float64, len(counts))
 					for a, c := range counts {
-						h := float64(c) / float64(N)
-						out, err := lap.Add(h, sigma*2/float64(N), 2/float64(N))
-						if err != nil {
-							return err
-						}
-						s.X, s.Y = append(s.X, float64(a+1)), append(s.Y, out)
+						h[a] = float64(c) / float64(N)
+					}
+					out, err := lap.Release(h, sigma, 2/float64(N))
+					if err != nil {
+						return err
+					}
+					for a := range counts {
+						s.X, s.Y = append(s.X, float64(a+1)), append(s.Y, out[a])
 					}
 					hists = append(hists, s)
 				}

@@ -77,11 +77,11 @@ func runSynthetic(o Options, w *writer) error {
 					sum := 0.0
 					for range reps {
 						S := float64(countOnes(sampleBinary(rng, ell, T)))
-						out, err := lap.Add(S, sigma, 1)
+						out, err := lap.Release([]float64{S}, sigma, 1)
 						if err != nil {
 							return err
 						}
-						sum += math.Abs(out-S) / float64(T)
+						sum += math.Abs(out[0]-S) / float64(T)
 					}
 					c.err = sum / float64(reps)
 				}
@@ -165,15 +165,17 @@ func countOnes(x []int) int {
 // (N observations) with per-bin scale σ·L, L = 2/N, and returns the L1
 // error Σ_b |ĥ_b − h_b|.
 func histError(lap *noise.Laplace, counts []int, N int, sigma float64) (float64, error) {
-	L := 2 / float64(N)
+	h := make([]float64, len(counts))
+	for i, c := range counts {
+		h[i] = float64(c) / float64(N)
+	}
+	out, err := lap.Release(h, sigma, 2/float64(N))
+	if err != nil {
+		return 0, err
+	}
 	e := 0.0
-	for _, c := range counts {
-		h := float64(c) / float64(N)
-		out, err := lap.Add(h, sigma*L, L)
-		if err != nil {
-			return 0, err
-		}
-		e += math.Abs(out - h)
+	for i := range h {
+		e += math.Abs(out[i] - h[i])
 	}
 	return e, nil
 }

@@ -4,12 +4,14 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/pufferfish-privacy/pufferfish/bn"
 	"github.com/pufferfish-privacy/pufferfish/framework"
 	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/noise"
 )
 
 // ratRow draws a random probability row with denominator d, some zeros.
@@ -160,5 +162,35 @@ func TestNetworkLimits(t *testing.T) {
 	}
 	if _, err := NetworkScale([]*bn.Network{net}, 1, NetworkOptions{}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// NetworkRelease adds σ_max·L noise per coordinate through the one noise
+// path; with a deterministic source its output is on the sampler's grid
+// and within a plausible distance of the exact answer.
+func TestNetworkRelease(t *testing.T) {
+	fh, err := os.Open("../framework/testdata/tree30.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	f, data, err := framework.ParseNetworks(fh, "tree30.json")
+	if err != nil || data == nil {
+		t.Fatalf("%v (data %v)", err, data)
+	}
+	var nets []*bn.Network
+	for _, th := range f.Thetas {
+		nets = append(nets, th.Net)
+	}
+	res, err := NetworkScale(nets, 5, NetworkOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, scale, err := NetworkRelease(f, data, res, noise.NewLaplace(rand.NewChaCha8([32]byte{3})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 1 || scale < res.Sigma || scale != noise.ScaleFor(res.Sigma, 1) {
+		t.Fatalf("released %v with scale %v (σ %v)", out, scale, res.Sigma)
 	}
 }

@@ -159,3 +159,43 @@ func (l *Laplace) geometric(lambda float64) int64 {
 	}
 	return hi
 }
+
+// ScaleFor is the Laplace scale for a query with Lipschitz constant
+// lipschitz (in L1 for vectors) released with the 1-Lipschitz scale sigma
+// of the Markov Quilt Mechanism: σ·L, rounded up to the next float64 when
+// the product is not exact, so rounding never understates the noise.
+func ScaleFor(sigma, lipschitz float64) float64 {
+	p := sigma * lipschitz
+	if math.FMA(sigma, lipschitz, -p) > 0 {
+		p = math.Nextafter(p, math.Inf(1))
+	}
+	return p
+}
+
+// Release returns values with independent noise at least as private as
+// Lap(ScaleFor(sigma, lipschitz)) added to every coordinate: the release
+// step of every mechanism whose privacy proof shifts the query by multiples
+// of its Lipschitz constant (MQM on chains and networks, [SWC17] Thm 4.3,
+// applied coordinate-wise to vector queries). A query with Lipschitz
+// constant 0 does not depend on the data and is returned as is. This is
+// the one histogram-noise path of release, experiment and puff bn, and the
+// one puff verify audit models.
+func (l *Laplace) Release(values []float64, sigma, lipschitz float64) ([]float64, error) {
+	out := make([]float64, len(values))
+	if lipschitz == 0 {
+		copy(out, values)
+		return out, nil
+	}
+	if !(lipschitz > 0) || math.IsInf(lipschitz, 0) {
+		return nil, fmt.Errorf("noise: Lipschitz constant %v, want a finite number ≥ 0", lipschitz)
+	}
+	b := ScaleFor(sigma, lipschitz)
+	for i, x := range values {
+		v, err := l.Add(x, b, lipschitz)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}

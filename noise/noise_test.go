@@ -2,6 +2,7 @@ package noise
 
 import (
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -157,4 +158,28 @@ func abs64(v int64) int64 {
 		return -v
 	}
 	return v
+}
+
+func TestScaleForNeverRoundsDown(t *testing.T) {
+	for _, c := range [][2]float64{{81.51706979055051, 2}, {0.1, 0.3}, {1.0 / 3, 2.0 / 4770}, {5, 0}} {
+		b := ScaleFor(c[0], c[1])
+		exact := new(big.Float).SetPrec(200).Mul(big.NewFloat(c[0]).SetPrec(200), big.NewFloat(c[1]).SetPrec(200))
+		if new(big.Float).SetFloat64(b).Cmp(exact) < 0 {
+			t.Fatalf("ScaleFor(%v, %v) = %v below the exact product %v", c[0], c[1], b, exact)
+		}
+		if b > math.Nextafter(c[0]*c[1], math.Inf(1)) {
+			t.Fatalf("ScaleFor(%v, %v) = %v more than one ulp up", c[0], c[1], b)
+		}
+	}
+}
+
+func TestReleaseLipschitzZeroIsExact(t *testing.T) {
+	l := NewLaplace(nil)
+	out, err := l.Release([]float64{1, 2}, 3, 0)
+	if err != nil || out[0] != 1 || out[1] != 2 {
+		t.Fatalf("%v %v", out, err)
+	}
+	if _, err := l.Release([]float64{1}, 3, math.NaN()); err == nil {
+		t.Fatal("NaN Lipschitz constant accepted")
+	}
 }

@@ -317,7 +317,7 @@ func Histogram(data *Data, class *markov.Class, fitted bool, opts Options) (*Rep
 			counts[i] /= N
 		}
 	}
-	r.PerBinScale = r.Sigma * r.Lipschitz
+	r.PerBinScale = noise.ScaleFor(r.Sigma, r.Lipschitz)
 	r.NoiseScale = noise.EffectiveScale(r.PerBinScale, r.Lipschitz)
 	if math.IsInf(r.NoiseScale, 0) || math.IsNaN(r.NoiseScale) || r.NoiseScale > maxScale {
 		return nil, fmt.Errorf("ε = %g needs a per-bin noise scale of %.3g, beyond what can be sampled (at most %g): choose a larger ε", opts.Epsilon, r.PerBinScale, maxScale)
@@ -332,12 +332,11 @@ func Histogram(data *Data, class *markov.Class, fitted bool, opts Options) (*Rep
 		r.Record.Segments = append(r.Record.Segments, Segment{Series: data.Series[i], First: ob.Start, Last: ob.End(),
 			Readings: ob.Len, Quilt: quilts[fmt.Sprint(ob.Len, ob.Times)]})
 	}
-	lap := noise.NewLaplace(opts.Source)
-	for i, c := range counts {
-		v, err := lap.Add(c, r.PerBinScale, r.Lipschitz)
-		if err != nil {
-			return nil, err
-		}
+	noisy, err := noise.NewLaplace(opts.Source).Release(counts, r.Sigma, r.Lipschitz)
+	if err != nil {
+		return nil, err
+	}
+	for i, v := range noisy {
 		r.Histogram = append(r.Histogram, Bin{State: class.States[i], Value: v})
 	}
 	if fitted {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
+	"github.com/pufferfish-privacy/pufferfish/noise"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -154,7 +155,7 @@ func TestHistogramReport(t *testing.T) {
 			if rel {
 				wantL = 2 / float64(d.Observations())
 			}
-			if r.Lipschitz != wantL || r.PerBinScale != r.Sigma*wantL || r.NoiseScale < r.PerBinScale {
+			if r.Lipschitz != wantL || r.PerBinScale != noise.ScaleFor(r.Sigma, wantL) || r.PerBinScale < r.Sigma*wantL || r.NoiseScale < r.PerBinScale {
 				t.Fatalf("%s rel=%v: L=%v per-bin=%v σ=%v noise=%v", m, rel, r.Lipschitz, r.PerBinScale, r.Sigma, r.NoiseScale)
 			}
 			if len(r.Histogram) != 4 || r.Sequences != 10 {

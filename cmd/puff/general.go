@@ -401,7 +401,7 @@ Example:
 				return err
 			}
 			L := ratFloat(f.Query.Lipschitz)
-			rep := bnReport{Epsilon: eps, Sigma: res.Sigma, Lipschitz: L, Scale: math.Nextafter(res.Sigma*L, math.Inf(1)),
+			rep := bnReport{Epsilon: eps, Sigma: res.Sigma, Lipschitz: L, Scale: noise.ScaleFor(res.Sigma, L),
 				Query: f.Query.Name, Theta: f.Thetas[res.Theta].Name, Node: f.Names[res.Node], Nearby: res.Nearby,
 				Influence: res.Influence, Candidates: res.Candidates, Quilt: []string{}}
 			if L == 0 {
@@ -411,15 +411,8 @@ Example:
 				rep.Quilt = append(rep.Quilt, f.Names[q])
 			}
 			if data != nil {
-				lap := noise.NewLaplace(nil)
-				for _, v := range f.Query.Eval(data) {
-					x := ratFloat(v)
-					if rep.Scale > 0 {
-						if x, err = lap.Add(x, rep.Scale, L); err != nil {
-							return err
-						}
-					}
-					rep.Released = append(rep.Released, x)
+				if rep.Released, rep.Scale, err = mqm.NetworkRelease(f, data, res, noise.NewLaplace(nil)); err != nil {
+					return err
 				}
 			}
 			out := cmd.OutOrStdout()
