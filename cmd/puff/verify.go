@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -13,6 +12,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/audit"
 	"github.com/pufferfish-privacy/pufferfish/chart"
 	"github.com/pufferfish-privacy/pufferfish/hmm"
+	"github.com/pufferfish-privacy/pufferfish/hmm/builtin"
 	"github.com/pufferfish-privacy/pufferfish/ratexpr"
 	"github.com/spf13/cobra"
 )
@@ -89,67 +89,22 @@ func (mf *modelFlags) load(args []string) (*hmm.Model, []hmm.Secret, string, int
 		m, secs, err := file.Build(args[0], set)
 		return m, secs, args[0], 0, err
 	}
-	alpha, err := parseRat("alpha", mf.alpha)
+	var p builtin.Params
+	var err error
+	for _, r := range []struct {
+		flag, val string
+		dst       **big.Rat
+	}{{"alpha", mf.alpha, &p.Alpha}, {"keep", mf.keep, &p.Keep}, {"p1", mf.p1, &p.P1}, {"p2", mf.p2, &p.P2}, {"alpha-threshold", mf.alphaT, &p.AlphaThreshold}} {
+		if *r.dst, err = parseRat(r.flag, r.val); err != nil {
+			return nil, nil, "", 0, err
+		}
+	}
+	p.Queries, p.Returns, p.Neighbours, p.Range, p.Threshold, p.Cutoff = mf.queries, mf.returns, mf.neighbour, mf.rangeM, mf.threshold, mf.cutoff
+	b, err := builtin.Load(mf.builtin, p)
 	if err != nil {
-		return nil, nil, "", 0, err
+		return nil, nil, "", 0, fmt.Errorf("--builtin %s: %w", mf.builtin, err)
 	}
-	switch mf.builtin {
-	case "noisy-max":
-		ret := map[string]hmm.NoisyMaxReturns{"index": hmm.ReturnIndex, "value": hmm.ReturnValue}
-		nb := map[string]hmm.Neighbours{"one": hmm.DifferByOne, "any": hmm.DifferAnyhow}
-		r, ok := ret[mf.returns]
-		if !ok {
-			return nil, nil, "", 0, fmt.Errorf("--returns %q: want index or value", mf.returns)
-		}
-		n, ok := nb[mf.neighbour]
-		if !ok {
-			return nil, nil, "", 0, fmt.Errorf("--neighbours %q: want one or any", mf.neighbour)
-		}
-		if mf.queries < 1 || mf.queries > 12 {
-			return nil, nil, "", 0, fmt.Errorf("--queries %d: want 1..12 (the model has (RANGE+1)^queries inputs)", mf.queries)
-		}
-		m, secs, err := hmm.NoisyMaxModel(mf.queries, mf.rangeM, alpha, r, n)
-		desc := fmt.Sprintf("Noisy Max over %d queries in 0..%d, α = %s, returns %s, DP neighbours %s", mf.queries, mf.rangeM, alpha.RatString(), mf.returns, mf.neighbour)
-		return m, secs, desc, 1, err
-	case "geometric":
-		m, secs, err := hmm.GeometricModel(alpha, mf.rangeM)
-		return m, secs, fmt.Sprintf("α-geometric mechanism on 0..%d, α = %s, DP neighbours differ by one", mf.rangeM, alpha.RatString()), 1, err
-	case "rr":
-		keep, err := parseRat("keep", mf.keep)
-		if err != nil {
-			return nil, nil, "", 0, err
-		}
-		m, secs, err := hmm.RandomizedResponseModel(keep)
-		return m, secs, "randomized response, keep " + keep.RatString(), 1, err
-	case "above-threshold", "sparse-vector":
-		aT, err := parseRat("alpha-threshold", mf.alphaT)
-		if err != nil {
-			return nil, nil, "", 0, err
-		}
-		if mf.queries < 1 || mf.queries > 8 {
-			return nil, nil, "", 0, fmt.Errorf("--queries %d: want 1..8 (every answer vector in 0..RANGE is an input)", mf.queries)
-		}
-		c, name := 1, "Above Threshold"
-		if mf.builtin == "sparse-vector" {
-			c, name = mf.cutoff, fmt.Sprintf("Sparse Vector (cutoff %d, fresh threshold after each ⊤)", mf.cutoff)
-		}
-		m, secs, err := hmm.SparseVectorDP(mf.queries, mf.threshold, mf.rangeM, c, aT, alpha)
-		desc := fmt.Sprintf("%s over %d queries in 0..%d, threshold %d, α threshold %s, α answers %s, DP neighbours: every answer changes by ≤ 1",
-			name, mf.queries, mf.rangeM, mf.threshold, aT.RatString(), alpha.RatString())
-		return m, secs, desc, mf.queries, err
-	case "example71":
-		p1, err := parseRat("p1", mf.p1)
-		if err != nil {
-			return nil, nil, "", 0, err
-		}
-		p2, err := parseRat("p2", mf.p2)
-		if err != nil {
-			return nil, nil, "", 0, err
-		}
-		m, sec, err := hmm.Example71(p1, p2)
-		return m, []hmm.Secret{sec}, fmt.Sprintf("[LWZ] Example 7.1, p1 = %s, p2 = %s", p1.RatString(), p2.RatString()), 1, err
-	}
-	return nil, nil, "", 0, fmt.Errorf("--builtin %q: want noisy-max, geometric, rr, example71, above-threshold or sparse-vector", mf.builtin)
+	return b.Model, b.Secrets, b.Description, b.DefaultLength, nil
 }
 
 // lossJSON is the JSON of 'puff verify loss' (and part of check).
@@ -235,43 +190,24 @@ func floatLossJSON(m *hmm.Model, desc string, n int, r hmm.FloatResult) lossJSON
 	return out
 }
 
-// evaluate computes the loss (eps nil) or the verdict for eps in the
-// arithmetic asked for: "float" answers from the float64 enclosure (an
-// undecided verdict included), "auto" falls back to exact arithmetic on
-// underflow or an undecided verdict, "exact" uses rationals only.
+// evaluate runs hmm.Evaluate and shapes its answer as the JSON contract.
 func evaluate(m *hmm.Model, secs []hmm.Secret, desc string, n int, arith string, eps *hmm.Epsilon) (hmm.Verdict, lossJSON, error) {
-	if arith != "exact" {
-		var v hmm.Verdict
-		var fr hmm.FloatResult
-		var err error
-		if eps == nil {
-			fr, err = hmm.LossFloat(m, secs, n)
-		} else {
-			v, fr, err = hmm.CheckFloat(m, secs, n, *eps)
-		}
-		switch {
-		case err == nil && (v != hmm.Undecided || arith == "float"):
-			return v, floatLossJSON(m, desc, n, fr), nil
-		case err == nil || errors.Is(err, hmm.ErrUnderflow) && arith == "auto":
-			// undecided in float, or underflow: settle it exactly
-		default:
-			return "", lossJSON{}, err
-		}
+	a, err := hmm.ParseArithmetic(arith)
+	if err != nil {
+		return "", lossJSON{}, fmt.Errorf("--%w", err)
 	}
-	if eps == nil {
-		r, err := hmm.Loss(m, secs, n)
-		return "", toLossJSON(m, desc, n, r), err
+	ev, err := hmm.Evaluate(m, secs, n, a, eps)
+	if err != nil {
+		return "", lossJSON{}, err
 	}
-	v, r, err := hmm.Check(m, secs, n, *eps)
-	return v, toLossJSON(m, desc, n, r), err
+	return ev.Verdict, evaluationJSON(m, desc, n, ev), nil
 }
 
-func checkArithmetic(a string) error {
-	switch a {
-	case "exact", "float", "auto":
-		return nil
+func evaluationJSON(m *hmm.Model, desc string, n int, ev hmm.Evaluation) lossJSON {
+	if ev.Float != nil {
+		return floatLossJSON(m, desc, n, *ev.Float)
 	}
-	return fmt.Errorf("--arithmetic %q: want exact, float or auto", a)
+	return toLossJSON(m, desc, n, *ev.Exact)
 }
 
 func verifyCmd() *cobra.Command {
@@ -325,9 +261,6 @@ Examples:
   puff verify loss model.json --length 6 --set p=0.3` + modelFileHelp,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkArithmetic(arith); err != nil {
-				return err
-			}
 			m, secs, desc, n, err := mf.loadWithLength(args, n)
 			if err != nil {
 				return err
@@ -383,9 +316,6 @@ undecided (the output is printed in every case), 2 on bad input.
 			if err != nil {
 				return fmt.Errorf("--epsilon: %v", err)
 			}
-			if err := checkArithmetic(arith); err != nil {
-				return err
-			}
 			m, secs, desc, n, err := mf.loadWithLength(args, n)
 			if err != nil {
 				return err
@@ -427,15 +357,12 @@ undecided (the output is printed in every case), 2 on bad input.
 	return c
 }
 
-// maxSweepPoints is the most grid points one sweep checks.
-const maxSweepPoints = 10001
-
 func verifySweepCmd() *cobra.Command {
 	var n int
 	var epsS string
 	var grids []string
 	var asJSON bool
-	var plotPath string
+	var plotPath, arith string
 	c := &cobra.Command{
 		Use:   "sweep MODEL.json --epsilon E --length N --grid p=LO:HI:STEP [--grid q=...] [--json]",
 		Short: "Where ε-Pufferfish holds over a grid of parameter values",
@@ -471,43 +398,24 @@ Example:
 			if err != nil {
 				return err
 			}
-			type axis struct {
-				name string
-				vals []*big.Rat
-			}
-			var axes []axis
+			var axes []hmm.Axis
 			for _, g := range grids {
-				name, spec, ok := strings.Cut(g, "=")
-				parts := strings.Split(spec, ":")
-				if !ok || len(parts) != 3 {
-					return fmt.Errorf("--grid %q: want name=LO:HI:STEP", g)
+				ax, err := hmm.ParseAxis(g, func(v string) (*big.Rat, error) { return parseRat("grid", v) })
+				if err != nil {
+					return fmt.Errorf("--%w", err)
 				}
-				var r [3]*big.Rat
-				for i, p := range parts {
-					if r[i], err = parseRat("grid", p); err != nil {
-						return err
-					}
-				}
-				if r[2].Sign() <= 0 || r[1].Cmp(r[0]) < 0 {
-					return fmt.Errorf("--grid %q: need STEP > 0 and HI ≥ LO", g)
-				}
-				// number of points: ⌊(HI − LO)/STEP⌋ + 1, exactly
-				span := new(big.Rat).Quo(new(big.Rat).Sub(r[1], r[0]), r[2])
-				count := new(big.Int).Add(new(big.Int).Quo(span.Num(), span.Denom()), big.NewInt(1))
-				if count.Cmp(big.NewInt(maxSweepPoints)) > 0 {
-					return fmt.Errorf("--grid %q has %s points, more than %d: use a larger step", g, count, maxSweepPoints)
-				}
-				var vals []*big.Rat
-				for v := new(big.Rat).Set(r[0]); v.Cmp(r[1]) <= 0; v = new(big.Rat).Add(v, r[2]) {
-					vals = append(vals, v)
-				}
-				axes = append(axes, axis{strings.TrimSpace(name), vals})
+				axes = append(axes, ax)
 			}
-			if len(axes) == 2 && len(axes[0].vals)*len(axes[1].vals) > maxSweepPoints {
-				return fmt.Errorf("the grid has %d × %d = %d points, more than %d: use larger steps", len(axes[0].vals), len(axes[1].vals), len(axes[0].vals)*len(axes[1].vals), maxSweepPoints)
+			a, err := hmm.ParseArithmetic(arith)
+			if err != nil {
+				return fmt.Errorf("--%w", err)
+			}
+			points, err := hmm.Sweep(file, args[0], axes, n, a, eps)
+			if err != nil {
+				return err
 			}
 			if len(axes) == 1 {
-				axes = append(axes, axis{"", []*big.Rat{nil}})
+				axes = append(axes, hmm.Axis{})
 			}
 			type row struct {
 				Params  map[string]string `json:"parameters"`
@@ -516,36 +424,24 @@ Example:
 				Ratio   string            `json:"ratio"`
 			}
 			var rows []row
-			for _, a := range axes[0].vals {
-				for _, b := range axes[1].vals {
-					set := map[string]*big.Rat{axes[0].name: a}
-					params := map[string]string{axes[0].name: a.RatString()}
-					if b != nil {
-						set[axes[1].name] = b
-						params[axes[1].name] = b.RatString()
-					}
-					m, secs, err := file.Build(args[0], set)
-					if err != nil {
-						return fmt.Errorf("at %v: %w", params, err)
-					}
-					v, r, err := hmm.Check(m, secs, n, eps)
-					if err != nil {
-						return fmt.Errorf("at %v: %w", params, err)
-					}
-					lj := toLossJSON(m, "", n, r)
-					rows = append(rows, row{params, v, lj.Loss, lj.Ratio})
+			for _, pt := range points {
+				params := map[string]string{}
+				for k, v := range pt.Params {
+					params[k] = v.RatString()
 				}
+				lj := evaluationJSON(pt.Model, "", n, pt.Evaluation)
+				rows = append(rows, row{params, pt.Verdict, lj.Loss, lj.Ratio})
 			}
 			if plotPath != "" {
 				var xs, ys []float64
 				var st []chart.Status
 				for _, r := range rows {
-					x, _ := new(big.Rat).SetString(r.Params[axes[0].name])
+					x, _ := new(big.Rat).SetString(r.Params[axes[0].Name])
 					xf, _ := x.Float64()
 					xs = append(xs, xf)
 					y := math.Inf(1)
-					if axes[1].name != "" {
-						v, _ := new(big.Rat).SetString(r.Params[axes[1].name])
+					if axes[1].Name != "" {
+						v, _ := new(big.Rat).SetString(r.Params[axes[1].Name])
 						y, _ = v.Float64()
 					} else if r.Loss != nil {
 						y = *r.Loss
@@ -557,10 +453,10 @@ Example:
 					}
 				}
 				title := fmt.Sprintf("%s-Pufferfish over sequences of length ≤ %d", eps.Text, n)
-				if axes[1].name == "" {
-					err = chart.Curve(plotPath, title, axes[0].name, "privacy loss", xs, ys, st, eps.Value)
+				if axes[1].Name == "" {
+					err = chart.Curve(plotPath, title, axes[0].Name, "privacy loss", xs, ys, st, eps.Value)
 				} else {
-					err = chart.Region(plotPath, title, axes[0].name, axes[1].name, xs, ys, st)
+					err = chart.Region(plotPath, title, axes[0].Name, axes[1].Name, xs, ys, st)
 				}
 				if err != nil {
 					return err
@@ -570,15 +466,15 @@ Example:
 				return writeJSON(cmd.OutOrStdout(), map[string]any{"epsilon": eps.Text, "length": n, "rows": rows})
 			}
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
-			hdr := axes[0].name
-			if axes[1].name != "" {
-				hdr += "\t" + axes[1].name
+			hdr := axes[0].Name
+			if axes[1].Name != "" {
+				hdr += "\t" + axes[1].Name
 			}
 			fmt.Fprintf(w, "%s\tloss\tverdict (%s)\n", hdr, eps.Text)
 			for _, r := range rows {
-				vals := r.Params[axes[0].name]
-				if axes[1].name != "" {
-					vals += "\t" + r.Params[axes[1].name]
+				vals := r.Params[axes[0].Name]
+				if axes[1].Name != "" {
+					vals += "\t" + r.Params[axes[1].Name]
 				}
 				loss := math.Inf(1)
 				if r.Loss != nil {
@@ -592,6 +488,7 @@ Example:
 	c.Flags().IntVar(&n, "length", 0, "longest observation sequence")
 	c.Flags().StringVar(&epsS, "epsilon", "", "ε, e.g. ln(2)")
 	c.Flags().StringArrayVar(&grids, "grid", nil, "parameter grid name=LO:HI:STEP (repeat for a second parameter)")
+	c.Flags().StringVar(&arith, "arithmetic", "exact", "exact, float or auto, as for check")
 	c.Flags().StringVar(&plotPath, "plot", "", "also draw the region to FILE (.png, .svg or .pdf): loss against the parameter, or the holds/violated map over two")
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return c

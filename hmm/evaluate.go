@@ -1,0 +1,163 @@
+package hmm
+
+import (
+	"errors"
+	"maps"
+	"slices"
+	"fmt"
+	"math/big"
+	"strings"
+)
+
+// Arithmetic chooses how a loss or verdict is computed.
+type Arithmetic string
+
+const (
+	// ExactArithmetic uses rationals only (big.Int numerators).
+	ExactArithmetic Arithmetic = "exact"
+	// FloatArithmetic answers from the float64 enclosure, an undecided
+	// verdict included.
+	FloatArithmetic Arithmetic = "float"
+	// AutoArithmetic tries the float enclosure first and settles underflow
+	// or an undecided verdict exactly.
+	AutoArithmetic Arithmetic = "auto"
+)
+
+// ParseArithmetic reads exact, float or auto.
+func ParseArithmetic(s string) (Arithmetic, error) {
+	switch a := Arithmetic(s); a {
+	case ExactArithmetic, FloatArithmetic, AutoArithmetic:
+		return a, nil
+	}
+	return "", fmt.Errorf("arithmetic %q: want exact, float or auto", s)
+}
+
+// Evaluation is the answer of Evaluate: the verdict (empty for a loss) and
+// either the exact result or the float enclosure.
+type Evaluation struct {
+	Verdict Verdict
+	Exact   *Result      // exact arithmetic was used
+	Float   *FloatResult // the float enclosure answered
+}
+
+// Evaluate computes the loss (eps nil) or the verdict for eps with the
+// chosen arithmetic. It is the one strategy behind verify loss, check and
+// sweep.
+func Evaluate(m *Model, secrets []Secret, n int, arith Arithmetic, eps *Epsilon) (Evaluation, error) {
+	if arith != ExactArithmetic {
+		var ev Evaluation
+		var fr FloatResult
+		var err error
+		if eps == nil {
+			fr, err = LossFloat(m, secrets, n)
+		} else {
+			ev.Verdict, fr, err = CheckFloat(m, secrets, n, *eps)
+		}
+		switch {
+		case err == nil && (ev.Verdict != Undecided || arith == FloatArithmetic):
+			ev.Float = &fr
+			return ev, nil
+		case err == nil || errors.Is(err, ErrUnderflow) && arith == AutoArithmetic:
+			// undecided in float, or underflow: settle it exactly
+		default:
+			return Evaluation{}, err
+		}
+	}
+	if eps == nil {
+		r, err := Loss(m, secrets, n)
+		return Evaluation{Exact: &r}, err
+	}
+	v, r, err := Check(m, secrets, n, *eps)
+	return Evaluation{Verdict: v, Exact: &r}, err
+}
+
+// MaxSweepPoints is the most grid points one sweep checks.
+const MaxSweepPoints = 10001
+
+// Axis is one parameter of a sweep and its exact grid values.
+type Axis struct {
+	Name   string
+	Values []*big.Rat
+}
+
+// ParseAxis reads name=LO:HI:STEP into the grid LO, LO+STEP, …, ≤ HI
+// (exact rationals). A grid of more than MaxSweepPoints points is refused.
+func ParseAxis(spec string, parse func(string) (*big.Rat, error)) (Axis, error) {
+	name, rng, ok := strings.Cut(spec, "=")
+	parts := strings.Split(rng, ":")
+	if !ok || len(parts) != 3 || strings.TrimSpace(name) == "" {
+		return Axis{}, fmt.Errorf("grid %q: want name=LO:HI:STEP", spec)
+	}
+	var r [3]*big.Rat
+	for i, p := range parts {
+		v, err := parse(p)
+		if err != nil {
+			return Axis{}, fmt.Errorf("grid %q: %w", spec, err)
+		}
+		r[i] = v
+	}
+	if r[2].Sign() <= 0 || r[1].Cmp(r[0]) < 0 {
+		return Axis{}, fmt.Errorf("grid %q: need STEP > 0 and HI ≥ LO", spec)
+	}
+	// ⌊(HI − LO)/STEP⌋ + 1 points, exactly
+	span := new(big.Rat).Quo(new(big.Rat).Sub(r[1], r[0]), r[2])
+	count := new(big.Int).Add(new(big.Int).Quo(span.Num(), span.Denom()), big.NewInt(1))
+	if count.Cmp(big.NewInt(MaxSweepPoints)) > 0 {
+		return Axis{}, fmt.Errorf("grid %q has %s points, more than %d: use a larger step", spec, count, MaxSweepPoints)
+	}
+	ax := Axis{Name: strings.TrimSpace(name)}
+	for v := new(big.Rat).Set(r[0]); v.Cmp(r[1]) <= 0; v = new(big.Rat).Add(v, r[2]) {
+		ax.Values = append(ax.Values, v)
+	}
+	return ax, nil
+}
+
+// SweepPoint is one grid point of a sweep and its evaluation.
+type SweepPoint struct {
+	Params map[string]*big.Rat
+	Model  *Model
+	Evaluation
+}
+
+// Sweep checks ε-Pufferfish privacy of the model file at every point of
+// the grid (one or two axes; at most MaxSweepPoints points), with the same
+// arithmetic strategy as Evaluate.
+func Sweep(file *File, name string, axes []Axis, n int, arith Arithmetic, eps Epsilon) ([]SweepPoint, error) {
+	switch {
+	case len(axes) == 0 || len(axes) > 2:
+		return nil, fmt.Errorf("sweep: give one or two parameters")
+	case len(axes) == 2 && len(axes[0].Values)*len(axes[1].Values) > MaxSweepPoints:
+		return nil, fmt.Errorf("sweep: the grid has %d × %d points, more than %d: use larger steps", len(axes[0].Values), len(axes[1].Values), MaxSweepPoints)
+	}
+	second := []*big.Rat{nil}
+	if len(axes) == 2 {
+		second = axes[1].Values
+	}
+	var out []SweepPoint
+	for _, a := range axes[0].Values {
+		for _, b := range second {
+			set := map[string]*big.Rat{axes[0].Name: a}
+			if b != nil {
+				set[axes[1].Name] = b
+			}
+			m, secs, err := file.Build(name, set)
+			if err != nil {
+				return nil, fmt.Errorf("at %s: %w", pointString(set), err)
+			}
+			ev, err := Evaluate(m, secs, n, arith, &eps)
+			if err != nil {
+				return nil, fmt.Errorf("at %s: %w", pointString(set), err)
+			}
+			out = append(out, SweepPoint{Params: set, Model: m, Evaluation: ev})
+		}
+	}
+	return out, nil
+}
+
+func pointString(set map[string]*big.Rat) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(set)) {
+		parts = append(parts, k+"="+set[k].RatString())
+	}
+	return strings.Join(parts, ", ")
+}
