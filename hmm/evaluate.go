@@ -2,10 +2,10 @@ package hmm
 
 import (
 	"errors"
-	"maps"
-	"slices"
 	"fmt"
+	"maps"
 	"math/big"
+	"slices"
 	"strings"
 )
 
