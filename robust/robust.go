@@ -22,11 +22,12 @@ package robust
 
 import (
 	"fmt"
-	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"math"
 	"math/big"
 
 	"github.com/pufferfish-privacy/pufferfish/framework"
+	"github.com/pufferfish-privacy/pufferfish/internal/checks"
+	"github.com/pufferfish-privacy/pufferfish/wasserstein"
 )
 
 // Result is Δ for one adversary belief.
@@ -139,4 +140,64 @@ func logUp(r *big.Rat) float64 {
 	}
 	l := math.Log(f)
 	return math.Nextafter(math.Nextafter(l, math.Inf(1)), math.Inf(1))
+}
+
+// Belief is the guarantee against one adversary belief, as puff robust
+// reports it (JSON field names are a contract). Delta and Guarantee are −1
+// when Infinite (JSON has no infinity).
+type Belief struct {
+	Name      string   `json:"name"`
+	Delta     float64  `json:"delta"`
+	Infinite  bool     `json:"infinite"` // no θ in Θ covers the belief: no guarantee
+	Theta     string   `json:"closest_theta"`
+	Secret    string   `json:"secret"`
+	Guarantee float64  `json:"guarantee"`
+	Actual    *float64 `json:"wasserstein_actual_loss,omitempty"`
+}
+
+// Beliefs bounds every belief (theta) of adv against f's Θ for an
+// ε-Pufferfish mechanism, and for a scalar query computes the actual loss
+// under each belief of the Wasserstein Mechanism calibrated on Θ (by brute
+// force over the belief's atoms), which never exceeds the bound.
+func Beliefs(f, adv *framework.Framework, eps float64) ([]Belief, error) {
+	if adv.N() != f.N() || adv.K() != f.K() {
+		return nil, fmt.Errorf("robust: the beliefs cover %d records over %d values, the framework %d over %d", adv.N(), adv.K(), f.N(), f.K())
+	}
+	var sigma float64
+	if f.Query.Dim == 1 {
+		res, err := wasserstein.Parameter(f, nil)
+		if err != nil {
+			return nil, err
+		}
+		if sigma, err = res.Sigma(eps); err != nil {
+			return nil, err
+		}
+	}
+	var out []Belief
+	for _, th := range adv.Thetas {
+		r, err := Bound(f, th, eps)
+		if err != nil {
+			return nil, err
+		}
+		b := Belief{Name: th.Name, Delta: r.Delta, Infinite: math.IsInf(r.Delta, 1), Theta: f.Thetas[r.Theta].Name, Guarantee: r.Guarantee}
+		if b.Infinite {
+			b.Delta, b.Guarantee = -1, -1
+		}
+		if r.Record >= 0 {
+			b.Secret = fmt.Sprintf("%s = %s", f.Names[r.Record], f.Domain[r.Value].RatString())
+		}
+		if sigma > 0 {
+			g, err := framework.New(f.Names, f.Domain, []framework.Theta{th}, nil, f.Query)
+			if err != nil {
+				return nil, err
+			}
+			l, _, _, err := g.MechanismLoss(sigma)
+			if err != nil {
+				return nil, err
+			}
+			b.Actual = &l
+		}
+		out = append(out, b)
+	}
+	return out, nil
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"math"
 	"math/big"
 	"os"
 	"strings"
@@ -230,16 +229,6 @@ Examples:
 	return c
 }
 
-type robustBelief struct {
-	Name      string   `json:"name"`
-	Delta     float64  `json:"delta"`
-	Infinite  bool     `json:"infinite"`
-	Theta     string   `json:"closest_theta"`
-	Secret    string   `json:"secret"`
-	Guarantee float64  `json:"guarantee"`
-	Actual    *float64 `json:"wasserstein_actual_loss,omitempty"`
-}
-
 func robustCmd() *cobra.Command {
 	var path, advPath string
 	epsF := newEps("")
@@ -279,44 +268,9 @@ Example:
 			if err != nil {
 				return err
 			}
-			if adv.N() != f.N() || adv.K() != f.K() {
-				return fmt.Errorf("%s: %d records over %d values, but the framework has %d over %d", advPath, adv.N(), adv.K(), f.N(), f.K())
-			}
-			var sigma float64
-			if f.Query.Dim == 1 {
-				res, err := wasserstein.Parameter(f, nil)
-				if err != nil {
-					return err
-				}
-				if sigma, err = res.Sigma(eps); err != nil {
-					return err
-				}
-			}
-			var out []robustBelief
-			for _, th := range adv.Thetas {
-				r, err := robust.Bound(f, th, eps)
-				if err != nil {
-					return err
-				}
-				b := robustBelief{Name: th.Name, Delta: r.Delta, Infinite: math.IsInf(r.Delta, 1), Theta: f.Thetas[r.Theta].Name, Guarantee: r.Guarantee}
-				if b.Infinite {
-					b.Delta, b.Guarantee = -1, -1 // JSON has no infinity; see "infinite"
-				}
-				if r.Record >= 0 {
-					b.Secret = fmt.Sprintf("%s = %s", f.Names[r.Record], f.Domain[r.Value].RatString())
-				}
-				if sigma > 0 {
-					g, err := framework.New(f.Names, f.Domain, []framework.Theta{th}, nil, f.Query)
-					if err != nil {
-						return err
-					}
-					l, _, _, err := g.MechanismLoss(sigma)
-					if err != nil {
-						return err
-					}
-					b.Actual = &l
-				}
-				out = append(out, b)
+			out, err := robust.Beliefs(f, adv, eps)
+			if err != nil {
+				return fmt.Errorf("%s: %w", advPath, err)
 			}
 			w := cmd.OutOrStdout()
 			if asJSON {
