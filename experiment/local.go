@@ -37,12 +37,12 @@ func runLocal(o Options, w *writer) error {
 	var rows [][]string
 	w.printf("## local: randomised response on binary Markov chains ([CGSSY])\n\n")
 	w.printf("**Synthetic**: symmetric chain flipping with probability θ per step, stationary start, n = %d, target %d; exact success probability of the single-reading guesser (MAP from its own output) and the correlation-aware guesser (MAP from every output), and the implied ε = ln(p/(1−p)) of the latter.\n\n", n, n/2)
-	flips := []string{"dp", "published", "certified"}
+	flips := bdp.FlipKinds
 	for _, eps := range epss {
 		var trows [][]string
 		series := make([]chart.Series, 2*len(flips))
 		for fi, f := range flips {
-			series[2*fi].Name, series[2*fi+1].Name = f+" flip, single reading", f+" flip, correlation-aware"
+			series[2*fi].Name, series[2*fi+1].Name = string(f)+" flip, single reading", string(f)+" flip, correlation-aware"
 		}
 		for _, th := range thetas {
 			ch, err := bdp.SymmetricChain(th)
@@ -51,7 +51,7 @@ func runLocal(o Options, w *writer) error {
 			}
 			r := []string{f4(th)}
 			for fi, f := range flips {
-				rho, err := flipFor(f, th, eps)
+				rho, err := bdp.SymmetricFlip(f, th, eps)
 				if err != nil {
 					return err
 				}
@@ -64,7 +64,7 @@ func runLocal(o Options, w *writer) error {
 					return err
 				}
 				r = append(r, f4(rho), f4(a.SingleReading.Success), f4(a.CorrelationAware.Success), f4(a.CorrelationAware.ImpliedEpsilon))
-				rows = append(rows, []string{"synthetic", f4(eps), f4(th), f, f4(rho), f4(a.SingleReading.Success), f4(a.CorrelationAware.Success), f4(a.CorrelationAware.ImpliedEpsilon), ""})
+				rows = append(rows, []string{"synthetic", f4(eps), f4(th), string(f), f4(rho), f4(a.SingleReading.Success), f4(a.CorrelationAware.Success), f4(a.CorrelationAware.ImpliedEpsilon), ""})
 				series[2*fi].X, series[2*fi].Y = append(series[2*fi].X, th), append(series[2*fi].Y, a.SingleReading.Success)
 				series[2*fi+1].X, series[2*fi+1].Y = append(series[2*fi+1].X, th), append(series[2*fi+1].Y, a.CorrelationAware.Success)
 			}
@@ -106,18 +106,19 @@ func runLocal(o Options, w *writer) error {
 	// Plotted: the two model-based attackers (reading the output as is is in
 	// the table and the CSV).
 	acc := make([]chart.Series, 0)
-	for _, f := range []string{"dp", "published", "certified"} {
+	for _, f := range bdp.FlipKinds {
 		for _, at := range []string{"posterior", "Viterbi"} {
-			acc = append(acc, chart.Series{Name: f + " flip, " + at})
+			acc = append(acc, chart.Series{Name: string(f) + " flip, " + at})
 		}
 	}
 	for eps := 1.0; eps <= 5; eps++ {
 		rowOut := []string{f4(eps)}
-		for fi, f := range []string{"dp", "published", "certified"} {
-			rho0, rho1, err := chainFlips(f, ch, eps)
+		for fi, f := range bdp.FlipKinds {
+			p, err := bdp.ChainFlip(f, ch, eps)
 			if err != nil {
 				return err
 			}
+			rho0, rho1 := p.Rho0, p.Rho1
 			mech, err := bdp.RandomizedResponse(rho0, rho1)
 			if err != nil {
 				return err
@@ -158,7 +159,7 @@ func runLocal(o Options, w *writer) error {
 				}
 			}
 			rowOut = append(rowOut, cell)
-			rows = append(rows, []string{"N10", f4(eps), "", f, fmt.Sprintf("%.6g/%.6g", rho0, rho1), f4(sums[0] / float64(reps*len(x))), f4(sums[1] / float64(reps*len(x))), "", f4(sums[2] / float64(reps*len(x)))})
+			rows = append(rows, []string{"N10", f4(eps), "", string(f), fmt.Sprintf("%.6g/%.6g", rho0, rho1), f4(sums[0] / float64(reps*len(x))), f4(sums[1] / float64(reps*len(x))), "", f4(sums[2] / float64(reps*len(x)))})
 		}
 		trows = append(trows, rowOut)
 		bar.step()
@@ -178,33 +179,6 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
-}
-
-// flipFor is the symmetric flip probability of each kind for the
-// symmetric chain θ.
-func flipFor(kind string, theta, eps float64) (float64, error) {
-	switch kind {
-	case "dp":
-		return bdp.DPFlip(eps), nil
-	case "published":
-		return bdp.PublishedFlip(theta, eps)
-	}
-	c, err := bdp.CertifiedFlipSymmetric(theta, eps)
-	return c.Flip, err
-}
-
-// chainFlips is the flip pair of each kind for a fitted (asymmetric) chain.
-func chainFlips(kind string, ch *markov.Chain, eps float64) (float64, float64, error) {
-	switch kind {
-	case "dp":
-		r := bdp.DPFlip(eps)
-		return r, r, nil
-	case "published":
-		p, err := bdp.PublishedFlipPair(ch, eps)
-		return p.Rho0, p.Rho1, err
-	}
-	c, err := bdp.CertifiedFlip(ch, eps, 0)
-	return c.Flip, c.Flip, err
 }
 
 // viterbi is the most likely reading sequence given the outputs (log

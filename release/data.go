@@ -454,3 +454,27 @@ func (d *Data) Align(states []string, name string) error {
 	d.States = slices.Clone(states)
 	return nil
 }
+
+// WriteCSV writes the data in long format (series, time, state), with the
+// given column names: each reading's time as read (Data.Times), or else its
+// position on the series' grid (1-based, gaps kept).
+func (d *Data) WriteCSV(w io.Writer, seriesCol, timeCol, stateCol string) error {
+	out := csv.NewWriter(w)
+	out.Write([]string{seriesCol, timeCol, stateCol})
+	for s, seq := range d.Seqs {
+		for t, v := range seq {
+			var tm string
+			switch {
+			case d.Times != nil:
+				tm = strconv.FormatFloat(d.Times[s][t], 'g', -1, 64)
+			case d.Offsets != nil && d.Offsets[s] != nil:
+				tm = strconv.Itoa(d.Offsets[s][t] + 1)
+			default:
+				tm = strconv.Itoa(t + 1)
+			}
+			out.Write([]string{d.Series[s], tm, d.States[v]})
+		}
+	}
+	out.Flush()
+	return out.Error()
+}

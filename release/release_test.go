@@ -267,3 +267,17 @@ func TestHistogramRefusesUnsampleableNoise(t *testing.T) {
 		t.Fatalf("ε = 1e-300: %v", err)
 	}
 }
+
+func TestWriteCSVKeepsGaps(t *testing.T) {
+	d, err := ReadData(strings.NewReader("series,time,state\na,0,x\na,1,y\na,5,x\n"), "g.csv", DefaultCSV)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := d.WriteCSV(&b, "series", "time", "state"); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != "series,time,state\na,1,x\na,2,y\na,6,x\n" {
+		t.Fatalf("%q", b.String())
+	}
+}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
 	"fmt"
 	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"math"
@@ -60,10 +59,10 @@ func checkEps(eps float64) error {
 	return nil
 }
 
-const (
-	dpCovers        = "adversaries who know every other reading (plain local DP); correlated neighbours leak more"
-	publishedCovers = "adversaries who know no reading (K = ∅), any length; not those who know readings on both sides of the target"
-	certifiedCovers = "every adversary A(i, K): any target, any set of known readings, any length"
+var (
+	dpCovers        = bdp.DPFlipKind.Covers()
+	publishedCovers = bdp.PublishedFlipKind.Covers()
+	certifiedCovers = bdp.CertifiedFlipKind.Covers()
 )
 
 // flipReport is the JSON of 'puff local flip'.
@@ -135,7 +134,10 @@ Example:
 					rho float64
 					dst **float64
 				}{{r.DPFlip, &r.DPWorst}, {pub, &r.PublishedWorst}} {
-					mech, _ := bdp.RandomizedResponse(p.rho, p.rho)
+					mech, err := bdp.RandomizedResponse(p.rho, p.rho)
+					if err != nil {
+						return err
+					}
 					l, err := bdp.Limit(ch, mech, bdp.AnyKnown)
 					if err != nil {
 						return err
@@ -235,7 +237,10 @@ Example ([CGSSY]'s flip is not private against known neighbours):
 			if err != nil {
 				return err
 			}
-			ch, _ := bdp.SymmetricChain(theta)
+			ch, err := bdp.SymmetricChain(theta)
+			if err != nil {
+				return err
+			}
 			mech, err := bdp.RandomizedResponse(rho, rho)
 			if err != nil {
 				return err
@@ -359,17 +364,19 @@ Example ([CGSSY]'s headline: 0.831215 at θ = 0.02, implied ε ≈ 1.59):
 			exact := max(target-1, n-target) <= 22
 			var rows []attackRow
 			for _, th := range thetas {
-				ch, _ := bdp.SymmetricChain(th)
-				pub, _ := bdp.PublishedFlip(th, eps)
-				cert, err := bdp.CertifiedFlipSymmetric(th, eps)
+				ch, err := bdp.SymmetricChain(th)
 				if err != nil {
 					return err
 				}
-				for _, m := range []struct {
-					name string
-					rho  float64
-				}{{"dp", bdp.DPFlip(eps)}, {"published", pub}, {"certified", cert.Flip}} {
-					mech, _ := bdp.RandomizedResponse(m.rho, m.rho)
+				for _, kind := range bdp.FlipKinds {
+					rho, err := bdp.SymmetricFlip(kind, th, eps)
+					if err != nil {
+						return err
+					}
+					mech, err := bdp.RandomizedResponse(rho, rho)
+					if err != nil {
+						return err
+					}
 					var res bdp.AttackResult
 					if exact {
 						res, err = bdp.Attack(ch, mech, n, target)
@@ -379,7 +386,7 @@ Example ([CGSSY]'s headline: 0.831215 at θ = 0.02, implied ε ≈ 1.59):
 					if err != nil {
 						return err
 					}
-					rows = append(rows, attackRow{th, m.name, m.rho, res})
+					rows = append(rows, attackRow{th, string(kind), rho, res})
 				}
 			}
 			if asJSON {
@@ -467,68 +474,39 @@ Example:
 					return fmt.Errorf("with --epsilon give --theta T or --fit, not both or neither")
 				}
 				if fit {
-					switches, steps := 0, 0
-					for _, seq := range data.Runs() { // never across missing readings
-						for t := 1; t < len(seq); t++ {
-							steps++
-							if seq[t] != seq[t-1] {
-								switches++
-							}
-						}
+					if theta, err = bdp.EstimateTheta(data.Runs()); err != nil {
+						return fmt.Errorf("%s: --fit: %w", name, err)
 					}
-					if steps == 0 {
-						return fmt.Errorf("%s: --fit needs at least one pair of consecutive readings", name)
-					}
-					theta = float64(switches) / float64(steps)
 				}
 				if err := checkTheta(theta); err != nil {
 					return err
 				}
-				switch mechName {
-				case "dp":
-					rho, label = bdp.DPFlip(eps), dpCovers
-				case "published":
-					pub, err := bdp.PublishedFlip(theta, eps)
-					if err != nil {
-						return err
-					}
-					rho, label = pub, publishedCovers
-				case "certified":
-					cert, err := bdp.CertifiedFlipSymmetric(theta, eps)
-					if err != nil {
-						return err
-					}
-					rho, label = cert.Flip, certifiedCovers
-				default:
-					return fmt.Errorf("--mechanism %q: want dp, published or certified", mechName)
+				kind, err := bdp.ParseFlipKind(mechName)
+				if err != nil {
+					return fmt.Errorf("--mechanism: %w", err)
 				}
+				if rho, err = bdp.SymmetricFlip(kind, theta, eps); err != nil {
+					return err
+				}
+				label = kind.Covers()
 			}
 			if rho < 0 || rho > 0.5 {
 				return fmt.Errorf("--flip %v: must be in [0, 1/2] (a flip above 1/2 is a flip below it, relabelled)", rho)
 			}
-			out := csv.NewWriter(cmd.OutOrStdout())
 			col := func(s, def string) string {
 				if s == "" {
 					return def
 				}
 				return s
 			}
-			out.Write([]string{col(df.opts.SeriesCol, "series"), col(df.opts.TimeCol, "time"), col(df.opts.StateCol, "state")})
-			for s, seq := range data.Seqs {
-				y, err := bdp.Sanitize(seq, rho, rho, nil)
-				if err != nil {
+			san := *data
+			san.Seqs = make([][]int, len(data.Seqs))
+			for i, seq := range data.Seqs {
+				if san.Seqs[i], err = bdp.Sanitize(seq, rho, rho, nil); err != nil {
 					return err
 				}
-				for t, v := range y {
-					tm := strconv.Itoa(t + 1)
-					if data.Times != nil {
-						tm = strconv.FormatFloat(data.Times[s][t], 'g', -1, 64)
-					}
-					out.Write([]string{data.Series[s], tm, data.States[v]})
-				}
 			}
-			out.Flush()
-			if err := out.Error(); err != nil {
+			if err := san.WriteCSV(cmd.OutOrStdout(), col(df.opts.SeriesCol, "series"), col(df.opts.TimeCol, "time"), col(df.opts.StateCol, "state")); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "puff: sanitized %d readings in %d sequences with flip %.9g (θ = %g, ε = %g); protects against %s\n",
