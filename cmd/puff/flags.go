@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"math"
@@ -87,18 +86,6 @@ func (f *probFlag) Type() string { return "p" }
 
 // Float is the probability (NaN when not given).
 func (f *probFlag) Float() float64 { return f.v }
-
-// maybeInf is a float that JSON prints as null when infinite or NaN (JSON
-// has no infinity); the field's doc says what null means.
-type maybeInf float64
-
-func (v maybeInf) MarshalJSON() ([]byte, error) {
-	f := float64(v)
-	if math.IsInf(f, 0) || math.IsNaN(f) {
-		return []byte("null"), nil
-	}
-	return json.Marshal(f)
-}
 
 // methodFlag is --method: a release mechanism in the CLI's spelling.
 type methodFlag struct{ n mechanism.Name }

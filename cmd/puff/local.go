@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"math"
-	"math/rand/v2"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -65,27 +64,6 @@ var (
 	certifiedCovers = bdp.CertifiedFlipKind.Covers()
 )
 
-// flipReport is the JSON of 'puff local flip'.
-type flipReport struct {
-	Theta   float64 `json:"theta"`
-	Epsilon float64 `json:"epsilon"`
-
-	DPFlip        float64 `json:"dp_flip"`
-	PublishedFlip float64 `json:"published_flip"`
-	CertifiedFlip float64 `json:"certified_flip"`
-
-	// Worst-case loss of each flip over every adversary and every length
-	// (an upper bound within 2e-12; null when the chain is deterministic).
-	DPWorst        *float64 `json:"dp_worst_loss"`
-	PublishedWorst *float64 `json:"published_worst_loss"`
-	CertifiedWorst *float64 `json:"certified_worst_loss"`
-
-	Length              int      `json:"length,omitempty"`
-	CertifiedFlipLength *float64 `json:"certified_flip_length,omitempty"`
-
-	Covers map[string]string `json:"covers"`
-}
-
 func localFlipCmd() *cobra.Command {
 	thetaF, epsF := newProb(), newEps("")
 	var n int
@@ -110,47 +88,9 @@ Example:
 			if err := checkEps(eps); err != nil {
 				return err
 			}
-			if n < 0 {
-				return fmt.Errorf("--length %d: must be ≥ 1 (or 0: every length only)", n)
-			}
-			ch, err := bdp.SymmetricChain(theta)
+			r, err := bdp.Flips(theta, eps, n)
 			if err != nil {
 				return err
-			}
-			pub, err := bdp.PublishedFlip(theta, eps)
-			if err != nil {
-				return err
-			}
-			r := flipReport{Theta: theta, Epsilon: eps, DPFlip: bdp.DPFlip(eps), PublishedFlip: pub,
-				Covers: map[string]string{"dp": dpCovers, "published": publishedCovers, "certified": certifiedCovers}}
-			cert, err := bdp.CertifiedFlipSymmetric(theta, eps)
-			if err != nil {
-				return err
-			}
-			r.CertifiedFlip = cert.Flip
-			r.CertifiedWorst = &cert.Worst.Loss
-			if theta > 0 && theta < 1 { // Limit needs positive transitions
-				for _, p := range []struct {
-					rho float64
-					dst **float64
-				}{{r.DPFlip, &r.DPWorst}, {pub, &r.PublishedWorst}} {
-					mech, err := bdp.RandomizedResponse(p.rho, p.rho)
-					if err != nil {
-						return err
-					}
-					l, err := bdp.Limit(ch, mech, bdp.AnyKnown)
-					if err != nil {
-						return err
-					}
-					*p.dst = &l.Loss
-				}
-			}
-			if n > 0 {
-				cn, err := bdp.CertifiedFlip(ch, eps, n)
-				if err != nil {
-					return err
-				}
-				r.Length, r.CertifiedFlipLength = n, &cn.Flip
 			}
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), r)
@@ -179,25 +119,6 @@ Example:
 	f.IntVar(&n, "length", 0, "also certify for exactly N readings")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
 	return c
-}
-
-// lossReport is the JSON of 'puff local loss'.
-type lossReport struct {
-	Theta     float64 `json:"theta"`
-	Flip      float64 `json:"flip"`
-	Length    any     `json:"length"`
-	Knowledge string  `json:"knowledge"`
-	// Loss is ln of the worst BDPL (exact for a length; an upper bound
-	// within 2e-12 for every length).
-	Loss      maybeInf      `json:"loss"`     // null when infinite (then "infinite" is true)
-	Infinite  bool          `json:"infinite"` // the loss is +∞: some output is impossible under one hypothesis
-	Exact     bool          `json:"exact"`
-	LocalDP   maybeInf      `json:"local_dp"` // null when infinite (flip 0 or 1)
-	Adversary bdp.Adversary `json:"adversary"`
-	Output    []bdp.Run     `json:"output"`
-	// WitnessLength is the chain length of the adversary and output.
-	WitnessLength int      `json:"witness_length"`
-	Attained      maybeInf `json:"attained"` // null when infinite
 }
 
 func localLossCmd() *cobra.Command {
@@ -237,28 +158,11 @@ Example ([CGSSY]'s flip is not private against known neighbours):
 			if err != nil {
 				return err
 			}
-			ch, err := bdp.SymmetricChain(theta)
+			r, err := bdp.LossOf(theta, rho, n, k)
 			if err != nil {
 				return err
 			}
-			mech, err := bdp.RandomizedResponse(rho, rho)
-			if err != nil {
-				return err
-			}
-			var l bdp.Loss
-			if n == 0 {
-				l, err = bdp.Limit(ch, mech, k)
-			} else {
-				l, err = bdp.Worst(ch, mech, n, k)
-			}
-			if err != nil {
-				return err
-			}
-			r := lossReport{Theta: theta, Flip: rho, Length: n, Knowledge: k.String(), Loss: maybeInf(l.Loss), Infinite: math.IsInf(l.Loss, 1), Exact: n > 0,
-				LocalDP: maybeInf(mech.LocalDP()), Adversary: l.Adversary, Output: l.Output, WitnessLength: l.Length, Attained: maybeInf(l.Attained)}
-			if n == 0 {
-				r.Length = "inf"
-			}
+			l := r
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), r)
 			}
@@ -267,7 +171,7 @@ Example ([CGSSY]'s flip is not private against known neighbours):
 			if n == 0 {
 				kind = "upper bound over every length"
 			}
-			fmt.Fprintf(w, "loss\t%.12g (%s; local DP level %.6g)\n", l.Loss, kind, float64(r.LocalDP))
+			fmt.Fprintf(w, "loss\t%.12g (%s; local DP level %.6g)\n", float64(l.Loss), kind, float64(r.LocalDP))
 			fmt.Fprintf(w, "target\treading %d: %d versus %d\n", l.Adversary.Target, l.Adversary.Secret, l.Adversary.Alternative)
 			var known []string
 			for _, kn := range l.Adversary.Known {
@@ -281,7 +185,7 @@ Example ([CGSSY]'s flip is not private against known neighbours):
 			for _, o := range l.Output {
 				out = append(out, fmt.Sprintf("y_%d..%d = %d", o.From, o.To, o.Symbol))
 			}
-			fmt.Fprintf(w, "output\t%s (chain of %d readings)\n", strings.Join(out, ", "), l.Length)
+			fmt.Fprintf(w, "output\t%s (chain of %d readings)\n", strings.Join(out, ", "), l.WitnessLength)
 			return w.Flush()
 		},
 	}
@@ -306,14 +210,6 @@ func parseLength(s string) (int, error) {
 		return 0, fmt.Errorf("--length %q: want a positive integer or inf", s)
 	}
 	return n, nil
-}
-
-// attackRow is one mechanism on one θ.
-type attackRow struct {
-	Theta     float64 `json:"theta"`
-	Mechanism string  `json:"mechanism"`
-	Flip      float64 `json:"flip"`
-	bdp.AttackResult
 }
 
 func localAttackCmd() *cobra.Command {
@@ -361,33 +257,9 @@ Example ([CGSSY]'s headline: 0.831215 at θ = 0.02, implied ε ≈ 1.59):
 			if target < 1 || target > n {
 				return fmt.Errorf("--target %d: must be in 1..%d", target, n)
 			}
-			exact := max(target-1, n-target) <= 22
-			var rows []attackRow
-			for _, th := range thetas {
-				ch, err := bdp.SymmetricChain(th)
-				if err != nil {
-					return err
-				}
-				for _, kind := range bdp.FlipKinds {
-					rho, err := bdp.SymmetricFlip(kind, th, eps)
-					if err != nil {
-						return err
-					}
-					mech, err := bdp.RandomizedResponse(rho, rho)
-					if err != nil {
-						return err
-					}
-					var res bdp.AttackResult
-					if exact {
-						res, err = bdp.Attack(ch, mech, n, target)
-					} else {
-						res, err = bdp.SimulateAttack(ch, mech, n, target, trials, rand.New(rand.NewPCG(seed, uint64(len(rows)))))
-					}
-					if err != nil {
-						return err
-					}
-					rows = append(rows, attackRow{th, string(kind), rho, res})
-				}
+			rows, err := bdp.AttackTable(thetas, eps, n, target, trials, seed)
+			if err != nil {
+				return err
 			}
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), map[string]any{"epsilon": eps, "length": n, "target": target, "rows": rows})

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 )
 
@@ -148,4 +149,17 @@ func ReadAll(r io.Reader, name string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: larger than %d bytes", name, MaxInput)
 	}
 	return data, nil
+}
+
+// Float is a float64 that JSON prints as null when it is infinite or NaN
+// (JSON has no infinity); a field of this type documents what null means.
+type Float float64
+
+// MarshalJSON writes null for ±Inf and NaN.
+func (v Float) MarshalJSON() ([]byte, error) {
+	f := float64(v)
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(f)
 }
