@@ -1,9 +1,11 @@
 package mqm
 
 import (
+	"fmt"
 	"math"
 	"math/big"
 
+	"github.com/pufferfish-privacy/pufferfish/bn"
 	"github.com/pufferfish-privacy/pufferfish/framework"
 	"github.com/pufferfish-privacy/pufferfish/noise"
 )
@@ -34,4 +36,50 @@ func ceilFloat(x *big.Rat) float64 {
 		f = math.Nextafter(f, math.Inf(1))
 	}
 	return f
+}
+
+// NetworkReport is puff bn's answer (JSON field names are a contract):
+// σ_max, where it is attained, and the released answer when there is data.
+type NetworkReport struct {
+	Epsilon    float64   `json:"epsilon"`
+	Sigma      float64   `json:"sigma"`
+	Lipschitz  float64   `json:"lipschitz"`
+	Scale      float64   `json:"scale"` // σ_max·L, rounded up
+	Query      string    `json:"query"`
+	Theta      string    `json:"theta"`
+	Node       string    `json:"node"`
+	Quilt      []string  `json:"quilt"`
+	Nearby     int       `json:"nearby"`
+	Influence  float64   `json:"influence"`
+	Candidates int       `json:"candidates"`
+	Released   []float64 `json:"released,omitempty"`
+}
+
+// RunNetwork runs the search over the framework's networks and, when data
+// is not nil, releases the query (NetworkRelease).
+func RunNetwork(f *framework.Framework, data []int, eps float64, opt NetworkOptions, lap *noise.Laplace) (NetworkReport, error) {
+	var nets []*bn.Network
+	for _, th := range f.Thetas {
+		if th.Net == nil {
+			return NetworkReport{}, fmt.Errorf("mqm: θ %q is not a Bayesian network", th.Name)
+		}
+		nets = append(nets, th.Net)
+	}
+	res, err := NetworkScale(nets, eps, opt)
+	if err != nil {
+		return NetworkReport{}, err
+	}
+	L := ceilFloat(f.Query.Lipschitz)
+	rep := NetworkReport{Epsilon: eps, Sigma: res.Sigma, Lipschitz: L, Scale: noise.ScaleFor(res.Sigma, L),
+		Query: f.Query.Name, Theta: f.Thetas[res.Theta].Name, Node: f.Names[res.Node], Nearby: res.Nearby,
+		Influence: res.Influence, Candidates: res.Candidates, Quilt: []string{}}
+	for _, q := range res.Quilt {
+		rep.Quilt = append(rep.Quilt, f.Names[q])
+	}
+	if data != nil {
+		if rep.Released, rep.Scale, err = NetworkRelease(f, data, res, lap); err != nil {
+			return NetworkReport{}, err
+		}
+	}
+	return rep, nil
 }

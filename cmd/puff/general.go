@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"math/big"
 	"os"
 	"strings"
 
-	"github.com/pufferfish-privacy/pufferfish/bn"
 	"github.com/pufferfish-privacy/pufferfish/compose"
 	"github.com/pufferfish-privacy/pufferfish/framework"
 	"github.com/pufferfish-privacy/pufferfish/mqm"
@@ -106,35 +106,6 @@ func ratFloat(r *big.Rat) float64 {
 	return f
 }
 
-type attained struct {
-	Theta  string   `json:"theta"`
-	Record string   `json:"record"`
-	Values []string `json:"values"`
-}
-
-func attainedAt(f *framework.Framework, theta int, p framework.Pair) attained {
-	return attained{Theta: f.Thetas[theta].Name, Record: f.Names[p.Record],
-		Values: []string{f.Domain[p.A].RatString(), f.Domain[p.B].RatString()}}
-}
-
-type wassersteinReport struct {
-	W        float64  `json:"W"`
-	WExact   string   `json:"W_exact"`
-	Sigma    float64  `json:"sigma"`
-	Epsilon  float64  `json:"epsilon"`
-	Delta    string   `json:"delta"`
-	Query    string   `json:"query"`
-	Attained attained `json:"attained"`
-	GroupDP  struct {
-		Sensitivity float64    `json:"sensitivity"`
-		Sigma       float64    `json:"sigma"`
-		Groups      [][]string `json:"groups"`
-	} `json:"group_dp"`
-	SkippedPairs int       `json:"skipped_pairs"`
-	Released     []float64 `json:"released,omitempty"`
-	Guarantee    string    `json:"guarantee"`
-}
-
 func wassersteinCmd() *cobra.Command {
 	var path, deltaS, dataS string
 	epsF := newEps("")
@@ -168,49 +139,24 @@ Examples:
 				return err
 			}
 			delta, err := ratexpr.Eval(deltaS, nil)
+			if err == nil {
+				err = checks.Delta(delta)
+			}
 			if err != nil {
 				return fmt.Errorf("--delta: %v", err)
 			}
-			if delta.Sign() < 0 || delta.Cmp(big.NewRat(1, 1)) >= 0 {
-				return fmt.Errorf("--delta %s: must be in [0, 1)", delta.RatString())
-			}
-			res, err := wasserstein.Parameter(f, delta)
+			rep, err := wasserstein.Run(f, data, eps, delta, noise.NewLaplace(nil))
 			if err != nil {
 				return err
 			}
-			sigma, err := res.Sigma(eps)
-			if err != nil {
-				return err
-			}
-			rep := wassersteinReport{W: ratFloat(res.W), WExact: res.W.RatString(), Sigma: sigma, Epsilon: eps,
-				Delta: delta.RatString(), Query: f.Query.Name, Attained: attainedAt(f, res.Theta, res.Pair),
-				SkippedPairs: len(res.Skips)}
-			gs, groups := f.GroupSensitivity()
-			rep.GroupDP.Sensitivity = ratFloat(gs)
-			rep.GroupDP.Sigma = ratFloat(gs) / eps
-			for _, g := range groups {
-				var names []string
-				for _, i := range g {
-					names = append(names, f.Names[i])
-				}
-				rep.GroupDP.Groups = append(rep.GroupDP.Groups, names)
-			}
-			rep.Guarantee = fmt.Sprintf("ε = %g Pufferfish privacy for every secret pair and every θ in the file ([SWC17] Theorem 3.2)", eps)
-			if delta.Sign() > 0 {
-				rep.Guarantee = fmt.Sprintf("(ε, δ) = (%g, %s) Pufferfish privacy ([SWC16] Theorem A.8)", eps, delta.RatString())
-			}
-			if data != nil {
-				if rep.Released, err = wasserstein.Release(f, data, eps, res, noise.NewLaplace(nil)); err != nil {
-					return err
-				}
-			}
+			res, sigma := rep.Result, rep.Sigma
 			out := cmd.OutOrStdout()
 			if asJSON {
 				return writeJSON(out, rep)
 			}
 			fmt.Fprintf(out, "W = %s (%s), attained under θ %q for %s\n", rep.WExact, f.Query.Name, rep.Attained.Theta, f.PairString(res.Pair))
 			fmt.Fprintf(out, "Laplace scale σ = W/ε = %.6g\n", sigma)
-			fmt.Fprintf(out, "group DP baseline: sensitivity %s, σ = %.6g (groups %v)\n", gs.RatString(), rep.GroupDP.Sigma, rep.GroupDP.Groups)
+			fmt.Fprintf(out, "group DP baseline: sensitivity %g, σ = %.6g (groups %v)\n", rep.GroupDP.Sensitivity, rep.GroupDP.Sigma, rep.GroupDP.Groups)
 			if len(res.Skips) > 0 {
 				fmt.Fprintf(out, "%d (pair, θ) combinations skipped: a secret has probability zero there\n", len(res.Skips))
 			}
@@ -297,21 +243,6 @@ Example:
 	return c
 }
 
-type bnReport struct {
-	Epsilon    float64   `json:"epsilon"`
-	Sigma      float64   `json:"sigma"`
-	Lipschitz  float64   `json:"lipschitz"`
-	Scale      float64   `json:"scale"`
-	Query      string    `json:"query"`
-	Theta      string    `json:"theta"`
-	Node       string    `json:"node"`
-	Quilt      []string  `json:"quilt"`
-	Nearby     int       `json:"nearby"`
-	Influence  float64   `json:"influence"`
-	Candidates int       `json:"candidates"`
-	Released   []float64 `json:"released,omitempty"`
-}
-
 func bnCmd() *cobra.Command {
 	var path, dataS string
 	epsF := newEps("")
@@ -346,34 +277,15 @@ Example:
 			if err != nil {
 				return err
 			}
-			var nets []*bn.Network
-			for _, th := range f.Thetas {
-				nets = append(nets, th.Net)
-			}
-			res, err := mqm.NetworkScale(nets, eps, mqm.NetworkOptions{TableLimit: tableLimit, CandidateLimit: candLimit, WorkLimit: workLimit})
+			rep, err := mqm.RunNetwork(f, data, eps, mqm.NetworkOptions{TableLimit: tableLimit, CandidateLimit: candLimit, WorkLimit: workLimit}, noise.NewLaplace(nil))
 			if err != nil {
 				return err
-			}
-			L := ratFloat(f.Query.Lipschitz)
-			rep := bnReport{Epsilon: eps, Sigma: res.Sigma, Lipschitz: L, Scale: noise.ScaleFor(res.Sigma, L),
-				Query: f.Query.Name, Theta: f.Thetas[res.Theta].Name, Node: f.Names[res.Node], Nearby: res.Nearby,
-				Influence: res.Influence, Candidates: res.Candidates, Quilt: []string{}}
-			if L == 0 {
-				rep.Scale = 0
-			}
-			for _, q := range res.Quilt {
-				rep.Quilt = append(rep.Quilt, f.Names[q])
-			}
-			if data != nil {
-				if rep.Released, rep.Scale, err = mqm.NetworkRelease(f, data, res, noise.NewLaplace(nil)); err != nil {
-					return err
-				}
 			}
 			out := cmd.OutOrStdout()
 			if asJSON {
 				return writeJSON(out, rep)
 			}
-			fmt.Fprintf(out, "σ_max = %.6g (1-Lipschitz), Laplace scale σ_max·L = %.6g for %s (L = %g)\n", rep.Sigma, rep.Scale, rep.Query, L)
+			fmt.Fprintf(out, "σ_max = %.6g (1-Lipschitz), Laplace scale σ_max·L = %.6g for %s (L = %g)\n", rep.Sigma, rep.Scale, rep.Query, rep.Lipschitz)
 			fmt.Fprintf(out, "attained at node %s under θ %q: quilt %v, %d nearby nodes, max-influence %.6g\n", rep.Node, rep.Theta, rep.Quilt, rep.Nearby, rep.Influence)
 			fmt.Fprintf(out, "%d candidate quilts scored\n", rep.Candidates)
 			if rep.Released != nil {
