@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/big"
 	"os"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -107,45 +106,6 @@ func (mf *modelFlags) load(args []string) (*hmm.Model, []hmm.Secret, string, int
 	return b.Model, b.Secrets, b.Description, b.DefaultLength, nil
 }
 
-// lossJSON is the JSON of 'puff verify loss' (and part of check).
-type lossJSON struct {
-	Model  string   `json:"model"`
-	Length int      `json:"length"`
-	Loss   *float64 `json:"loss"`  // null when infinite
-	Ratio  string   `json:"ratio"` // reduced fraction p/q, or "inf"
-	// Witness: a maximising observation sequence, the secret pair and
-	// which side of it gives the sequence the larger probability.
-	Witness    witnessJSON `json:"witness"`
-	Explored   int64       `json:"explored"`
-	Arithmetic string      `json:"arithmetic"`
-	// Float path only: the enclosure of the loss (Loss is its upper end and
-	// Ratio is empty: the float path has no exact ratio).
-	LossLower *float64 `json:"loss_lower,omitempty"`
-	LossUpper *float64 `json:"loss_upper,omitempty"`
-}
-
-type witnessJSON struct {
-	Observations []string `json:"observations"`
-	Secret       string   `json:"secret"`
-	Larger       string   `json:"larger"`
-}
-
-// lossLine is the loss for text output: the exact value with its ratio, or
-// the float path's enclosure.
-func (l lossJSON) lossLine() string {
-	if l.LossLower != nil {
-		return fmt.Sprintf("in [%.12g, %.12g]", *l.LossLower, *l.LossUpper)
-	}
-	return l.lossText() + fmt.Sprintf(" (ratio %s)", l.Ratio)
-}
-
-func (l lossJSON) lossText() string {
-	if l.Loss == nil {
-		return "∞"
-	}
-	return strconv.FormatFloat(*l.Loss, 'g', 10, 64)
-}
-
 // loadWithLength loads the model and settles the sequence length: n, or
 // the built-in's default.
 func (mf *modelFlags) loadWithLength(args []string, n int) (*hmm.Model, []hmm.Secret, string, int, error) {
@@ -162,52 +122,21 @@ func (mf *modelFlags) loadWithLength(args []string, n int) (*hmm.Model, []hmm.Se
 	return m, secs, desc, n, nil
 }
 
-func toLossJSON(m *hmm.Model, desc string, n int, r hmm.Result) lossJSON {
-	out := lossJSON{Model: desc, Length: n, Ratio: "inf", Explored: r.Explored, Arithmetic: "exact (big.Int numerators over a common denominator)",
-		Witness: witnessJSON{Observations: []string{}, Secret: r.Secret, Larger: r.Larger}}
-	if r.Ratio != nil {
-		l := r.Loss
-		out.Loss = &l
-		out.Ratio = r.Ratio.Num().String() + "/" + r.Ratio.Denom().String()
-	}
-	for _, o := range r.Witness {
-		out.Witness.Observations = append(out.Witness.Observations, m.Obs[o])
-	}
-	return out
-}
-
-func floatLossJSON(m *hmm.Model, desc string, n int, r hmm.FloatResult) lossJSON {
-	out := lossJSON{Model: desc, Length: n, Ratio: "inf", Explored: r.Explored,
-		Arithmetic: "float64 with rigorous error bounds (enclosure in loss_lower..loss_upper)",
-		Witness:    witnessJSON{Observations: []string{}, Secret: r.Secret, Larger: r.Larger}}
-	if !math.IsInf(r.LossHi, 1) {
-		lo, hi := r.LossLo, r.LossHi
-		out.Loss, out.LossLower, out.LossUpper, out.Ratio = &hi, &lo, &hi, ""
-	}
-	for _, o := range r.Witness {
-		out.Witness.Observations = append(out.Witness.Observations, m.Obs[o])
-	}
-	return out
-}
-
 // evaluate runs hmm.Evaluate and shapes its answer as the JSON contract.
-func evaluate(m *hmm.Model, secs []hmm.Secret, desc string, n int, arith string, eps *hmm.Epsilon) (hmm.Verdict, lossJSON, error) {
+func evaluate(m *hmm.Model, secs []hmm.Secret, desc string, n int, arith string, eps *hmm.Epsilon) (hmm.Verdict, hmm.LossReport, error) {
 	a, err := hmm.ParseArithmetic(arith)
 	if err != nil {
-		return "", lossJSON{}, fmt.Errorf("--%w", err)
+		return "", hmm.LossReport{}, fmt.Errorf("--%w", err)
 	}
 	ev, err := hmm.Evaluate(m, secs, n, a, eps)
 	if err != nil {
-		return "", lossJSON{}, err
+		return "", hmm.LossReport{}, err
 	}
 	return ev.Verdict, evaluationJSON(m, desc, n, ev), nil
 }
 
-func evaluationJSON(m *hmm.Model, desc string, n int, ev hmm.Evaluation) lossJSON {
-	if ev.Float != nil {
-		return floatLossJSON(m, desc, n, *ev.Float)
-	}
-	return toLossJSON(m, desc, n, *ev.Exact)
+func evaluationJSON(m *hmm.Model, desc string, n int, ev hmm.Evaluation) hmm.LossReport {
+	return hmm.NewLossReport(m, desc, n, ev)
 }
 
 func verifyCmd() *cobra.Command {
@@ -273,7 +202,7 @@ Examples:
 				return writeJSON(cmd.OutOrStdout(), out)
 			}
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
-			loss := out.lossLine()
+			loss := out.LossLine()
 			fmt.Fprintf(w, "model\t%s\nlengths\t1..%d\nloss\t%s\narithmetic\t%s\nwitness\t%s under %s (larger under %s)\nexplored\t%d sequences\n",
 				desc, n, loss, out.Arithmetic, strings.Join(out.Witness.Observations, " "), out.Witness.Secret, out.Witness.Larger, out.Explored)
 			return w.Flush()
@@ -331,7 +260,7 @@ undecided (the output is printed in every case), 2 on bad input.
 				EpsilonFloat  float64     `json:"epsilon_value"`
 				ExpEpsilonLow string      `json:"exp_epsilon_low"`
 				ExpEpsilonHi  string      `json:"exp_epsilon_high"`
-				lossJSON
+				hmm.LossReport
 			}{v, eps.Text, eps.Exact(), eps.Value, eps.Lo.FloatString(20), eps.Hi.FloatString(20), lj}
 			if asJSON {
 				if err := writeJSON(cmd.OutOrStdout(), out); err != nil {
@@ -340,7 +269,7 @@ undecided (the output is printed in every case), 2 on bad input.
 				return verdictStatus(v)
 			}
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
-			loss := out.lossLine()
+			loss := out.LossLine()
 			fmt.Fprintf(w, "verdict\t%s: %s-Pufferfish privacy for sequences of lengths 1..%d\nmodel\t%s\nloss\t%s\narithmetic\t%s\nwitness\t%s under %s\n",
 				v, eps.Text, n, desc, loss, out.Arithmetic, strings.Join(out.Witness.Observations, " "), out.Witness.Secret)
 			if err := w.Flush(); err != nil {
