@@ -6,7 +6,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/pufferfish-privacy/pufferfish/bdp"
 	"github.com/spf13/cobra"
@@ -58,11 +57,6 @@ func checkEps(eps float64) error {
 	return nil
 }
 
-var (
-	dpCovers        = bdp.DPFlipKind.Covers()
-	publishedCovers = bdp.PublishedFlipKind.Covers()
-	certifiedCovers = bdp.CertifiedFlipKind.Covers()
-)
 
 func localFlipCmd() *cobra.Command {
 	thetaF, epsF := newProb(), newEps("")
@@ -95,22 +89,7 @@ Example:
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), r)
 			}
-			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
-			fmt.Fprintf(w, "θ = %g, ε = %g\nmechanism\tflip\tworst loss (every K, every length)\tprotects against\n", theta, eps)
-			row := func(name string, rho float64, worst *float64, covers string) {
-				ws := "∞"
-				if worst != nil {
-					ws = fmt.Sprintf("%.6f", *worst)
-				}
-				fmt.Fprintf(w, "%s\t%.9f\t%s\t%s\n", name, rho, ws, covers)
-			}
-			row("dp", r.DPFlip, r.DPWorst, dpCovers)
-			row("published", r.PublishedFlip, r.PublishedWorst, publishedCovers)
-			row("certified", r.CertifiedFlip, r.CertifiedWorst, certifiedCovers)
-			if r.CertifiedFlipLength != nil {
-				fmt.Fprintf(w, "certified, n = %d\t%.9f\t≤ ε\texactly %d readings\n", n, *r.CertifiedFlipLength, n)
-			}
-			return w.Flush()
+			return r.WriteText(cmd.OutOrStdout())
 		},
 	}
 	f := c.Flags()
@@ -162,31 +141,10 @@ Example ([CGSSY]'s flip is not private against known neighbours):
 			if err != nil {
 				return err
 			}
-			l := r
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), r)
 			}
-			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
-			kind := "exact"
-			if n == 0 {
-				kind = "upper bound over every length"
-			}
-			fmt.Fprintf(w, "loss\t%.12g (%s; local DP level %.6g)\n", float64(l.Loss), kind, float64(r.LocalDP))
-			fmt.Fprintf(w, "target\treading %d: %d versus %d\n", l.Adversary.Target, l.Adversary.Secret, l.Adversary.Alternative)
-			var known []string
-			for _, kn := range l.Adversary.Known {
-				known = append(known, fmt.Sprintf("x_%d = %d", kn.Index, kn.Value))
-			}
-			if len(known) == 0 {
-				known = []string{"none"}
-			}
-			fmt.Fprintf(w, "knows\t%s\n", strings.Join(known, ", "))
-			var out []string
-			for _, o := range l.Output {
-				out = append(out, fmt.Sprintf("y_%d..%d = %d", o.From, o.To, o.Symbol))
-			}
-			fmt.Fprintf(w, "output\t%s (chain of %d readings)\n", strings.Join(out, ", "), l.WitnessLength)
-			return w.Flush()
+			return r.WriteText(cmd.OutOrStdout())
 		},
 	}
 	f := c.Flags()
@@ -264,18 +222,7 @@ Example ([CGSSY]'s headline: 0.831215 at θ = 0.02, implied ε ≈ 1.59):
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), map[string]any{"epsilon": eps, "length": n, "target": target, "rows": rows})
 			}
-			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
-			fmt.Fprintf(w, "ε = %g, %d readings, target %d\n", eps, n, target)
-			fmt.Fprintf(w, "θ\tmechanism\tflip\tsingle-reading p\timplied ε\tcorrelation-aware p\timplied ε\n")
-			for _, r := range rows {
-				ca := fmt.Sprintf("%.6f", r.CorrelationAware.Success)
-				if r.CorrelationAware.CI != nil {
-					ca += fmt.Sprintf(" [%.4f, %.4f]", r.CorrelationAware.CI[0], r.CorrelationAware.CI[1])
-				}
-				fmt.Fprintf(w, "%g\t%s\t%.6f\t%.6f\t%.4f\t%s\t%.4f\n", r.Theta, r.Mechanism, r.Flip,
-					r.SingleReading.Success, r.SingleReading.ImpliedEpsilon, ca, r.CorrelationAware.ImpliedEpsilon)
-			}
-			return w.Flush()
+			return bdp.WriteAttackTable(cmd.OutOrStdout(), rows, eps, n, target)
 		},
 	}
 	f := c.Flags()
