@@ -49,9 +49,11 @@
 package compose
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/pufferfish-privacy/pufferfish/internal/checks"
+	"io"
 	"math"
 	"slices"
 	"sort"
@@ -570,4 +572,33 @@ func independent(cl *markov.Class) bool {
 		}
 	}
 	return true
+}
+
+// MarshalJSON writes a guarantee with "best": null when no rule applies
+// (never a zero ε), and every claim with its reason.
+func (g Guarantee) MarshalJSON() ([]byte, error) {
+	var best *Claim
+	if g.Best.Rule != "" {
+		best = &g.Best
+	}
+	return json.Marshal(struct {
+		Dataset string  `json:"dataset"`
+		Best    *Claim  `json:"best"`
+		Claims  []Claim `json:"claims"`
+	}{g.Dataset, best, g.Claims})
+}
+
+// WriteText prints the best claim of each guarantee as puff compose does
+// (datasets without an applicable rule are left to the error).
+func WriteText(w io.Writer, gs []Guarantee) error {
+	for _, g := range gs {
+		if g.Best.Rule == "" {
+			continue
+		}
+		fmt.Fprintf(w, "%s: ε = %.6g by %s (%s); covers %s\n", g.Dataset, g.Best.Epsilon, g.Best.Rule, g.Best.Theorem, g.Best.Covers)
+		if g.Best.Why != "" {
+			fmt.Fprintf(w, "  %s\n", g.Best.Why)
+		}
+	}
+	return nil
 }

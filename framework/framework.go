@@ -16,8 +16,10 @@ import (
 	"fmt"
 	"math/big"
 	"slices"
+	"strings"
 
 	"github.com/pufferfish-privacy/pufferfish/bn"
+	"github.com/pufferfish-privacy/pufferfish/ratexpr"
 )
 
 // EnumerateLimit bounds the number of joint assignments a Bayesian-network θ
@@ -388,4 +390,30 @@ func cmpVec(a, b []*big.Rat) int {
 // PairString renders a pair as "X_i: a vs b" with the record's name.
 func (f *Framework) PairString(p Pair) string {
 	return fmt.Sprintf("%s: %s vs %s", f.Names[p.Record], f.Domain[p.A].RatString(), f.Domain[p.B].RatString())
+}
+
+// ParseData reads a database written "v1,v2,...": one domain value per
+// record (numbers or fractions), as indices into the domain.
+func (f *Framework) ParseData(s string) ([]int, error) {
+	parts := strings.Split(s, ",")
+	if len(parts) != f.N() {
+		return nil, fmt.Errorf("%d values, the framework has %d records", len(parts), f.N())
+	}
+	out := make([]int, len(parts))
+	for i, p := range parts {
+		v, err := ratexpr.Eval(strings.TrimSpace(p), nil)
+		if err != nil {
+			return nil, fmt.Errorf("value %d: %v", i+1, err)
+		}
+		out[i] = -1
+		for j, d := range f.Domain {
+			if d.Cmp(v) == 0 {
+				out[i] = j
+			}
+		}
+		if out[i] < 0 {
+			return nil, fmt.Errorf("value %d: %s is not in the domain", i+1, v.RatString())
+		}
+	}
+	return out, nil
 }

@@ -2,6 +2,7 @@ package mqm
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"math/big"
 
@@ -82,4 +83,15 @@ func RunNetwork(f *framework.Framework, data []int, eps float64, opt NetworkOpti
 		}
 	}
 	return rep, nil
+}
+
+// WriteText prints the report as puff bn does.
+func (r NetworkReport) WriteText(out io.Writer) error {
+	fmt.Fprintf(out, "σ_max = %.6g (1-Lipschitz), Laplace scale σ_max·L = %.6g for %s (L = %g)\n", r.Sigma, r.Scale, r.Query, r.Lipschitz)
+	fmt.Fprintf(out, "attained at node %s under θ %q: quilt %v, %d nearby nodes, max-influence %.6g\n", r.Node, r.Theta, r.Quilt, r.Nearby, r.Influence)
+	fmt.Fprintf(out, "%d candidate quilts scored\n", r.Candidates)
+	if r.Released != nil {
+		fmt.Fprintf(out, "released %v\n", r.Released)
+	}
+	return nil
 }

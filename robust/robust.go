@@ -22,6 +22,7 @@ package robust
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"math/big"
 
@@ -200,4 +201,20 @@ func Beliefs(f, adv *framework.Framework, eps float64) ([]Belief, error) {
 		out = append(out, b)
 	}
 	return out, nil
+}
+
+// WriteBeliefs prints the beliefs as puff robust does.
+func WriteBeliefs(w io.Writer, bs []Belief) error {
+	for _, b := range bs {
+		if b.Infinite {
+			fmt.Fprintf(w, "%s: no θ in Θ covers this belief (a secret it considers possible is impossible under every θ); no guarantee\n", b.Name)
+			continue
+		}
+		fmt.Fprintf(w, "%s: Δ = %.6g (closest θ %q, worst secret %s), guarantee ε + 2Δ = %.6g", b.Name, b.Delta, b.Theta, b.Secret, b.Guarantee)
+		if b.Actual != nil {
+			fmt.Fprintf(w, "; Wasserstein Mechanism's actual loss %.6g", *b.Actual)
+		}
+		fmt.Fprintln(w)
+	}
+	return nil
 }

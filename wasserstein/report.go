@@ -2,6 +2,7 @@ package wasserstein
 
 import (
 	"fmt"
+	"io"
 	"math/big"
 
 	"github.com/pufferfish-privacy/pufferfish/framework"
@@ -64,7 +65,7 @@ func Run(f *framework.Framework, data []int, eps float64, delta *big.Rat, lap *n
 	w, _ := res.W.Float64()
 	p := res.Pair
 	rep := Report{W: w, WExact: res.W.RatString(), Sigma: sigma, Epsilon: eps, Delta: delta.RatString(), Query: f.Query.Name,
-		Attained: Attained{Theta: f.Thetas[res.Theta].Name, Record: f.Names[p.Record], Values: []string{f.Domain[p.A].RatString(), f.Domain[p.B].RatString()}},
+		Attained:     Attained{Theta: f.Thetas[res.Theta].Name, Record: f.Names[p.Record], Values: []string{f.Domain[p.A].RatString(), f.Domain[p.B].RatString()}},
 		SkippedPairs: len(res.Skips), Result: res}
 	gs, groups := f.GroupSensitivity()
 	rep.GroupDP.Sensitivity, _ = gs.Float64()
@@ -86,4 +87,19 @@ func Run(f *framework.Framework, data []int, eps float64, delta *big.Rat, lap *n
 		}
 	}
 	return rep, nil
+}
+
+// WriteText prints the report as puff wasserstein does.
+func (r Report) WriteText(f *framework.Framework, out io.Writer) error {
+	fmt.Fprintf(out, "W = %s (%s), attained under θ %q for %s\n", r.WExact, f.Query.Name, r.Attained.Theta, f.PairString(r.Result.Pair))
+	fmt.Fprintf(out, "Laplace scale σ = W/ε = %.6g\n", r.Sigma)
+	fmt.Fprintf(out, "group DP baseline: sensitivity %g, σ = %.6g (groups %v)\n", r.GroupDP.Sensitivity, r.GroupDP.Sigma, r.GroupDP.Groups)
+	if r.SkippedPairs > 0 {
+		fmt.Fprintf(out, "%d (pair, θ) combinations skipped: a secret has probability zero there\n", r.SkippedPairs)
+	}
+	if r.Released != nil {
+		fmt.Fprintf(out, "released %v\n", r.Released)
+	}
+	_, err := fmt.Fprintln(out, "guarantee:", r.Guarantee)
+	return err
 }

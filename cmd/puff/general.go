@@ -69,36 +69,11 @@ func loadFramework(path, dataS string, eps float64, networks bool) (*framework.F
 		return nil, nil, err
 	}
 	if dataS != "" {
-		if data, err = parseData(f, dataS); err != nil {
-			return nil, nil, err
+		if data, err = f.ParseData(dataS); err != nil {
+			return nil, nil, fmt.Errorf("--data: %w", err)
 		}
 	}
 	return f, data, nil
-}
-
-// parseData reads --data "v1,v2,..." as domain values.
-func parseData(f *framework.Framework, s string) ([]int, error) {
-	parts := strings.Split(s, ",")
-	if len(parts) != f.N() {
-		return nil, fmt.Errorf("--data has %d values, the framework %d records", len(parts), f.N())
-	}
-	out := make([]int, len(parts))
-	for i, p := range parts {
-		v, err := ratexpr.Eval(strings.TrimSpace(p), nil)
-		if err != nil {
-			return nil, fmt.Errorf("--data value %d: %v", i+1, err)
-		}
-		out[i] = -1
-		for j, d := range f.Domain {
-			if d.Cmp(v) == 0 {
-				out[i] = j
-			}
-		}
-		if out[i] < 0 {
-			return nil, fmt.Errorf("--data value %d: %s is not in the domain", i+1, v.RatString())
-		}
-	}
-	return out, nil
 }
 
 func ratFloat(r *big.Rat) float64 {
@@ -149,22 +124,11 @@ Examples:
 			if err != nil {
 				return err
 			}
-			res, sigma := rep.Result, rep.Sigma
 			out := cmd.OutOrStdout()
 			if asJSON {
 				return writeJSON(out, rep)
 			}
-			fmt.Fprintf(out, "W = %s (%s), attained under θ %q for %s\n", rep.WExact, f.Query.Name, rep.Attained.Theta, f.PairString(res.Pair))
-			fmt.Fprintf(out, "Laplace scale σ = W/ε = %.6g\n", sigma)
-			fmt.Fprintf(out, "group DP baseline: sensitivity %g, σ = %.6g (groups %v)\n", rep.GroupDP.Sensitivity, rep.GroupDP.Sigma, rep.GroupDP.Groups)
-			if len(res.Skips) > 0 {
-				fmt.Fprintf(out, "%d (pair, θ) combinations skipped: a secret has probability zero there\n", len(res.Skips))
-			}
-			if rep.Released != nil {
-				fmt.Fprintf(out, "released %v\n", rep.Released)
-			}
-			fmt.Fprintln(out, "guarantee:", rep.Guarantee)
-			return nil
+			return rep.WriteText(f, out)
 		},
 	}
 	c.Flags().StringVar(&path, "framework", "", "framework JSON file (see above)")
@@ -222,18 +186,7 @@ Example:
 			if asJSON {
 				return writeJSON(w, map[string]any{"epsilon": eps, "beliefs": out})
 			}
-			for _, b := range out {
-				if b.Infinite {
-					fmt.Fprintf(w, "%s: no θ in Θ covers this belief (a secret it considers possible is impossible under every θ); no guarantee\n", b.Name)
-					continue
-				}
-				fmt.Fprintf(w, "%s: Δ = %.6g (closest θ %q, worst secret %s), guarantee ε + 2Δ = %.6g", b.Name, b.Delta, b.Theta, b.Secret, b.Guarantee)
-				if b.Actual != nil {
-					fmt.Fprintf(w, "; Wasserstein Mechanism's actual loss %.6g", *b.Actual)
-				}
-				fmt.Fprintln(w)
-			}
-			return nil
+			return robust.WriteBeliefs(w, out)
 		},
 	}
 	c.Flags().StringVar(&path, "framework", "", "framework JSON file defining Θ")
@@ -285,13 +238,7 @@ Example:
 			if asJSON {
 				return writeJSON(out, rep)
 			}
-			fmt.Fprintf(out, "σ_max = %.6g (1-Lipschitz), Laplace scale σ_max·L = %.6g for %s (L = %g)\n", rep.Sigma, rep.Scale, rep.Query, rep.Lipschitz)
-			fmt.Fprintf(out, "attained at node %s under θ %q: quilt %v, %d nearby nodes, max-influence %.6g\n", rep.Node, rep.Theta, rep.Quilt, rep.Nearby, rep.Influence)
-			fmt.Fprintf(out, "%d candidate quilts scored\n", rep.Candidates)
-			if rep.Released != nil {
-				fmt.Fprintf(out, "released %v\n", rep.Released)
-			}
-			return nil
+			return rep.WriteText(out)
 		},
 	}
 	c.Flags().StringVar(&path, "framework", "", "framework JSON file whose thetas are networks")
@@ -393,29 +340,11 @@ Example:
 			}
 			w := cmd.OutOrStdout()
 			if asJSON {
-				// A dataset with no applicable rule gets "best": null (and its
-				// claims with reasons), never a zero ε.
-				var js []map[string]any
-				for _, g := range out {
-					m := map[string]any{"dataset": g.Dataset, "best": nil, "claims": g.Claims}
-					if g.Best.Rule != "" {
-						m["best"] = g.Best
-					}
-					js = append(js, m)
-				}
-				if err := writeJSON(w, map[string]any{"datasets": js}); err != nil {
+				if err := writeJSON(w, map[string]any{"datasets": out}); err != nil {
 					return err
 				}
-			} else {
-				for _, g := range out {
-					if g.Best.Rule == "" {
-						continue
-					}
-					fmt.Fprintf(w, "%s: ε = %.6g by %s (%s); covers %s\n", g.Dataset, g.Best.Epsilon, g.Best.Rule, g.Best.Theorem, g.Best.Covers)
-					if g.Best.Why != "" {
-						fmt.Fprintf(w, "  %s\n", g.Best.Why)
-					}
-				}
+			} else if err := compose.WriteText(w, out); err != nil {
+				return err
 			}
 			if failed != nil {
 				return fmt.Errorf("%s", strings.Join(failed, "\n"))

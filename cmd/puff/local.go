@@ -57,7 +57,6 @@ func checkEps(eps float64) error {
 	return nil
 }
 
-
 func localFlipCmd() *cobra.Command {
 	thetaF, epsF := newProb(), newEps("")
 	var n int
