@@ -3,10 +3,15 @@ package hmm
 import (
 	"errors"
 	"fmt"
+	"io"
 	"maps"
+	"math"
 	"math/big"
 	"slices"
 	"strings"
+	"text/tabwriter"
+
+	"github.com/pufferfish-privacy/pufferfish/ratexpr"
 )
 
 // Arithmetic chooses how a loss or verdict is computed.
@@ -160,4 +165,93 @@ func pointString(set map[string]*big.Rat) string {
 		parts = append(parts, k+"="+set[k].RatString())
 	}
 	return strings.Join(parts, ", ")
+}
+
+// SweepResult is a sweep as puff verify sweep prints it (JSON field names
+// are a contract).
+type SweepResult struct {
+	Epsilon string     `json:"epsilon"`
+	Length  int        `json:"length"`
+	Rows    []SweepRow `json:"rows"`
+	axes    []string
+}
+
+// SweepRow is one grid point: its parameters (exact, as fractions), the
+// verdict and the loss (null when infinite).
+type SweepRow struct {
+	Params  map[string]string `json:"parameters"`
+	Verdict Verdict           `json:"verdict"`
+	Loss    *float64          `json:"loss"`
+	Ratio   string            `json:"ratio"`
+}
+
+// SweepResultOf describes the points of a sweep over axes.
+func SweepResultOf(points []SweepPoint, axes []Axis, n int, eps Epsilon) SweepResult {
+	out := SweepResult{Epsilon: eps.Text, Length: n}
+	for _, a := range axes {
+		out.axes = append(out.axes, a.Name)
+	}
+	for _, pt := range points {
+		params := map[string]string{}
+		for k, v := range pt.Params {
+			params[k] = v.RatString()
+		}
+		lr := NewLossReport(pt.Model, "", n, pt.Evaluation)
+		out.Rows = append(out.Rows, SweepRow{params, pt.Verdict, lr.Loss, lr.Ratio})
+	}
+	return out
+}
+
+// Coordinates returns, per row, the first parameter and either the second
+// parameter or (one axis) the loss (+Inf when infinite): what a plot of the
+// sweep draws.
+func (s SweepResult) Coordinates() (xs, ys []float64) {
+	for _, r := range s.Rows {
+		x, _ := new(big.Rat).SetString(r.Params[s.axes[0]])
+		xf, _ := x.Float64()
+		y := math.Inf(1)
+		if len(s.axes) == 2 {
+			v, _ := new(big.Rat).SetString(r.Params[s.axes[1]])
+			y, _ = v.Float64()
+		} else if r.Loss != nil {
+			y = *r.Loss
+		}
+		xs, ys = append(xs, xf), append(ys, y)
+	}
+	return xs, ys
+}
+
+// WriteText prints the sweep as a table, one row per grid point.
+func (s SweepResult) WriteText(out io.Writer) error {
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(w, "%s\tloss\tverdict (%s)\n", strings.Join(s.axes, "\t"), s.Epsilon)
+	for _, r := range s.Rows {
+		var vals []string
+		for _, a := range s.axes {
+			vals = append(vals, r.Params[a])
+		}
+		loss := math.Inf(1)
+		if r.Loss != nil {
+			loss = *r.Loss
+		}
+		fmt.Fprintf(w, "%s\t%.6g\t%s\n", strings.Join(vals, "\t"), loss, r.Verdict)
+	}
+	return w.Flush()
+}
+
+// ParseSet reads name=value parameter settings (exact numbers).
+func ParseSet(kvs []string) (map[string]*big.Rat, error) {
+	set := map[string]*big.Rat{}
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, fmt.Errorf("%q: want name=value", kv)
+		}
+		r, err := ratexpr.Eval(v, nil)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", k, err)
+		}
+		set[strings.TrimSpace(k)] = r
+	}
+	return set, nil
 }

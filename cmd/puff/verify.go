@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"math"
 	"math/big"
 	"os"
 	"strings"
@@ -73,17 +72,9 @@ func (mf *modelFlags) load(args []string) (*hmm.Model, []hmm.Secret, string, int
 		if err != nil {
 			return nil, nil, "", 0, err
 		}
-		set := map[string]*big.Rat{}
-		for _, kv := range mf.set {
-			k, v, ok := strings.Cut(kv, "=")
-			if !ok {
-				return nil, nil, "", 0, fmt.Errorf("--set %q: want name=value", kv)
-			}
-			r, err := parseRat("set "+k, v)
-			if err != nil {
-				return nil, nil, "", 0, err
-			}
-			set[strings.TrimSpace(k)] = r
+		set, err := hmm.ParseSet(mf.set)
+		if err != nil {
+			return nil, nil, "", 0, fmt.Errorf("--set %w", err)
 		}
 		m, secs, err := file.Build(args[0], set)
 		return m, secs, args[0], 0, err
@@ -343,46 +334,15 @@ Example:
 			if err != nil {
 				return err
 			}
-			if len(axes) == 1 {
-				axes = append(axes, hmm.Axis{})
-			}
-			type row struct {
-				Params  map[string]string `json:"parameters"`
-				Verdict hmm.Verdict       `json:"verdict"`
-				Loss    *float64          `json:"loss"`
-				Ratio   string            `json:"ratio"`
-			}
-			var rows []row
-			for _, pt := range points {
-				params := map[string]string{}
-				for k, v := range pt.Params {
-					params[k] = v.RatString()
-				}
-				lj := evaluationJSON(pt.Model, "", n, pt.Evaluation)
-				rows = append(rows, row{params, pt.Verdict, lj.Loss, lj.Ratio})
-			}
+			res := hmm.SweepResultOf(points, axes, n, eps)
 			if plotPath != "" {
-				var xs, ys []float64
+				xs, ys := res.Coordinates()
 				var st []chart.Status
-				for _, r := range rows {
-					x, _ := new(big.Rat).SetString(r.Params[axes[0].Name])
-					xf, _ := x.Float64()
-					xs = append(xs, xf)
-					y := math.Inf(1)
-					if axes[1].Name != "" {
-						v, _ := new(big.Rat).SetString(r.Params[axes[1].Name])
-						y, _ = v.Float64()
-					} else if r.Loss != nil {
-						y = *r.Loss
-					}
-					ys = append(ys, y)
-					st = append(st, map[hmm.Verdict]chart.Status{hmm.Holds: chart.Holds, hmm.Violated: chart.Violated}[r.Verdict])
-					if r.Verdict == hmm.Undecided {
-						st[len(st)-1] = chart.Undecided
-					}
+				for _, r := range res.Rows {
+					st = append(st, map[hmm.Verdict]chart.Status{hmm.Holds: chart.Holds, hmm.Violated: chart.Violated, hmm.Undecided: chart.Undecided}[r.Verdict])
 				}
 				title := fmt.Sprintf("%s-Pufferfish over sequences of length ≤ %d", eps.Text, n)
-				if axes[1].Name == "" {
+				if len(axes) == 1 {
 					err = chart.Curve(plotPath, title, axes[0].Name, "privacy loss", xs, ys, st, eps.Value)
 				} else {
 					err = chart.Region(plotPath, title, axes[0].Name, axes[1].Name, xs, ys, st)
@@ -392,26 +352,9 @@ Example:
 				}
 			}
 			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), map[string]any{"epsilon": eps.Text, "length": n, "rows": rows})
+				return writeJSON(cmd.OutOrStdout(), res)
 			}
-			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
-			hdr := axes[0].Name
-			if axes[1].Name != "" {
-				hdr += "\t" + axes[1].Name
-			}
-			fmt.Fprintf(w, "%s\tloss\tverdict (%s)\n", hdr, eps.Text)
-			for _, r := range rows {
-				vals := r.Params[axes[0].Name]
-				if axes[1].Name != "" {
-					vals += "\t" + r.Params[axes[1].Name]
-				}
-				loss := math.Inf(1)
-				if r.Loss != nil {
-					loss = *r.Loss
-				}
-				fmt.Fprintf(w, "%s\t%.6g\t%s\n", vals, loss, r.Verdict)
-			}
-			return w.Flush()
+			return res.WriteText(cmd.OutOrStdout())
 		},
 	}
 	c.Flags().IntVar(&n, "length", 0, "longest observation sequence")
