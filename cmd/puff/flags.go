@@ -1,6 +1,7 @@
 package main
 
 import (
+	"embed"
 	"fmt"
 	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"math"
@@ -104,3 +105,23 @@ func (f *methodFlag) Set(s string) error {
 }
 
 func (f *methodFlag) Type() string { return "mechanism" }
+
+//go:embed help/*.txt
+var helpFS embed.FS
+
+// help returns a command's long help from help/NAME.txt, with the shared
+// parts {{framework}} and {{model-file}} filled in.
+func help(name string) string {
+	read := func(n string) string {
+		b, err := helpFS.ReadFile("help/" + n + ".txt")
+		if err != nil {
+			panic("puff: no help text " + n) // every command's text ships (TestEveryHelp)
+		}
+		return strings.TrimRight(string(b), "\n")
+	}
+	t := read(name)
+	for _, part := range []string{"framework", "model-file"} {
+		t = strings.ReplaceAll(t, "{{"+part+"}}", read(part))
+	}
+	return t
+}

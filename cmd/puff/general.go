@@ -19,26 +19,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-const frameworkHelp = `A framework file (JSON) lists the records, their domain, the query and Θ:
-
-  {"records": 4, "domain": [0, 1], "query": "sum",
-   "thetas": [{"joint": [[[0,0,0,0], "1/10"], [[1,0,0,0], 0.05], ...]}]}
-
-  records  number of records, or "names": ["Ann", "Bob", ...]
-  domain   the values one record takes (numbers)
-  query    "sum", "histogram" or {"count": value}
-  thetas   Θ: each a "joint" table ([assignment, probability] entries;
-           unlisted assignments have probability 0; the total must be
-           exactly 1) or a Bayesian "network" (one node per record:
-           {"name", "parents": [names], "cpt": [[row], ...]}, rows in
-           mixed radix over the parents, first parent most significant)
-  pairs    optional: [{"record": "Ann", "values": [0, 1]}]; default every
-           (X_i = a, X_i = b), a ≠ b
-  data     optional: the database to release, one value per record
-
-Probabilities are exact: numbers are read as the decimals they spell and
-strings may hold fractions or expressions ("1/6", "1-1/5").`
-
 func readFramework(path string) (*framework.Framework, []int, error) {
 	fh, err := os.Open(path)
 	if err != nil {
@@ -88,25 +68,8 @@ func wassersteinCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "wasserstein",
 		Short: "Wasserstein Mechanism: ε-Pufferfish for any framework over discrete data",
-		Long: `wasserstein computes W, the largest ∞-Wasserstein distance between the
-distributions of the query given two secrets X_i = a and X_i = b, over every
-secret pair and every θ in Θ ([SWC17] Algorithm 1), exactly in rational
-arithmetic. Releasing F(D) + Lap(W/ε) is ε-Pufferfish private (Theorem 3.2).
-With --delta, W is the (ε, δ) variant of App. A.4: mass δ may be discarded
-from each conditional, chosen optimally. The group-DP baseline (largest
-group of dependent records × the query's Lipschitz constant) is printed for
-comparison; Theorem 3.3 says W never exceeds it.
-
-When the framework holds "data" (or --data is given), one private answer is
-released with crypto/rand noise.
-
-` + frameworkHelp + `
-
-Examples:
-  puff wasserstein --framework framework/testdata/flu.json --epsilon 1
-  puff wasserstein --framework flu.json --epsilon 1 --json | jq .sigma
-  puff wasserstein --framework flu.json --epsilon 1 --delta 1/100`,
-		Args: cobra.NoArgs,
+		Long:  help("wasserstein"),
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			eps := epsF.Float()
 			f, data, err := loadFramework(path, dataS, eps, false)
@@ -146,22 +109,8 @@ func robustCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "robust",
 		Short: "Privacy against an adversary whose belief lies outside Θ (Theorem 2.4)",
-		Long: `robust bounds what an ε-Pufferfish mechanism calibrated for Θ guarantees
-against an adversary who believes a distribution θ̃ outside Θ ([SWC17]
-Theorem 2.4): ε + 2Δ, where Δ is the smallest, over θ in Θ, of the largest
-two-way max-divergence between θ̃ and θ conditioned on any secret. It names
-the θ attaining the minimum and the secret attaining the maximum.
-
-For a scalar query it also computes, by brute force, the actual privacy loss
-under θ̃ of the Wasserstein Mechanism calibrated on Θ, which never exceeds
-the bound.
-
---adversary is a file in the framework format (same records and domain);
-each of its thetas is one belief θ̃.
-
-Example:
-  puff robust --framework flu.json --adversary believed.json --epsilon 1 --json`,
-		Args: cobra.NoArgs,
+		Long:  help("robust"),
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			eps := epsF.Float()
 			if path == "" || advPath == "" {
@@ -205,25 +154,8 @@ func bnCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "bn",
 		Short: "Markov Quilt Mechanism on Bayesian networks (Algorithm 2)",
-		Long: `bn runs the Markov Quilt Mechanism ([SWC17] Algorithm 2) on a framework
-whose thetas are Bayesian networks. For every node X_i it scores candidate
-Markov quilts — in each branch of the moral graph around X_i, either no
-quilt or the layer of nodes at distance r — by card(X_N) / (ε − e(X_Q|X_i))
-with the exact max-influence from variable elimination, and takes the best;
-σ_max is the worst node over every network. Releasing F(D) + σ_max·L·Lap(1)
-(every coordinate for a histogram; L = the query's Lipschitz constant) is
-ε-Pufferfish private (Theorem 4.3). On a chain this is exactly puff scale's
-MQMExact.
-
-Inputs too large for exact search fail with the table or candidate count
-that would be needed (raise --table-limit / --candidate-limit / --work-limit at your own
-cost).
-
-` + frameworkHelp + `
-
-Example:
-  puff bn --framework tree.json --epsilon 1 --json`,
-		Args: cobra.NoArgs,
+		Long:  help("bn"),
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			eps := epsF.Float()
 			f, data, err := loadFramework(path, dataS, eps, true)
@@ -267,45 +199,8 @@ func composeCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "compose",
 		Short: "Total Pufferfish guarantee of a sequence of releases, and the rule used",
-		Long: `compose reads a release log and prints, for every dataset, the guarantee
-that holds for all its releases together and the theorem it rests on:
-
-  single          one release: its own ε
-  mqm-sequential  MQM releases on the same segment: Σ ε ([SC17] Thm III.7)
-  mqm-parallel    releases on disjoint segments: each pays its own ε plus the
-                  max-influence across the gaps, capped by the neighbours' ε
-                  ([SC17] Thm III.1, generalised; needs the dataset's class)
-  mqmapprox-far   MQMApprox releases with two-sided active quilts on segments
-                  farther apart than the quilts reach: max ε ([SC17] Thm III.3)
-  max-divergence  two releases with a recorded dependence Δ: ε₁ + ε₂ + 2Δ
-                  ([SC17] Thm III.6)
-  dp / dp-group   DP releases: per-record sums (independent records), or the
-                  sum over all records under correlation (group privacy)
-
-The smallest claim among the rules that apply is reported. When none
-applies to a dataset, compose prints the others, gives that dataset
-"best": null with every rule's reason, and exits with an error: Pufferfish
-privacy does not compose in general ([SC17] Thm III.4).
-
-Log format (JSON):
-  {"datasets": [{"name": "alice", "length": 1440, "class": "class.json"}],
-   "releases": [{"name": "am", "dataset": "alice", "mechanism": "mqm-exact",
-                 "epsilon": 0.5, "start": 1, "end": 720}, ...],
-   "dependence": [{"releases": ["am", "pm"], "delta": 0.1}]}
-mechanism is exact (or mqm-exact), approx (or mqm-approx), gk16, groupdp,
-dp or pufferfish (any other ε-Pufferfish mechanism); start/end are 1-based
-and default to the whole chain; MQMApprox releases may record their
-"active_quilt": {"a": A, "b": B} (from puff scale --json). An mqm-exact
-release on a segment that starts after time 1 records the segment its
-noise was calibrated for, "calibration": {"start": S, "length": N} (from
-puff scale --start S --length N); a record whose calibration does not match
-its segment is refused, and so is one without a calibration when the class
-has a fixed initial distribution (σ computed from time 1 can understate
-the noise later in the chain).
-
-Example:
-  puff compose --log releases.json --json`,
-		Args: cobra.NoArgs,
+		Long:  help("compose"),
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if logPath == "" {
 				return fmt.Errorf("--log FILE is required")

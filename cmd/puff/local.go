@@ -15,24 +15,7 @@ func localCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "local",
 		Short: "Local Bayesian DP for binary Markov-chain readings (randomized response)",
-		Long: `local covers devices that randomise each binary reading before upload
-(randomized response), when the readings form a Markov chain that flips
-state with probability θ per step. An adversary who knows θ pools evidence
-from neighbouring outputs, so the plain-DP flip probability 1/(e^ε+1) leaks
-more than ε. Three flip probabilities:
-
-  dp         1/(e^ε+1): ε against an adversary who knows every other reading
-  published  [CGSSY]'s ρ*(θ, ε): ε against an adversary who knows no reading
-  certified  the least flip whose worst case over EVERY adversary A(i, K)
-             (any target, any set K of known readings) is ≤ ε, for every length
-
-Losses are natural logarithms of the Bayesian DP likelihood ratio.
-
-Examples:
-  puff local flip --theta 0.1 --epsilon 1 --json
-  puff local loss --theta 0.4 --flip 0.0379569 --length 5 --json
-  puff local attack --theta 0.02 --epsilon 0.5 --length 30
-  puff local sanitize --data readings.csv --epsilon 1 --theta 0.1 > private.csv`,
+		Long:  help("local"),
 	}
 	c.AddCommand(localFlipCmd(), localLossCmd(), localAttackCmd(), localSanitizeCmd())
 	return c
@@ -64,15 +47,8 @@ func localFlipCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "flip --theta T --epsilon E [--length N] [--json]",
 		Short: "Flip probabilities for ε: plain DP, published ([CGSSY]) and certified",
-		Long: `flip prints the three flip probabilities for a symmetric chain with switch
-probability θ, started from (1/2, 1/2), and the worst-case loss each one
-really has over every adversary and every length. certified_flip is for
-every length (n → ∞); with --length N it also gives the certified flip for
-chains of exactly N readings (never more than the every-length one).
-
-Example:
-  puff local flip --theta 0.4 --epsilon 4 --json`,
-		Args: cobra.NoArgs,
+		Long:  help("local-flip"),
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			theta, eps := thetaF.Float(), epsF.Float()
 			if err := checkTheta(theta); err != nil {
@@ -106,20 +82,8 @@ func localLossCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "loss --theta T --flip R --length N [--knowledge any|none|all] [--json]",
 		Short: "Exact worst-case Bayesian DP loss of a flip probability",
-		Long: `loss computes the worst Bayesian DP loss (natural log of the likelihood
-ratio) of randomized response with flip probability R on a symmetric chain
-of N readings with switch probability θ, started from (1/2, 1/2), over
-every target reading and every set K of readings the adversary knows. It
-prints the adversary (target, the nearest known readings on each side,
-the two hypotheses) and an output that attains the loss, as runs of equal
-symbols on the adversary's window.
-
---knowledge none restricts to K = ∅, all to K = every other reading.
---length inf bounds every length at once (the supremum over N).
-
-Example ([CGSSY]'s flip is not private against known neighbours):
-  puff local loss --theta 0.4 --flip 0.037956894 --length 5 --json`,
-		Args: cobra.NoArgs,
+		Long:  help("local-loss"),
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			theta, rho := thetaF.Float(), rhoF.Float()
 			if err := checkTheta(theta); err != nil {
@@ -178,20 +142,8 @@ func localAttackCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "attack --theta T[,T...] --epsilon E --length N [--target I] [--json]",
 		Short: "How well a correlation-aware adversary guesses a reading, per flip",
-		Long: `attack compares two adversaries guessing reading I (default: the middle)
-of a symmetric chain of N readings from the randomised outputs: one that
-looks only at output I, and one that computes the posterior from every
-output (forward–backward). It runs the dp, published and certified flips
-for ε and reports each adversary's success probability p and the implied
-ε = ln(p/(1−p)), which the true leakage is at least.
-
-Success is exact (enumeration of both sides of the target) up to about 44
-readings; beyond that it is estimated by Monte Carlo with --trials draws
-from a seeded generator (reproducible) and a 95% Wilson interval.
-
-Example ([CGSSY]'s headline: 0.831215 at θ = 0.02, implied ε ≈ 1.59):
-  puff local attack --theta 0.02,0.1,0.3 --epsilon 0.5 --length 30`,
-		Args: cobra.NoArgs,
+		Long:  help("local-attack"),
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			eps := epsF.Float()
 			if len(thetas) == 0 {
@@ -243,22 +195,8 @@ func localSanitizeCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "sanitize --data FILE (--flip R | --epsilon E [--mechanism M] (--theta T | --fit))",
 		Short: "Randomise binary readings locally (randomized response, crypto/rand)",
-		Long: `sanitize flips every binary reading independently, with randomness from
-crypto/rand, and writes the randomised readings as CSV (series,time,state;
-time is the row's time, or its position when the file has none) to
-stdout. A short report goes to stderr. It reads the same CSV formats as
-release; the data must have exactly two states (name them with --states
-when one is missing from the file or to fix their order).
-
-The flip is --flip R, or the --mechanism flip for ε (default certified):
-dp, published ([CGSSY]'s ρ*) or certified (every adversary, every
-length), for the chain's switch probability --theta or one estimated from
-the data with --fit (switches / transitions). The estimate is computed
-from the raw readings and is itself not private.
-
-Example:
-  puff local sanitize --data hr.csv --epsilon 1 --fit > hr_private.csv`,
-		Args: cobra.NoArgs,
+		Long:  help("local-sanitize"),
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			theta, eps, rho := thetaF.Float(), epsF.Float(), rhoF.Float()
 			if df.path == "" {

@@ -64,24 +64,9 @@ func main() {
 
 func root(stdout io.Writer) *cobra.Command {
 	c := &cobra.Command{
-		Use:   "puff",
-		Short: "Pufferfish privacy for correlated data: Markov Quilt and Wasserstein mechanisms, verification, composition",
-		Long: `puff publishes statistics of correlated personal data — activity traces,
-smart-meter readings, location histories — with an ε-Pufferfish guarantee
-that holds against adversaries who know the data is a Markov chain from a
-class Θ. Plain differential privacy does not: neighbouring readings leak a
-reading.
-
-Start with the built-in example:
-  puff release                     # private histogram of a synthetic activity trace
-  puff release --json | jq .       # the same, as JSON with the full audit report
-
-Beyond one chain: wasserstein and bn release under any framework you write
-down (joint tables or Bayesian networks), robust covers adversaries outside
-Θ, compose totals a log of releases, local randomises binary readings on the
-device, verify checks mechanisms exactly as hidden Markov models (including
-an audit of release itself), and experiment regenerates the papers'
-evaluations.`,
+		Use:           "puff",
+		Short:         "Pufferfish privacy for correlated data: Markov Quilt and Wasserstein mechanisms, verification, composition",
+		Long:          help("puff"),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -113,32 +98,8 @@ func scaleCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "scale --class FILE --length T [--epsilon E] [--method M] [--json]",
 		Short: "Laplace scale σ for a 1-Lipschitz query on chains of length T",
-		Long: `scale computes the Laplace noise scale σ that makes F(X) + σ·Lap(1)
-private for any 1-Lipschitz scalar query F on a chain of length T:
-
-  exact    MQMExact: exact max-influence for every chain of the class
-  approx   MQMApprox: bound from π_Θ and the eigengap g_Θ (ergodic chains)
-  gk16     Ghosh–Kleinberg; not applicable when its spectral norm is ≥ 1
-  groupdp  the whole chain as one group: T/ε
-  dp       entry-level DP: 1/ε (no protection against correlation)
-
-For MQM the report names the node that needs the most noise and its best
-Markov quilt {X_{i−a}, X_{i+b}} (a = i: no left node; b = T−i+1: no right).
-
-A release on a segment [S, S+T−1] of a longer chain is calibrated with
---start S: a fixed initial distribution q has marginal q·P^(S−1) there, and
-calibrating at time 1 instead can understate the noise. ("stationary" gives
-the same σ at every start; "any" covers every start.)
-
-Class file (JSON):
-  {"states": ["a","b"], "chains": [{"transition": [[0.9,0.1],[0.2,0.8]], "initial": "stationary"}]}
-  "initial" is a probability vector, "stationary" or "any" (every initial distribution);
-  or the binary interval class of [SWC17] §5.2:
-  {"binary_interval": {"lo": 0.1, "hi": 0.9, "step": 0.01}}
-
-Example:
-  puff scale --class class.json --length 100 --epsilon 1 --method exact --json`,
-		Args: cobra.NoArgs,
+		Long:  help("scale"),
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			eps, method := epsF.Float(), methodF.n
 			if err := checkEps(eps); err != nil {
@@ -264,40 +225,8 @@ func releaseCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "release [--data FILE] [--class FILE | --fit --states a,b,c] [--epsilon E] [--method M] [--json]",
 		Short: "Release a private histogram of categorical time series",
-		Long: `release reads categorical series, computes the noise scale of the
-chosen method for every series, and prints the histogram over the declared
-states with independent Laplace noise in every bin, plus an audit report
-(method, ε, class, σ, Lipschitz constant, per-bin scale, quilt, sizes).
-The raw data and the true counts are never printed.
-
-The bins are the declared states, in their declared order, every one of
-them even when it never occurs: the class's states with --class, or
---states with --fit. A reading of an undeclared state is an error naming
-its line. (Bins taken from the data would reveal which states occurred.)
-
-Each series is one chain. With a time column, readings lie on a grid of
-step --step (default: the smallest positive difference in the data); a
-difference of g+1 steps means g missing readings, and the chain runs on
-through them: the noise accounts for the correlation across every gap, so
-a long gap costs almost nothing and a short one is not a free split.
-
-With no --data it runs on the built-in example (10 people × 8 hours of
-activity labels) and its class. With your own data give --class FILE, or
---fit --states a,b,c to estimate one chain from the data (its stationary
-start); a fitted class is not itself protected, and the report says so.
-
-With --log FILE the release is also recorded in a compose log (the
-ledger of puff compose): each series is one chain of the dataset, with the
-class and its hash; the record is written, atomically and under a lock,
-before anything is printed, and the report gains the total guarantee over
-every release recorded for those series, with the composition rule.
-
-Examples:
-  puff release
-  puff release --data trace.csv --class class.json --epsilon 0.5 --method approx
-  puff release --data trace.csv --class class.json --epsilon 0.5 --log ledger.json
-  puff release --data trace.csv.gz --fit --states sleep,sit,walk,run --smoothing 0.5 --relative --json`,
-		Args: cobra.NoArgs,
+		Long:  help("release"),
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			eps, method := epsF.Float(), methodF.n
 			if err := checkEps(eps); err != nil {
@@ -397,13 +326,8 @@ func fitCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "fit [--data FILE] [--states a,b,c] [--smoothing α] [--initial stationary|any]",
 		Short: "Fit a Markov chain to data and print it as a class file",
-		Long: `fit prints the maximum-likelihood chain (with optional additive smoothing)
-as a class file for 'puff scale' and 'puff release --class'. It reads the
-same CSV formats as release and counts only transitions between readings
-one time step apart (never across missing readings). States are --states in
-that order, or the observed states sorted by name. The fit is computed from
-the data and is not private: do not publish it as if it were.`,
-		Args: cobra.NoArgs,
+		Long:  help("fit"),
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if initial != "stationary" && initial != "any" {
 				return fmt.Errorf("--initial %q: want stationary or any", initial)

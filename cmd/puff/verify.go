@@ -134,35 +134,11 @@ func verifyCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "verify",
 		Short: "Verify Pufferfish privacy of a mechanism modelled as a hidden Markov model",
-		Long: `verify checks mechanisms described as hidden Markov models ([LWZ]),
-exactly: the forward algorithm runs in rational arithmetic and the search
-visits every observation sequence up to the given length that could still
-beat the best likelihood ratio found.
-
-  loss   the exact privacy loss max_ω |ln P_π(ω) − ln P_τ(ω)|, as a float and
-         as a reduced fraction, with a witness ω
-  check  whether ε-Pufferfish privacy holds (ε = ln(2) is exact; a decimal ε
-         is compared with a certified enclosure of e^ε)
-  sweep  check over a grid of a model file's parameters
-
-A model is a JSON file (see 'puff verify loss --help') or a built-in:
-noisy-max, geometric, rr, example71, above-threshold, sparse-vector.`,
+		Long:  help("verify"),
 	}
 	c.AddCommand(verifyLossCmd(), verifyCheckCmd(), verifySweepCmd(), verifyAuditCmd())
 	return c
 }
-
-const modelFileHelp = `
-Model file (JSON):
-  {"states": ["h", "s"], "observations": ["ok", "cough"],
-   "parameters": {"p": "1/10"},
-   "transition": [["1-p", "p"], ["p", "1-p"]],
-   "emission": [["3/4", "1/4"], ["1/4", "3/4"]],
-   "prior": ["1/2", "1/2"],
-   "secrets": [{"name": "sick", "pi_event": ["s"], "tau_event": ["h"]}]}
-Probabilities are numbers or strings ("1/6", "0.25", "2*p*(1-p)"), exact.
-A secret is "pi"/"tau" (two initial distributions) or "pi_event"/
-"tau_event" (sets of states; the prior conditioned on each).`
 
 func verifyLossCmd() *cobra.Command {
 	var mf modelFlags
@@ -172,14 +148,8 @@ func verifyLossCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "loss [MODEL.json | --builtin NAME] [--length N] [--json]",
 		Short: "Exact privacy loss with a witness",
-		Long: `loss computes the exact privacy loss over observation sequences of lengths
-1..N and every secret pair, with a witness sequence.
-
-Examples:
-  puff verify loss --builtin noisy-max --queries 5 --returns value --neighbours one --json
-  puff verify loss --builtin example71 --p1 0.2 --p2 0.4
-  puff verify loss model.json --length 6 --set p=0.3` + modelFileHelp,
-		Args: cobra.MaximumNArgs(1),
+		Long:  help("verify-loss"),
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			m, secs, desc, n, err := mf.loadWithLength(args, n)
 			if err != nil {
@@ -215,19 +185,8 @@ func verifyCheckCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "check [MODEL.json | --builtin NAME] --epsilon E [--length N] [--json]",
 		Short: "Decide ε-Pufferfish privacy for all sequences up to a length",
-		Long: `check decides whether ε-Pufferfish privacy holds for every observation
-sequence of lengths 1..N and every secret pair. Write ε as ln(2) or
-ln(3/2) for an exact verdict; a decimal ε is compared with a certified
-enclosure of e^ε (the verdict is "undecided" only if the exact ratio falls
-inside it). A violation comes with a witness.
-
-Example:
-  puff verify check --builtin example71 --p1 0.2 --p2 0.4 --epsilon 'ln(2)'
-
-Exit status: 0 when privacy holds, 3 when it is violated, 5 when
-undecided (the output is printed in every case), 2 on bad input.
-` + modelFileHelp,
-		Args: cobra.MaximumNArgs(1),
+		Long:  help("verify-check"),
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if epsS == "" {
 				return fmt.Errorf("--epsilon is required (e.g. 'ln(2)' or 0.7)")
@@ -286,13 +245,8 @@ func verifySweepCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "sweep MODEL.json --epsilon E --length N --grid p=LO:HI:STEP [--grid q=...] [--json]",
 		Short: "Where ε-Pufferfish holds over a grid of parameter values",
-		Long: `sweep runs check at every point of a grid over a model file's parameters
-(at most two) and prints a table of the loss and the verdict per point,
-or JSON rows. Grid values are exact rationals (LO + i·STEP).
-
-Example:
-  puff verify sweep flu.json --epsilon 'ln(2)' --length 4 --grid p=1/20:1/2:1/20` + modelFileHelp,
-		Args: cobra.ExactArgs(1),
+		Long:  help("verify-sweep"),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			eps, err := hmm.ParseEpsilon(epsS)
 			if err != nil {
@@ -375,20 +329,8 @@ func verifyAuditCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "audit --class FILE --length T --epsilon E [--method exact|approx|groupdp|dp] [--json]",
 		Short: "Machine-check puff release's own guarantee on a short chain",
-		Long: `audit turns the count histogram that 'puff release' publishes for one
-chain of length T (with the noise package's snapped geometric noise) into a
-hidden Markov model — the chain conditioned on each secret X_s = v, with its
-histogram in the hidden state — and checks the claimed ε exactly over every
-secret pair and every output (per bin: below 0, each count 0..T, above T,
-which attains the supremum over the product's outputs). The noise parameter
-is rounded towards less noise, so "holds" is a proof for the product.
-
-The class file must hold one chain with a given or stationary initial
-distribution; keep T small (the model has T·k copies of the chain).
-
-Example:
-  puff verify audit --class class.json --length 4 --epsilon 2 --method exact`,
-		Args: cobra.NoArgs,
+		Long:  help("verify-audit"),
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			eps := epsF.Float()
 			if classPath == "" {
