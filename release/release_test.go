@@ -281,3 +281,47 @@ func TestWriteCSVKeepsGaps(t *testing.T) {
 		t.Fatalf("%q", b.String())
 	}
 }
+
+func TestRunRequests(t *testing.T) {
+	class, _ := markov.ParseClass(ExampleClass(), "example class")
+	csv := "series,time,state\na,1,sit\na,2,walk\na,3,sit\n"
+	for _, c := range []struct {
+		name string
+		req  Request
+		want string
+	}{
+		{"class", Request{Class: class, Options: Options{Epsilon: 1, Method: mechanism.Exact}}, ""},
+		{"fit with states", Request{Fit: true, Smoothing: 1, CSV: CSVOptions{StateCol: "state", SeriesCol: "series", TimeCol: "time", States: []string{"sit", "walk"}}, Options: Options{Epsilon: 1, Method: mechanism.Exact}}, ""},
+		{"fit without states", Request{Fit: true, Options: Options{Epsilon: 1, Method: mechanism.Exact}}, "declared states"},
+		{"class and fit", Request{Fit: true, Class: class}, "not both"},
+		{"no class", Request{}, "no class"},
+		{"states differ from the class", Request{Class: class, CSV: CSVOptions{States: []string{"sit"}}}, "differ"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.req.CSV.StateCol == "" {
+				c.req.CSV = CSVOptions{StateCol: "state", SeriesCol: "series", TimeCol: "time", States: c.req.CSV.States}
+			}
+			r, cl, err := Run(strings.NewReader(csv), "x.csv", c.req)
+			if c.want != "" {
+				if err == nil || !strings.Contains(err.Error(), c.want) {
+					t.Fatalf("error %v, want %q", err, c.want)
+				}
+				return
+			}
+			if err != nil || r == nil || cl == nil || len(r.Histogram) != len(cl.States) {
+				t.Fatalf("%v %v", r, err)
+			}
+		})
+	}
+	for _, s := range []string{"a,,b", "a,a"} {
+		if _, err := ParseStates(s); err == nil {
+			t.Errorf("states %q accepted", s)
+		}
+	}
+	if d, err := ParseDelimiter(`\t`); err != nil || d != '\t' {
+		t.Fatalf("tab: %q %v", d, err)
+	}
+	if _, err := ParseDelimiter(";;"); err == nil {
+		t.Fatal("two-character delimiter accepted")
+	}
+}

@@ -50,7 +50,7 @@ func TestBinsDoNotDependOnTheData(t *testing.T) {
 			t.Fatalf("bins %v (first file %v), want the declared sleep,sit,walk,run", got, bins)
 		}
 	}
-	if _, err := run("release", "--data", a, "--fit"); err == nil || !strings.Contains(err.Error(), "--fit needs --states") {
+	if _, err := run("release", "--data", a, "--fit"); err == nil || !strings.Contains(err.Error(), "fitting needs the declared states") {
 		t.Fatalf("--fit without --states: %v", err)
 	}
 	if _, err := run("release", "--data", a, "--fit", "--states", "sit,walk"); err == nil || !strings.Contains(err.Error(), `a.csv:2: state "run" is not declared`) {

@@ -207,14 +207,7 @@ func localSanitizeCmd() *cobra.Command {
 				return fmt.Errorf("give --flip R or --epsilon E, not both or neither")
 			}
 			df.opts.KeepTimes = true
-			declared, err := df.declared()
-			if err != nil {
-				return err
-			}
-			if declared != nil && len(declared) != 2 {
-				return fmt.Errorf("--states %q: want two distinct names, e.g. rest,active", df.states)
-			}
-			data, name, err := df.read(declared)
+			data, name, err := df.read()
 			if err != nil {
 				return err
 			}

@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/pufferfish-privacy/pufferfish/compose"
 	"github.com/pufferfish-privacy/pufferfish/hmm"
@@ -162,51 +161,41 @@ func (d *dataFlags) register(c *cobra.Command) {
 	f.StringVar(&d.states, "states", "", "the declared states in order, comma-separated (e.g. sleep,sit,walk,run): the histogram's bins")
 }
 
-// read reads the data file (or the built-in example) with the declared
-// states (nil: first appearance, for commands that release nothing).
-func (d *dataFlags) read(states []string) (*release.Data, string, error) {
-	if math.IsNaN(d.gap) || d.gap < 0 || math.IsInf(d.gap, 0) {
-		return nil, "", fmt.Errorf("--gap %v: want a finite number ≥ 0", d.gap)
-	}
+// source opens the data file (or the built-in example) and returns the
+// reading options the flags set; close the reader when done.
+func (d *dataFlags) source() (io.ReadCloser, string, release.CSVOptions, error) {
 	opts := d.opts
-	opts.States = states
+	if math.IsNaN(d.gap) || d.gap < 0 || math.IsInf(d.gap, 0) {
+		return nil, "", opts, fmt.Errorf("--gap %v: want a finite number ≥ 0", d.gap)
+	}
+	var err error
+	if opts.States, err = release.ParseStates(d.states); err != nil {
+		return nil, "", opts, fmt.Errorf("--%w", err)
+	}
+	if opts.Delimiter, err = release.ParseDelimiter(d.delimiter); err != nil {
+		return nil, "", opts, fmt.Errorf("--%w", err)
+	}
 	if d.cmd != nil {
 		fl := d.cmd.Flags()
 		opts.RequireSeries, opts.RequireTime, opts.RequireState = fl.Changed("series-col"), fl.Changed("time-col"), fl.Changed("state-col")
 	}
-	delim := strings.ReplaceAll(d.delimiter, `\t`, "\t")
-	if utf8.RuneCountInString(delim) != 1 {
-		return nil, "", fmt.Errorf("--delimiter %q: want exactly one character", d.delimiter)
-	}
-	opts.Delimiter, _ = utf8.DecodeRuneInString(delim)
 	if d.path == "" {
-		data, err := release.ReadData(release.ExampleData(), "example/activity.csv", opts)
-		return data, "example/activity.csv", err
+		return io.NopCloser(release.ExampleData()), "example/activity.csv", opts, nil
 	}
 	f, err := os.Open(d.path)
+	return f, d.path, opts, err
+}
+
+// read reads the data with the declared states (first appearance when
+// none are declared, for commands that release nothing).
+func (d *dataFlags) read() (*release.Data, string, error) {
+	r, name, opts, err := d.source()
 	if err != nil {
 		return nil, "", err
 	}
-	defer f.Close()
-	data, err := release.ReadData(f, d.path, opts)
-	return data, d.path, err
-}
-
-// declared returns the --states list (nil when not given).
-func (d *dataFlags) declared() ([]string, error) {
-	if d.states == "" {
-		return nil, nil
-	}
-	st := strings.Split(d.states, ",")
-	seen := map[string]bool{}
-	for i, s := range st {
-		st[i] = strings.TrimSpace(s)
-		if st[i] == "" || seen[st[i]] {
-			return nil, fmt.Errorf("--states %q: want distinct non-empty names separated by commas", d.states)
-		}
-		seen[st[i]] = true
-	}
-	return st, nil
+	defer r.Close()
+	data, err := release.ReadData(r, name, opts)
+	return data, name, err
 }
 
 // warnings are report lines about the data flags.
@@ -232,51 +221,27 @@ func releaseCmd() *cobra.Command {
 			if err := checkEps(eps); err != nil {
 				return err
 			}
-			if fit && classPath != "" {
-				return fmt.Errorf("give --class or --fit, not both")
-			}
-			declared, err := df.declared()
-			if err != nil {
-				return err
-			}
-			var class *markov.Class
+			req := release.Request{Fit: fit, Smoothing: df.smoothing, Options: release.Options{Epsilon: eps, Method: method, Relative: relative}}
+			var err error
 			switch {
-			case fit:
-				if declared == nil {
-					return fmt.Errorf("--fit needs --states a,b,c: the histogram's bins must be declared, not read off the data")
-				}
 			case classPath != "":
-				if class, err = readClass(classPath); err != nil {
+				if req.Class, err = readClass(classPath); err != nil {
 					return err
 				}
-			case df.path == "":
-				class, err = markov.ParseClass(release.ExampleClass(), "example/activity_class.json")
-				if err != nil {
+			case df.path == "" && !fit:
+				if req.Class, err = markov.ParseClass(release.ExampleClass(), "example/activity_class.json"); err != nil {
 					return err
 				}
-			default:
+			case !fit:
 				return fmt.Errorf("give --class FILE (see 'puff scale --help' for the format) or --fit --states a,b,c")
 			}
-			if class != nil {
-				if declared != nil && !slices.Equal(declared, class.States) {
-					return fmt.Errorf("--states %q differs from the class's states %q", strings.Join(declared, ","), strings.Join(class.States, ","))
-				}
-				declared = class.States
-			}
-			data, name, err := df.read(declared)
+			src, name, opts, err := df.source()
 			if err != nil {
 				return err
 			}
-			if fit {
-				ch, err := markov.Fit(declared, data.Runs(), df.smoothing)
-				if err != nil {
-					return fmt.Errorf("%s: %w", name, err)
-				}
-				if class, err = markov.NewClass(ch.States, ch); err != nil {
-					return err
-				}
-			}
-			r, err := release.Histogram(data, class, fit, release.Options{Epsilon: eps, Method: method, Relative: relative})
+			defer src.Close()
+			req.CSV = opts
+			r, class, err := release.Run(src, name, req)
 			if err != nil {
 				return err
 			}
@@ -332,28 +297,32 @@ func fitCmd() *cobra.Command {
 			if initial != "stationary" && initial != "any" {
 				return fmt.Errorf("--initial %q: want stationary or any", initial)
 			}
-			declared, err := df.declared()
+			data, name, err := df.read()
 			if err != nil {
 				return err
 			}
-			data, name, err := df.read(declared)
-			if err != nil {
-				return err
-			}
-			if declared == nil {
+			if df.states == "" {
 				sorted := slices.Sorted(slices.Values(data.States))
 				if err := data.Align(sorted, name); err != nil {
 					return err
 				}
 			}
+			kind := markov.InitStationary
+			if initial == "any" {
+				kind = markov.InitAny
+			}
 			ch, err := markov.Fit(data.States, data.Runs(), df.smoothing)
+			if err == nil {
+				ch, err = markov.New(ch.States, ch.P, kind, nil)
+			}
 			if err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
-			return writeJSON(cmd.OutOrStdout(), map[string]any{
-				"states": ch.States,
-				"chains": []any{map[string]any{"transition": ch.P, "initial": initial}},
-			})
+			class, err := markov.NewClass(ch.States, ch)
+			if err != nil {
+				return err
+			}
+			return writeJSON(cmd.OutOrStdout(), class)
 		},
 	}
 	df.register(c)
