@@ -35,13 +35,13 @@ package audit
 
 import (
 	"fmt"
-	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"math"
 	"math/big"
 	"slices"
 
 	"github.com/pufferfish-privacy/pufferfish/hmm"
 	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"github.com/pufferfish-privacy/pufferfish/noise"
 	"github.com/pufferfish-privacy/pufferfish/release"
 )

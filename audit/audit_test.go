@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/pufferfish-privacy/pufferfish/hmm"
 	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/mechanism"
 )
 
 // direct computes the audit's maximal likelihood ratio without the HMM:

@@ -5,8 +5,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/pufferfish-privacy/pufferfish/markov"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/pufferfish-privacy/pufferfish/markov"
 )
 
 func randomP(rng *rand.Rand, k int) [][]float64 {

@@ -13,9 +13,15 @@ package bn
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/big"
 	"slices"
+	"strings"
+
+	"gonum.org/v1/gonum/graph"
+	"gonum.org/v1/gonum/graph/simple"
+	gtopo "gonum.org/v1/gonum/graph/topo"
 
 	"github.com/pufferfish-privacy/pufferfish/ratexpr"
 )
@@ -126,42 +132,38 @@ func New(k int, nodes []Node) (*Network, error) {
 	return net, nil
 }
 
-// topo returns a topological order or an error naming a directed cycle.
+// topo returns a topological order (parents first; ties by node index) or
+// an error naming the nodes of a directed cycle (gonum's graph/topo).
 func topo(nodes []Node) ([]int, error) {
-	n := len(nodes)
-	state := make([]int8, n) // 0 new, 1 on stack, 2 done
-	order := make([]int, 0, n)
-	var stack []int
-	var visit func(int) error
-	visit = func(u int) error {
-		state[u] = 1
-		stack = append(stack, u)
-		for _, p := range nodes[u].Parents {
-			switch state[p] {
-			case 1:
-				i := slices.Index(stack, p)
-				cyc := ""
-				for _, c := range stack[i:] {
-					cyc += nodes[c].Name + " ← "
-				}
-				return fmt.Errorf("bn: the graph has a directed cycle: %s%s", cyc, nodes[p].Name)
-			case 0:
-				if err := visit(p); err != nil {
-					return err
-				}
-			}
-		}
-		stack = stack[:len(stack)-1]
-		state[u] = 2
-		order = append(order, u)
-		return nil
+	g := simple.NewDirectedGraph()
+	for i := range nodes {
+		g.AddNode(simple.Node(i))
 	}
-	for u := range n {
-		if state[u] == 0 {
-			if err := visit(u); err != nil {
-				return nil, err
+	for u, nd := range nodes {
+		for _, p := range nd.Parents {
+			if p == u {
+				return nil, fmt.Errorf("bn: the graph has a directed cycle: %s ← %s", nd.Name, nd.Name)
 			}
+			g.SetEdge(g.NewEdge(simple.Node(p), simple.Node(u)))
 		}
+	}
+	byID := func(ns []graph.Node) { slices.SortFunc(ns, func(a, b graph.Node) int { return int(a.ID() - b.ID()) }) }
+	sorted, err := gtopo.SortStabilized(g, byID)
+	if err != nil {
+		var un gtopo.Unorderable
+		if errors.As(err, &un) && len(un) > 0 {
+			var names []string
+			for _, n := range un[0] {
+				names = append(names, nodes[n.ID()].Name)
+			}
+			slices.Sort(names)
+			return nil, fmt.Errorf("bn: the graph has a directed cycle through %s", strings.Join(names, ", "))
+		}
+		return nil, fmt.Errorf("bn: %w", err)
+	}
+	order := make([]int, len(sorted))
+	for i, n := range sorted {
+		order[i] = int(n.ID())
 	}
 	return order, nil
 }

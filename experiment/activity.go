@@ -2,12 +2,12 @@ package experiment
 
 import (
 	"fmt"
-	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"math"
 	"time"
 
 	"github.com/pufferfish-privacy/pufferfish/chart"
 	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"github.com/pufferfish-privacy/pufferfish/noise"
 )
 

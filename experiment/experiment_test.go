@@ -13,9 +13,10 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/pufferfish-privacy/pufferfish/baseline"
 	"github.com/pufferfish-privacy/pufferfish/markov"
-	"gonum.org/v1/gonum/mat"
 )
 
 // fixtures writes small synthetic stand-ins for the four real data files

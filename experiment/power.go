@@ -2,13 +2,13 @@ package experiment
 
 import (
 	"fmt"
-	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"math"
 	"strconv"
 	"time"
 
 	"github.com/pufferfish-privacy/pufferfish/chart"
 	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/mechanism"
 )
 
 // runPower is [SWC17] §5.3.2 on two real minute-level meters: UCI

@@ -6,11 +6,12 @@ import (
 	"runtime"
 	"sync"
 
+	"gonum.org/v1/plot/vg"
+
 	"github.com/pufferfish-privacy/pufferfish/baseline"
 	"github.com/pufferfish-privacy/pufferfish/chart"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mqm"
-	"gonum.org/v1/plot/vg"
 )
 
 // Region categories, in plot order.

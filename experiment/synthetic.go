@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"fmt"
-	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/pufferfish-privacy/pufferfish/chart"
 	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"github.com/pufferfish-privacy/pufferfish/noise"
 	"github.com/pufferfish-privacy/pufferfish/release"
 )

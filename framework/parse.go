@@ -3,12 +3,12 @@ package framework
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/pufferfish-privacy/pufferfish/internal/strictjson"
 	"io"
 	"math/big"
 	"strings"
 
 	"github.com/pufferfish-privacy/pufferfish/bn"
+	"github.com/pufferfish-privacy/pufferfish/internal/strictjson"
 	"github.com/pufferfish-privacy/pufferfish/ratexpr"
 )
 

@@ -2,10 +2,10 @@ package hmm
 
 import (
 	"fmt"
-	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"math/big"
 	"strings"
 
+	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"github.com/pufferfish-privacy/pufferfish/ratexpr"
 )
 

@@ -3,11 +3,11 @@ package hmm
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/pufferfish-privacy/pufferfish/internal/strictjson"
 	"io"
 	"math/big"
 	"strings"
 
+	"github.com/pufferfish-privacy/pufferfish/internal/strictjson"
 	"github.com/pufferfish-privacy/pufferfish/ratexpr"
 )
 

@@ -6,9 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/pufferfish-privacy/pufferfish/internal/strictjson"
 	"io"
 	"math"
+
+	"github.com/pufferfish-privacy/pufferfish/internal/strictjson"
 )
 
 // Class is a finite set Θ of chains over the same states. A class built

@@ -2,11 +2,11 @@ package mqm
 
 import (
 	"fmt"
-	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"math"
 	"slices"
 
 	"github.com/pufferfish-privacy/pufferfish/bn"
+	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 )
 
 // NetworkOptions bounds the exact search on a Bayesian network.

@@ -23,12 +23,12 @@ package release
 import (
 	"errors"
 	"fmt"
-	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"math"
 	"slices"
 	"strings"
 
 	"github.com/pufferfish-privacy/pufferfish/baseline"
+	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"github.com/pufferfish-privacy/pufferfish/mqm"

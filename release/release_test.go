@@ -3,15 +3,15 @@ package release
 import (
 	"bytes"
 	"fmt"
-	"github.com/pufferfish-privacy/pufferfish/mechanism"
-	"github.com/pufferfish-privacy/pufferfish/noise"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"github.com/pufferfish-privacy/pufferfish/mqm"
+	"github.com/pufferfish-privacy/pufferfish/noise"
 )
 
 func TestReadDataErrorsNameFileAndLine(t *testing.T) {

@@ -2,11 +2,11 @@ package wasserstein
 
 import (
 	"fmt"
-	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"math"
 	"math/big"
 
 	"github.com/pufferfish-privacy/pufferfish/framework"
+	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"github.com/pufferfish-privacy/pufferfish/noise"
 )
 

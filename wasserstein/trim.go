@@ -2,9 +2,10 @@ package wasserstein
 
 import (
 	"fmt"
-	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"math/big"
 	"slices"
+
+	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 )
 
 // CandidateLimit bounds the number of candidate distances (atom pairs) the

@@ -2,8 +2,9 @@ package wasserstein
 
 import (
 	"fmt"
-	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"math/big"
+
+	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 )
 
 // VDist is a finitely supported distribution on R^d with exact weights.

@@ -5,8 +5,9 @@ import (
 	"os"
 	"time"
 
-	"github.com/pufferfish-privacy/pufferfish/experiment"
 	"github.com/spf13/cobra"
+
+	"github.com/pufferfish-privacy/pufferfish/experiment"
 )
 
 func experimentCmd() *cobra.Command {

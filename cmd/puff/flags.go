@@ -3,11 +3,11 @@ package main
 import (
 	"embed"
 	"fmt"
-	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"math"
 	"strings"
 
 	"github.com/pufferfish-privacy/pufferfish/hmm"
+	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"github.com/pufferfish-privacy/pufferfish/ratexpr"
 )

@@ -4,19 +4,20 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"math/big"
 	"os"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/pufferfish-privacy/pufferfish/compose"
 	"github.com/pufferfish-privacy/pufferfish/framework"
+	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"github.com/pufferfish-privacy/pufferfish/mqm"
 	"github.com/pufferfish-privacy/pufferfish/noise"
 	"github.com/pufferfish-privacy/pufferfish/ratexpr"
 	"github.com/pufferfish-privacy/pufferfish/robust"
 	"github.com/pufferfish-privacy/pufferfish/wasserstein"
-	"github.com/spf13/cobra"
 )
 
 func readFramework(path string) (*framework.Framework, []int, error) {

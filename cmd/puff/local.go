@@ -2,13 +2,14 @@ package main
 
 import (
 	"fmt"
-	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"math"
 	"strconv"
 	"strings"
 
-	"github.com/pufferfish-privacy/pufferfish/bdp"
 	"github.com/spf13/cobra"
+
+	"github.com/pufferfish-privacy/pufferfish/bdp"
+	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 )
 
 func localCmd() *cobra.Command {

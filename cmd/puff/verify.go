@@ -7,12 +7,13 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/spf13/cobra"
+
 	"github.com/pufferfish-privacy/pufferfish/audit"
 	"github.com/pufferfish-privacy/pufferfish/chart"
 	"github.com/pufferfish-privacy/pufferfish/hmm"
 	"github.com/pufferfish-privacy/pufferfish/hmm/builtin"
 	"github.com/pufferfish-privacy/pufferfish/ratexpr"
-	"github.com/spf13/cobra"
 )
 
 // modelFlags selects a model: a file argument or a built-in mechanism.
