@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -143,5 +144,35 @@ func TestREADMECommands(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The README's library snippet is ExampleScale, line for line (modulo
+// spacing), so it compiles and runs.
+func TestREADMESnippetIsAnExample(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := os.ReadFile("../../mqm/example_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(readme)
+	i := strings.Index(s, "## The library in five lines\n\n```go\n")
+	if i < 0 {
+		t.Fatal("README has no library snippet")
+	}
+	block := s[i+len("## The library in five lines\n\n```go\n"):]
+	block = block[:strings.Index(block, "```")]
+	norm := func(l string) string { return strings.Join(strings.Fields(l), " ") }
+	var exLines []string
+	for _, l := range strings.Split(string(ex), "\n") {
+		exLines = append(exLines, norm(l))
+	}
+	for _, l := range strings.Split(strings.TrimSpace(block), "\n") {
+		if !slices.Contains(exLines, norm(l)) {
+			t.Errorf("README snippet line %q is not in ExampleScale", l)
+		}
 	}
 }
