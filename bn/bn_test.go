@@ -2,6 +2,7 @@ package bn
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -103,11 +104,13 @@ func TestValidation(t *testing.T) {
 		{[]Node{{Name: "A", Parents: []int{3}, CPT: ok}}, "out of range"},
 		{[]Node{{Name: "A", CPT: [][]*big.Rat{{r(-1, 2), r(3, 2)}}}}, "not a probability"},
 	}
-	for _, c := range cases {
-		_, err := New(2, c.nodes)
-		if err == nil || !strings.Contains(err.Error(), c.msg) {
-			t.Errorf("want error containing %q, got %v", c.msg, err)
-		}
+	for i, c := range cases {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			_, err := New(2, c.nodes)
+			if err == nil || !strings.Contains(err.Error(), c.msg) {
+				t.Errorf("want error containing %q, got %v", c.msg, err)
+			}
+		})
 	}
 }
 

@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"fmt"
 	"math/big"
 	"strings"
 	"testing"
@@ -51,11 +52,13 @@ func TestParseErrors(t *testing.T) {
 		{`{"records": 2, "domain": [0, 1], "thetas": []}`, "Θ is empty"},
 		{`{"records": 2, "domain": [0, 1], "thetas": [{"joint": [[[0,0], 1]]}], "extra": 1}`, "unknown field"},
 	}
-	for _, c := range cases {
-		_, _, err := parseSrc(t, c.src)
-		if err == nil || !strings.Contains(err.Error(), c.msg) || !strings.Contains(err.Error(), "f.json") {
-			t.Errorf("want error naming f.json containing %q, got %v", c.msg, err)
-		}
+	for i, c := range cases {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			_, _, err := parseSrc(t, c.src)
+			if err == nil || !strings.Contains(err.Error(), c.msg) || !strings.Contains(err.Error(), "f.json") {
+				t.Errorf("want error naming f.json containing %q, got %v", c.msg, err)
+			}
+		})
 	}
 }
 

@@ -1,6 +1,7 @@
 package markov
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -68,10 +69,12 @@ func TestValidationErrors(t *testing.T) {
 		{[][]float64{{1.5, -0.5}, {0.5, 0.5}}, "[0, 1]"},
 		{[][]float64{{1}, {0.5, 0.5}}, "entries"},
 	}
-	for _, c := range cases {
-		if _, err := New(nil, c.P, InitStationary, nil); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%v: %v, want %q", c.P, err, c.want)
-		}
+	for i, c := range cases {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			if _, err := New(nil, c.P, InitStationary, nil); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%v: %v, want %q", c.P, err, c.want)
+			}
+		})
 	}
 	if _, err := ParseClass(strings.NewReader(`{"chains": [{"transition": [[1]], "initial": "sometimes"}]}`), "c.json"); err == nil || !strings.Contains(err.Error(), "chains[0].initial") {
 		t.Errorf("bad initial: %v", err)

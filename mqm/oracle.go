@@ -199,15 +199,6 @@ func positive(p []float64) []bool {
 	return s
 }
 
-func identity(k int) [][]float64 {
-	m := make([][]float64, k)
-	for i := range m {
-		m[i] = make([]float64, k)
-		m[i][i] = 1
-	}
-	return m
-}
-
 // initSupports computes supp_1 = start, supp_{t+1} = successors(supp_t)
 // until a set repeats (at most 2^k steps, in practice ≤ k+period).
 func (o *exactOracle) initSupports(start []bool) {

@@ -26,10 +26,12 @@ func TestReadDataErrorsNameFileAndLine(t *testing.T) {
 		"series,time,state\na,1,\"s\n":       "x.csv: line",
 	}
 	for in, want := range cases {
-		_, err := ReadData(strings.NewReader(in), "x.csv", DefaultCSV)
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("input %q: error %v, want it to contain %q", in, err, want)
-		}
+		t.Run(fmt.Sprint(in), func(t *testing.T) {
+			_, err := ReadData(strings.NewReader(in), "x.csv", DefaultCSV)
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("input %q: error %v, want it to contain %q", in, err, want)
+			}
+		})
 	}
 }
 

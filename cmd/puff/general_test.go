@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -27,7 +28,7 @@ func TestWassersteinContract(t *testing.T) {
 
 func TestWassersteinErrors(t *testing.T) {
 	bad := write(t, "bad.json", `{"records": 2, "domain": [0, 1], "thetas": [{"joint": [[[0,0], 0.5], [[1,1], 0.4]]}]}`)
-	for _, c := range []struct {
+	for i, c := range []struct {
 		args []string
 		msg  string
 	}{
@@ -37,10 +38,12 @@ func TestWassersteinErrors(t *testing.T) {
 		{[]string{"wasserstein", "--framework", "../../framework/testdata/flu.json", "--epsilon", "1", "--delta", "1"}, "--delta"},
 		{[]string{"wasserstein", "--framework", "../../framework/testdata/flu.json", "--epsilon", "1", "--data", "1,2,0,0"}, "not in the domain"},
 	} {
-		_, err := run(c.args...)
-		if err == nil || !strings.Contains(err.Error(), c.msg) {
-			t.Errorf("%v: want %q, got %v", c.args, c.msg, err)
-		}
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			_, err := run(c.args...)
+			if err == nil || !strings.Contains(err.Error(), c.msg) {
+				t.Errorf("%v: want %q, got %v", c.args, c.msg, err)
+			}
+		})
 	}
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -89,14 +90,16 @@ func TestErrorsPrintNothing(t *testing.T) {
 	if v := runJSON(t, "scale", "--class", periodic, "--length", "10", "--method", "approx", "--json"); v["applicable"] != false || v["sigma"] != nil {
 		t.Errorf("approx on a periodic class: %v", v)
 	}
-	for _, c := range cases {
-		out, err := run(c.args...)
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%v: error %v, want %q", c.args, err, c.want)
-		}
-		if out != "" {
-			t.Errorf("%v: printed %q on stdout despite the error", c.args, out)
-		}
+	for i, c := range cases {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			out, err := run(c.args...)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%v: error %v, want %q", c.args, err, c.want)
+			}
+			if out != "" {
+				t.Errorf("%v: printed %q on stdout despite the error", c.args, out)
+			}
+		})
 	}
 }
 
