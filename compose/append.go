@@ -9,9 +9,10 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/pufferfish-privacy/pufferfish/record"
+
 	"github.com/pufferfish-privacy/pufferfish/internal/strictjson"
 	"github.com/pufferfish-privacy/pufferfish/markov"
-	"github.com/pufferfish-privacy/pufferfish/release"
 )
 
 // Total is the guarantee of a log for one dataset prefix after an append:
@@ -34,7 +35,7 @@ type Total struct {
 // (temporary file, fsync, rename) under an exclusive lock on path+".lock",
 // so concurrent appends never lose a record; the record is on disk before
 // AppendLog returns.
-func AppendLog(path, dataset string, class *markov.Class, rec *release.Record) (Total, error) {
+func AppendLog(path, dataset string, class *markov.Class, rec *record.Release) (Total, error) {
 	if rec == nil || len(rec.Segments) == 0 {
 		return Total{}, errors.New("compose: nothing to record")
 	}

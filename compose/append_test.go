@@ -9,12 +9,14 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/pufferfish-privacy/pufferfish/record"
+
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"github.com/pufferfish-privacy/pufferfish/release"
 )
 
-func exampleRelease(t *testing.T, eps float64, m mechanism.Name) (*markov.Class, *release.Record) {
+func exampleRelease(t *testing.T, eps float64, m mechanism.Name) (*markov.Class, *record.Release) {
 	t.Helper()
 	d, err := release.ReadData(release.ExampleData(), "example", release.DefaultCSV)
 	if err != nil {

@@ -27,6 +27,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pufferfish-privacy/pufferfish/record"
+
 	"github.com/pufferfish-privacy/pufferfish/baseline"
 	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"github.com/pufferfish-privacy/pufferfish/markov"
@@ -199,28 +201,7 @@ type Report struct {
 	// Record is what the release leaves for the ledger (package
 	// compose). It names the series, so it is not part of the printed
 	// report: it goes to the curator's ledger only.
-	Record *Record `json:"-"`
-}
-
-// Record is one release as the ledger sees it: the mechanism, ε, the class
-// it was calibrated for (by content hash) and the chain segments it read.
-type Record struct {
-	Mechanism mechanism.Name `json:"mechanism"`
-	Epsilon   float64        `json:"epsilon"`
-	Class     string         `json:"class"` // markov.Class.Hash of the class the noise was calibrated for
-	Query     string         `json:"query"`
-	Segments  []Segment      `json:"segments"`
-}
-
-// Segment is the part of one series' chain a release read: chain times
-// First..Last, counted from the series' first reading (time 1), and, for
-// MQM, the quilt that attains σ for this series' pattern of readings.
-type Segment struct {
-	Series   string     `json:"series"`
-	First    int        `json:"first"`
-	Last     int        `json:"last"`
-	Readings int        `json:"readings"`
-	Quilt    *mqm.Quilt `json:"active_quilt,omitempty"` // two-sided MQM quilts only
+	Record *record.Release `json:"-"`
 }
 
 // maxScale is the largest per-bin Laplace scale Histogram samples: far
@@ -323,13 +304,13 @@ func Histogram(data *Data, class *markov.Class, fitted bool, opts Options) (*Rep
 		return nil, fmt.Errorf("ε = %g needs a per-bin noise scale of %.3g, beyond what can be sampled (at most %g): choose a larger ε", opts.Epsilon, r.PerBinScale, maxScale)
 	}
 	r.Protects = protects(opts.Method, r.Class)
-	r.Record = &Record{Mechanism: opts.Method, Epsilon: opts.Epsilon, Class: class.Hash(), Query: r.Query}
+	r.Record = &record.Release{Mechanism: opts.Method, Epsilon: opts.Epsilon, Class: class.Hash(), Query: r.Query}
 	for i, sq := range data.Seqs {
 		if len(sq) == 0 {
 			continue
 		}
 		ob := data.Observation(i)
-		r.Record.Segments = append(r.Record.Segments, Segment{Series: data.Series[i], First: ob.Start, Last: ob.End(),
+		r.Record.Segments = append(r.Record.Segments, record.Segment{Series: data.Series[i], First: ob.Start, Last: ob.End(),
 			Readings: ob.Len, Quilt: quilts[fmt.Sprint(ob.Len, ob.Times)]})
 	}
 	noisy, err := noise.NewLaplace(opts.Source).Release(counts, r.Sigma, r.Lipschitz)

@@ -1,0 +1,30 @@
+// Package record is the one typed description of a release that travels
+// from the mechanism (package release) to the report, the ledger (package
+// compose and the durable stores) and the service, without hand copying.
+package record
+
+import (
+	"github.com/pufferfish-privacy/pufferfish/mechanism"
+	"github.com/pufferfish-privacy/pufferfish/mqm"
+)
+
+// Release is one release as the ledger sees it: the mechanism, ε, the class
+// it was calibrated for (by content hash) and the chain segments it read.
+type Release struct {
+	Mechanism mechanism.Name `json:"mechanism"`
+	Epsilon   float64        `json:"epsilon"`
+	Class     string         `json:"class"` // markov.Class.Hash of the class the noise was calibrated for
+	Query     string         `json:"query"`
+	Segments  []Segment      `json:"segments"`
+}
+
+// Segment is the part of one series' chain a release read: chain times
+// First..Last, counted from the series' first reading (time 1), and, for
+// MQM, the quilt that attains σ for this series' pattern of readings.
+type Segment struct {
+	Series   string     `json:"series"`
+	First    int        `json:"first"`
+	Last     int        `json:"last"`
+	Readings int        `json:"readings"`
+	Quilt    *mqm.Quilt `json:"active_quilt,omitempty"` // two-sided MQM quilts only
+}
