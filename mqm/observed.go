@@ -61,8 +61,8 @@ func At(times []int) (Observation, error) {
 	return Observation{Start: times[0], Len: n, Times: append([]int(nil), times...)}, nil
 }
 
-// time returns the chain time of reading j (1-based).
-func (ob Observation) time(j int) int {
+// Time returns the chain time of reading j (1-based).
+func (ob Observation) Time(j int) int {
 	if ob.Times == nil {
 		return ob.Start + j - 1
 	}
@@ -70,7 +70,7 @@ func (ob Observation) time(j int) int {
 }
 
 // End is the time of the last reading.
-func (ob Observation) End() int { return ob.time(ob.Len) }
+func (ob Observation) End() int { return ob.Time(ob.Len) }
 
 // Gaps is the number of missing steps between the first and last reading.
 func (ob Observation) Gaps() int { return ob.End() - ob.Start + 1 - ob.Len }
@@ -104,20 +104,20 @@ type observedOracle struct {
 func (o *observedOracle) over() bool { return o.budget > 0 && o.evals > o.budget }
 
 // evalBudget bounds the influence evaluations (each O(k²)) of one exact
-// search over a pattern of missing readings: about 10⁹ operations.
-var evalBudget = func(k int) int { return max(1_000_000, 1_000_000_000/(k*k+1)) }
+// search over a pattern of missing readings: about 10⁸ operations.
+var evalBudget = func(k int) int { return max(100_000, 100_000_000/(k*k+1)) }
 
 func (o *observedOracle) influence(j, a, b int) float64 {
 	o.evals++
 	n := o.ob.Len
 	lo, ro := a == j, b == n-j+1
-	t := o.ob.time(j)
+	t := o.ob.Time(j)
 	dl, dr := 0, 0
 	if !lo {
-		dl = t - o.ob.time(j-a)
+		dl = t - o.ob.Time(j-a)
 	}
 	if !ro {
-		dr = o.ob.time(j+b) - t
+		dr = o.ob.Time(j+b) - t
 	}
 	if o.exact != nil {
 		return o.exact.eval(t, dl, dr, lo, ro)

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/pufferfish-privacy/pufferfish/mqm"
@@ -44,7 +45,23 @@ type CSVOptions struct {
 	// 0: the smallest positive difference between consecutive times of any
 	// series.
 	Step      float64
-	KeepTimes bool // fill Data.Times (costs 8 bytes per entry)
+	KeepTimes bool // fill Data.TimeText with each reading's time as written
+
+	// ValueCol names a column of numeric readings, discretised by Levels
+	// (then the states are the level names and StateCol is not read).
+	// Missing values (empty, ?, NA, NaN) are missing readings.
+	ValueCol string
+	Levels   *Levels
+	// TimeCol may name several columns, comma-separated ("Date,Time"),
+	// joined with a space. Times are numbers (seconds, times TimeUnit) or
+	// RFC 3339 timestamps, or match one of TimeFormats (Go layouts, tried
+	// in order, in Location; UTC when nil).
+	TimeFormats []string
+	Location    *time.Location
+	TimeUnit    float64 // seconds per unit of a numeric time (0: 1)
+	// Sort orders each series by time instead of refusing times that go
+	// backwards (repeated times are refused either way).
+	Sort bool
 }
 
 // DefaultCSV is the long format series,time,state.
@@ -68,9 +85,20 @@ type Data struct {
 	// where it came from.
 	Step       float64
 	StepSource string
-	// Times holds each reading's time when the file has a time column and
-	// CSVOptions.KeepTimes is set (nil otherwise).
-	Times [][]float64
+	// Times holds each reading's time in seconds when the file has a time
+	// column (nil otherwise); TimeText the time as written, with KeepTimes.
+	Times    [][]float64
+	TimeText [][]string
+	// Levels is the discretisation of numeric readings (nil for states);
+	// Clipped counts values outside its bounds (put in the end levels) and
+	// MissingValues the rows whose value was missing.
+	Levels        *Levels
+	Clipped       int
+	MissingValues int
+	// Starts[s] is the chain time (1-based) of sequence s's first reading
+	// when the sequence is a later part of its series' chain (a window);
+	// nil: every sequence starts its chain.
+	Starts []int
 }
 
 // Observations is the total number of readings.
@@ -92,14 +120,18 @@ func (d *Data) Missing() int {
 }
 
 // Observation says at which chain times series s was observed (its first
-// reading at time 1).
+// reading at time 1, or at Starts[s]).
 func (d *Data) Observation(s int) mqm.Observation {
+	start := 1
+	if d.Starts != nil {
+		start = d.Starts[s]
+	}
 	if d.Offsets == nil || d.Offsets[s] == nil {
-		return mqm.Consecutive(1, len(d.Seqs[s]))
+		return mqm.Consecutive(start, len(d.Seqs[s]))
 	}
 	times := make([]int, len(d.Offsets[s]))
 	for j, o := range d.Offsets[s] {
-		times[j] = o + 1
+		times[j] = o + start
 	}
 	ob, err := mqm.At(times)
 	if err != nil {
@@ -209,12 +241,21 @@ func ReadData(r io.Reader, name string, opts CSVOptions) (*Data, error) {
 		d.States = append(d.States, s)
 		return states[s], nil
 	}
-	sc, hasState := idx[opts.StateCol]
+	_, hasState := idx[opts.StateCol]
+	if opts.ValueCol != "" {
+		hasState = true // numeric readings: long format, states are the levels
+		if opts.Levels != nil {
+			if opts.States != nil && !slices.Equal(opts.States, opts.Levels.Names()) {
+				return nil, fmt.Errorf("numeric readings: the states are the level indices 0..%d, not %q", opts.Levels.N()-1, strings.Join(opts.States, ","))
+			}
+			d.States = opts.Levels.Names()
+		}
+	}
 	for _, req := range []struct {
 		on   bool
 		col  string
 		flag string
-	}{{opts.RequireSeries, opts.SeriesCol, "series"}, {opts.RequireTime, opts.TimeCol, "time"}, {opts.RequireState, opts.StateCol, "state"}} {
+	}{{opts.RequireSeries, opts.SeriesCol, "series"}, {opts.RequireTime && !strings.Contains(opts.TimeCol, ","), opts.TimeCol, "time"}, {opts.RequireState && opts.ValueCol == "", opts.StateCol, "state"}} {
 		if _, ok := idx[req.col]; req.on && !ok {
 			return nil, fmt.Errorf("%s:1: the header has no %s column %q (columns: %s)", name, req.flag, req.col, strings.Join(header, ", "))
 		}
@@ -254,18 +295,66 @@ func ReadData(r io.Reader, name string, opts CSVOptions) (*Data, error) {
 		d.Series = []string{""}
 		return d, nil
 	}
+	return d.readLong(cr, name, header, idx, opts, intern)
+}
+
+// row is one data row of a series before placement.
+type row struct {
+	t     float64 // seconds (NaN without a time column)
+	text  string  // the time as written
+	v     int     // state index, or −1 for a missing value
+	line  int
+	order int // row index within the series
+}
+
+func (d *Data) readLong(cr *csv.Reader, name string, header []string, idx map[string]int, opts CSVOptions, intern func(string, int) (int, error)) (*Data, error) {
+	numeric := opts.ValueCol != ""
+	col := opts.StateCol
+	if numeric {
+		col = opts.ValueCol
+		if opts.Levels == nil {
+			return nil, fmt.Errorf("numeric readings (%q) need public levels (--levels LO:HI:N or --edges): levels computed from the data would reveal it", opts.ValueCol)
+		}
+		if _, ok := idx[col]; !ok {
+			return nil, fmt.Errorf("%s:1: the header has no value column %q (columns: %s)", name, col, strings.Join(header, ", "))
+		}
+		d.Levels = opts.Levels
+	}
+	vc := idx[col]
 	serC, hasSeries := idx[opts.SeriesCol]
-	timeC, hasTime := idx[opts.TimeCol]
-	need := sc
+	var timeCs []int
+	for _, tc := range strings.Split(opts.TimeCol, ",") {
+		c, ok := idx[strings.TrimSpace(tc)]
+		if !ok {
+			if strings.Contains(opts.TimeCol, ",") {
+				return nil, fmt.Errorf("%s:1: the header has no time column %q (columns: %s)", name, strings.TrimSpace(tc), strings.Join(header, ", "))
+			}
+			timeCs = nil
+			break
+		}
+		timeCs = append(timeCs, c)
+	}
+	hasTime := len(timeCs) > 0
+	need := vc
 	if hasSeries {
 		need = max(need, serC)
 	}
-	if hasTime {
-		need = max(need, timeC)
+	for _, c := range timeCs {
+		need = max(need, c)
+	}
+	unit := opts.TimeUnit
+	if unit == 0 {
+		unit = 1
+	}
+	if !(unit > 0) || math.IsInf(unit, 0) {
+		return nil, fmt.Errorf("time unit %v: want a finite number of seconds > 0", opts.TimeUnit)
+	}
+	loc := opts.Location
+	if loc == nil {
+		loc = time.UTC
 	}
 	series := map[string]int{}
-	var times [][]float64
-	var lines [][]int
+	var rows [][]row
 	for {
 		rec, line, err := next(cr, name)
 		if err == io.EOF {
@@ -278,9 +367,9 @@ func ReadData(r io.Reader, name string, opts CSVOptions) (*Data, error) {
 			return nil, fmt.Errorf("%s:%d: %d fields, at most %d are read", name, line, len(rec), MaxFields)
 		}
 		if len(rec) <= need {
-			missing := opts.StateCol
+			missing := col
 			switch {
-			case len(rec) <= sc:
+			case len(rec) <= vc:
 			case hasSeries && len(rec) <= serC:
 				missing = opts.SeriesCol
 			default:
@@ -288,8 +377,22 @@ func ReadData(r io.Reader, name string, opts CSVOptions) (*Data, error) {
 			}
 			return nil, fmt.Errorf("%s:%d: missing field %q (%d fields, header has %d)", name, line, missing, len(rec), len(header))
 		}
-		v, err := intern(rec[sc], line)
-		if err != nil {
+		v := -1
+		if numeric {
+			if IsMissing(rec[vc]) {
+				d.MissingValues++
+			} else {
+				x, err := strconv.ParseFloat(strings.TrimSpace(rec[vc]), 64)
+				if err != nil || math.IsInf(x, 0) {
+					return nil, fmt.Errorf("%s:%d: field %q: %q is not a number (missing readings are empty, ?, NA or NaN)", name, line, col, rec[vc])
+				}
+				lv, out := d.Levels.Level(x)
+				if out {
+					d.Clipped++
+				}
+				v = lv
+			}
+		} else if v, err = intern(rec[vc], line); err != nil {
 			return nil, err
 		}
 		key := ""
@@ -298,74 +401,184 @@ func ReadData(r io.Reader, name string, opts CSVOptions) (*Data, error) {
 		}
 		s, ok := series[key]
 		if !ok {
-			s = len(d.Seqs)
+			s = len(rows)
 			series[key] = s
-			d.Seqs = append(d.Seqs, nil)
+			rows = append(rows, nil)
 			d.Series = append(d.Series, key)
-			times = append(times, nil)
-			lines = append(lines, nil)
 		}
+		r := row{t: math.NaN(), v: v, line: line, order: len(rows[s])}
 		if hasTime {
-			t, err := strconv.ParseFloat(strings.TrimSpace(rec[timeC]), 64)
-			if err != nil || math.IsNaN(t) || math.IsInf(t, 0) {
-				return nil, fmt.Errorf("%s:%d: field %q: %q is not a finite number", name, line, opts.TimeCol, rec[timeC])
+			parts := make([]string, len(timeCs))
+			for i, c := range timeCs {
+				parts[i] = strings.TrimSpace(rec[c])
 			}
-			if n := len(times[s]); n > 0 && !(t > times[s][n-1]) {
-				return nil, fmt.Errorf("%s:%d: time %v of series %q does not increase (line %d has %v)", name, line, t, key, lines[s][n-1], times[s][n-1])
+			r.text = strings.Join(parts, " ")
+			if r.t, err = parseTime(r.text, opts.TimeFormats, loc, unit); err != nil {
+				return nil, fmt.Errorf("%s:%d: field %q: %q: %v", name, line, opts.TimeCol, r.text, err)
 			}
-			times[s] = append(times[s], t)
-			lines[s] = append(lines[s], line)
 		}
-		d.Seqs[s] = append(d.Seqs[s], v)
+		rows[s] = append(rows[s], r)
 	}
-	if len(d.Seqs) == 0 {
+	if len(rows) == 0 {
 		return nil, fmt.Errorf("%s: no data rows after the header", name)
 	}
 	if hasTime {
-		if err := d.place(times, lines, name, opts.Step); err != nil {
-			return nil, err
-		}
-		if opts.KeepTimes {
-			d.Times = times
-		}
-	}
-	return d, nil
-}
-
-// place puts every series on the time grid: Step is given or the smallest
-// positive difference, and each difference must be a whole number of steps.
-func (d *Data) place(times [][]float64, lines [][]int, name string, step float64) error {
-	d.Step, d.StepSource = step, "given"
-	if step == 0 {
-		d.StepSource = "the smallest difference between consecutive times in the data"
-		step = math.Inf(1)
-		for _, ts := range times {
-			for j := 1; j < len(ts); j++ {
-				step = min(step, ts[j]-ts[j-1])
+		for s, rs := range rows {
+			if opts.Sort {
+				slices.SortStableFunc(rs, func(a, b row) int { return cmpFloat(a.t, b.t) })
+			}
+			for j := 1; j < len(rs); j++ {
+				if !(rs[j].t > rs[j-1].t) {
+					what := "does not increase"
+					if rs[j].t == rs[j-1].t {
+						what = "does not increase (repeated)"
+					}
+					hint := " (give the sort option to order rows by time)"
+					if opts.Sort || rs[j].t == rs[j-1].t {
+						hint = ""
+					}
+					return nil, fmt.Errorf("%s:%d: time %s of series %q %s (line %d has %s)%s", name, rs[j].line, rs[j].text, d.Series[s], what, rs[j-1].line, rs[j-1].text, hint)
+				}
 			}
 		}
-		if math.IsInf(step, 1) {
-			step = 1 // no series has two readings: nothing to place
+	}
+	return d, d.place(rows, name, opts)
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// parseTime reads a time in seconds: one of the layouts, a number (times
+// unit), or RFC 3339.
+func parseTime(s string, layouts []string, loc *time.Location, unit float64) (float64, error) {
+	for _, l := range layouts {
+		if t, err := time.ParseInLocation(l, s, loc); err == nil {
+			return float64(t.UnixNano()) / 1e9, nil
+		}
+	}
+	if len(layouts) > 0 {
+		return 0, fmt.Errorf("matches none of the time formats %q", layouts)
+	}
+	if x, err := strconv.ParseFloat(s, 64); err == nil {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return 0, errors.New("not a finite number")
+		}
+		return x * unit, nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return float64(t.UnixNano()) / 1e9, nil
+	}
+	return 0, errors.New("not a number of seconds or an RFC 3339 timestamp (give a time format)")
+}
+
+// place puts every series on its grid and keeps the observed readings.
+// With times, the grid step is Step or the smallest positive difference
+// between consecutive rows of any series, and each difference must be a
+// whole number of steps; without, rows are consecutive steps. A row with a
+// missing value occupies its step without a reading. A series' chain
+// starts at its first reading.
+func (d *Data) place(rows [][]row, name string, opts CSVOptions) error {
+	hasTime := len(rows) > 0 && len(rows[0]) > 0 && !math.IsNaN(rows[0][0].t)
+	step := opts.Step
+	if hasTime {
+		d.StepSource = "given"
+		if step == 0 {
+			d.StepSource = "the smallest difference between consecutive times in the data"
+			step = math.Inf(1)
+			for _, rs := range rows {
+				for j := 1; j < len(rs); j++ {
+					step = min(step, rs[j].t-rs[j-1].t)
+				}
+			}
+			if math.IsInf(step, 1) {
+				step = 1 // no series has two rows: nothing to place
+			}
 		}
 		d.Step = step
 	}
-	d.Offsets = make([][]int, len(times))
-	for s, ts := range times {
-		off := make([]int, len(ts))
-		for j := 1; j < len(ts); j++ {
-			g := (ts[j] - ts[j-1]) / step
+	d.Seqs = make([][]int, len(rows))
+	d.Offsets = make([][]int, len(rows))
+	if hasTime {
+		d.Times = make([][]float64, len(rows))
+		if opts.KeepTimes {
+			d.TimeText = make([][]string, len(rows))
+		}
+	}
+	for s, rs := range rows {
+		pos := make([]int, len(rs))
+		for j := 1; j < len(rs); j++ {
+			g := 1.0
+			if hasTime {
+				g = (rs[j].t - rs[j-1].t) / step
+			}
 			r := math.Round(g)
 			if r < 1 || math.Abs(g-r) > 1e-6*r {
-				return fmt.Errorf("%s:%d: time %v is %.6g steps of %v after the previous reading of series %q (line %d): readings must lie on a grid of that step; set the time step option", name, lines[s][j], ts[j], g, step, d.Series[s], lines[s][j-1])
+				return fmt.Errorf("%s:%d: time %s is %.6g steps of %v after the previous reading of series %q (line %d): readings must lie on a grid of that step; set the time step option", name, rs[j].line, rs[j].text, g, step, d.Series[s], rs[j-1].line)
 			}
-			if float64(off[j-1])+r >= MaxSpan {
-				return fmt.Errorf("%s:%d: series %q spans more than %d steps of %v; is the time step right?", name, lines[s][j], d.Series[s], MaxSpan, step)
+			if float64(pos[j-1])+r >= MaxSpan {
+				return fmt.Errorf("%s:%d: series %q spans more than %d steps of %v; is the time step right?", name, rs[j].line, d.Series[s], MaxSpan, step)
 			}
-			off[j] = off[j-1] + int(r)
+			pos[j] = pos[j-1] + int(r)
+		}
+		var off []int
+		for j, r := range rs {
+			if r.v < 0 {
+				continue
+			}
+			if off == nil {
+				off = []int{}
+			}
+			d.Seqs[s] = append(d.Seqs[s], r.v)
+			off = append(off, pos[j])
+			if hasTime {
+				d.Times[s] = append(d.Times[s], r.t)
+				if opts.KeepTimes {
+					d.TimeText[s] = append(d.TimeText[s], r.text)
+				}
+			}
+		}
+		if len(off) == 0 {
+			continue
+		}
+		first := off[0]
+		for j := range off {
+			off[j] -= first
 		}
 		if off[len(off)-1] != len(off)-1 {
 			d.Offsets[s] = off // some readings are missing
 		}
+	}
+	// drop series without any reading (only missing values)
+	keep := 0
+	for s := range d.Seqs {
+		if len(d.Seqs[s]) == 0 {
+			continue
+		}
+		d.Seqs[keep], d.Offsets[keep], d.Series[keep] = d.Seqs[s], d.Offsets[s], d.Series[s]
+		if d.Times != nil {
+			d.Times[keep] = d.Times[s]
+		}
+		if d.TimeText != nil {
+			d.TimeText[keep] = d.TimeText[s]
+		}
+		keep++
+	}
+	d.Seqs, d.Offsets, d.Series = d.Seqs[:keep], d.Offsets[:keep], d.Series[:keep]
+	if d.Times != nil {
+		d.Times = d.Times[:keep]
+	}
+	if d.TimeText != nil {
+		d.TimeText = d.TimeText[:keep]
+	}
+	if keep == 0 {
+		return fmt.Errorf("%s: no readings (every value is missing)", name)
 	}
 	return nil
 }
@@ -465,6 +678,8 @@ func (d *Data) WriteCSV(w io.Writer, seriesCol, timeCol, stateCol string) error 
 		for t, v := range seq {
 			var tm string
 			switch {
+			case d.TimeText != nil:
+				tm = d.TimeText[s][t]
 			case d.Times != nil:
 				tm = strconv.FormatFloat(d.Times[s][t], 'g', -1, 64)
 			case d.Offsets != nil && d.Offsets[s] != nil:

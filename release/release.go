@@ -160,6 +160,7 @@ type Options struct {
 	Epsilon  float64
 	Method   mechanism.Name
 	Relative bool         // relative frequencies instead of counts
+	Query    string       // counts, relative or mean ("" : counts, or relative with Relative)
 	Source   noise.Source // nil: crypto/rand
 }
 
@@ -173,31 +174,35 @@ type TimeStep struct {
 type Bin struct {
 	State string  `json:"state"`
 	Value float64 `json:"value"`
+	Range string  `json:"range,omitempty"` // numeric readings: the level's interval
 }
 
 // Report is the private histogram and everything needed to audit it. It
 // never contains the raw data or the true counts.
 type Report struct {
-	Method       mechanism.Name `json:"method"`
-	Epsilon      float64        `json:"epsilon"`
-	Query        string         `json:"query"` // "counts" or "relative"
-	Guarantee    string         `json:"guarantee"`
-	Protects     string         `json:"protects"` // the guarantee in plain words
-	Class        *ClassSummary  `json:"class"`
-	Sigma        float64        `json:"sigma"`     // σ_max for a 1-Lipschitz query (max over lengths)
-	Lipschitz    float64        `json:"lipschitz"` // L of the histogram in L1
-	PerBinScale  float64        `json:"per_bin_scale"`
-	NoiseScale   float64        `json:"noise_scale"` // scale actually sampled (snapping widens it slightly)
-	Noise        string         `json:"noise"`
-	Scales       []*Scale       `json:"scales"` // one per distinct series length and pattern of missing readings
-	Sequences    int            `json:"sequences"`
-	Observations int            `json:"observations"`
-	Missing      int            `json:"missing"` // missing readings inside the series (the chain runs through them)
-	TimeStep     *TimeStep      `json:"time_step,omitempty"`
-	MinLength    int            `json:"min_length"`
-	MaxLength    int            `json:"max_length"`
-	Histogram    []Bin          `json:"histogram"`
-	Warnings     []string       `json:"warnings,omitempty"`
+	Method        mechanism.Name `json:"method"`
+	Epsilon       float64        `json:"epsilon"`
+	Query         string         `json:"query"` // "counts" or "relative"
+	Guarantee     string         `json:"guarantee"`
+	Protects      string         `json:"protects"` // the guarantee in plain words
+	Class         *ClassSummary  `json:"class"`
+	Sigma         float64        `json:"sigma"`     // σ_max for a 1-Lipschitz query (max over lengths)
+	Lipschitz     float64        `json:"lipschitz"` // L of the histogram in L1
+	PerBinScale   float64        `json:"per_bin_scale"`
+	NoiseScale    float64        `json:"noise_scale"` // scale actually sampled (snapping widens it slightly)
+	Noise         string         `json:"noise"`
+	Scales        []*Scale       `json:"scales"` // one per distinct series length and pattern of missing readings
+	Sequences     int            `json:"sequences"`
+	Observations  int            `json:"observations"`
+	Missing       int            `json:"missing"` // missing readings inside the series (the chain runs through them)
+	TimeStep      *TimeStep      `json:"time_step,omitempty"`
+	MinLength     int            `json:"min_length"`
+	MaxLength     int            `json:"max_length"`
+	Mean          *float64       `json:"mean,omitempty"` // the mean query's private answer
+	Clipped       int            `json:"clipped"`        // numeric readings outside the levels' bounds (in the end levels)
+	MissingValues int            `json:"missing_values"` // rows whose value was missing
+	Histogram     []Bin          `json:"histogram"`
+	Warnings      []string       `json:"warnings,omitempty"`
 	// Record is what the release leaves for the ledger (package
 	// compose). It names the series, so it is not part of the printed
 	// report: it goes to the curator's ledger only.
@@ -213,7 +218,11 @@ const maxScale = 1e15
 func protects(method mechanism.Name, c *ClassSummary) string {
 	switch method {
 	case mechanism.Exact, mechanism.Approx:
-		return fmt.Sprintf("every single reading of every series (which of the states %s it was), against an adversary who knows the series are Markov chains from the class (%s) and sees every other reading; series are taken as independent of each other", strings.Join(c.States, ", "), c.Coverage)
+		states := strings.Join(c.States, ", ")
+		if len(c.States) > 8 {
+			states = fmt.Sprintf("%d levels", len(c.States))
+		}
+		return fmt.Sprintf("every single reading of every series (which of the states %s it was), against an adversary who knows the series are Markov chains from the class (%s) and sees every other reading; series are taken as independent of each other", states, c.Coverage)
 	case mechanism.GK16:
 		return "every single reading, as Ghosh–Kleinberg inferential privacy for the class's chains"
 	case mechanism.GroupDP:
@@ -224,6 +233,30 @@ func protects(method mechanism.Name, c *ClassSummary) string {
 
 // Histogram releases the private histogram of data under class.
 func Histogram(data *Data, class *markov.Class, fitted bool, opts Options) (*Report, error) {
+	return histogram(data, class, fitted, opts, map[string]Scale{})
+}
+
+// startFree reports whether σ of a consecutive segment does not depend on
+// where it starts: every chain stationary (q_i = π), or a method that
+// ignores the initial distribution.
+func startFree(class *markov.Class, m mechanism.Name) bool {
+	if m == mechanism.Approx || m == mechanism.GroupDP || m == mechanism.DP {
+		return true
+	}
+	if m != mechanism.Exact {
+		return false
+	}
+	for _, ch := range class.Chains {
+		if ch.Init != markov.InitStationary {
+			return false
+		}
+	}
+	return true
+}
+
+// histogram is Histogram with a cache of scales shared across calls on the
+// same class and options (the windows of one release).
+func histogram(data *Data, class *markov.Class, fitted bool, opts Options, cache map[string]Scale) (*Report, error) {
 	if data == nil || data.Observations() == 0 {
 		return nil, errors.New("no observations to release")
 	}
@@ -245,7 +278,7 @@ func Histogram(data *Data, class *markov.Class, fitted bool, opts Options) (*Rep
 		}
 		minL, maxL = min(minL, len(sq)), max(maxL, len(sq))
 		ob := data.Observation(i)
-		key := fmt.Sprint(ob.Len, ob.Times)
+		key := fmt.Sprint(ob.Start, ob.Len, ob.Times)
 		if !seen[key] {
 			seen[key] = true
 			pats = append(pats, pattern{ob, key})
@@ -264,10 +297,23 @@ func Histogram(data *Data, class *markov.Class, fitted bool, opts Options) (*Rep
 		r.TimeStep = &TimeStep{Step: data.Step, Source: data.StepSource}
 	}
 	quilts := map[string]*mqm.Quilt{}
+	free := startFree(class, opts.Method)
 	for _, p := range pats {
-		s, err := ComputeScaleAt(class, p.ob, opts.Epsilon, opts.Method)
-		if err != nil {
-			return nil, err
+		ck := p.key
+		if free && p.ob.Times == nil {
+			ck = fmt.Sprint(1, p.ob.Len, nil)
+		}
+		var s *Scale
+		if c, ok := cache[ck]; ok {
+			cp := c
+			cp.Start = p.ob.Start
+			s = &cp
+		} else {
+			var err error
+			if s, err = ComputeScaleAt(class, p.ob, opts.Epsilon, opts.Method); err != nil {
+				return nil, err
+			}
+			cache[ck] = *s
 		}
 		if !s.Applicable {
 			return nil, fmt.Errorf("method %s does not apply to sequences of length %d: %s", opts.Method, p.ob.Len, s.Guarantee)
@@ -291,13 +337,40 @@ func Histogram(data *Data, class *markov.Class, fitted bool, opts Options) (*Rep
 			counts[v]++
 		}
 	}
-	r.Query, r.Lipschitz = "counts", 2
-	if opts.Relative {
+	query := opts.Query
+	if query == "" {
+		query = "counts"
+		if opts.Relative {
+			query = "relative"
+		}
+	}
+	values := counts
+	switch query {
+	case "counts":
+		r.Query, r.Lipschitz = "counts", 2
+	case "relative":
+		// one reading moves 1/N from one bin to another: 2/N in L1
 		r.Query, r.Lipschitz = "relative", 2/N
 		for i := range counts {
 			counts[i] /= N
 		}
+	case "mean":
+		// the mean level value: one reading changes it by at most
+		// (max − min level value)/N
+		if data.Levels == nil {
+			return nil, errors.New("the mean query needs numeric readings with levels")
+		}
+		lv := data.Levels.Values
+		sum := 0.0
+		for i, c := range counts {
+			sum += c * lv[i]
+		}
+		r.Query, r.Lipschitz = "mean", (slices.Max(lv)-slices.Min(lv))/N
+		values = []float64{sum / N}
+	default:
+		return nil, fmt.Errorf("query %q: want counts, relative or mean", query)
 	}
+	r.Clipped, r.MissingValues = data.Clipped, data.MissingValues
 	r.PerBinScale = noise.ScaleFor(r.Sigma, r.Lipschitz)
 	r.NoiseScale = noise.EffectiveScale(r.PerBinScale, r.Lipschitz)
 	if math.IsInf(r.NoiseScale, 0) || math.IsNaN(r.NoiseScale) || r.NoiseScale > maxScale {
@@ -311,14 +384,25 @@ func Histogram(data *Data, class *markov.Class, fitted bool, opts Options) (*Rep
 		}
 		ob := data.Observation(i)
 		r.Record.Segments = append(r.Record.Segments, record.Segment{Series: data.Series[i], First: ob.Start, Last: ob.End(),
-			Readings: ob.Len, Quilt: quilts[fmt.Sprint(ob.Len, ob.Times)]})
+			Readings: ob.Len, Quilt: quilts[fmt.Sprint(ob.Start, ob.Len, ob.Times)]})
 	}
-	noisy, err := noise.NewLaplace(opts.Source).Release(counts, r.Sigma, r.Lipschitz)
+	noisy, err := noise.NewLaplace(opts.Source).Release(values, r.Sigma, r.Lipschitz)
 	if err != nil {
 		return nil, err
 	}
-	for i, v := range noisy {
-		r.Histogram = append(r.Histogram, Bin{State: class.States[i], Value: v})
+	if query == "mean" {
+		r.Mean = &noisy[0]
+	} else {
+		for i, v := range noisy {
+			b := Bin{State: class.States[i], Value: v}
+			if l := data.Levels; l != nil {
+				b.Range = fmt.Sprintf("[%g, %g%s", l.Edges[i], l.Edges[i+1], map[bool]string{true: "]", false: ")"}[i == l.N()-1])
+			}
+			r.Histogram = append(r.Histogram, b)
+		}
+	}
+	if r.Clipped > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%d readings lay outside the levels' bounds and were counted in the end levels", r.Clipped))
 	}
 	if fitted {
 		r.Warnings = append(r.Warnings, "the class was fitted from the released data: the guarantee holds for that fitted chain, and the fit itself is not protected (it is not printed)")

@@ -279,7 +279,7 @@ func TestWriteCSVKeepsGaps(t *testing.T) {
 	if err := d.WriteCSV(&b, "series", "time", "state"); err != nil {
 		t.Fatal(err)
 	}
-	if b.String() != "series,time,state\na,1,x\na,2,y\na,6,x\n" {
+	if b.String() != "series,time,state\na,0,x\na,1,y\na,5,x\n" {
 		t.Fatalf("%q", b.String())
 	}
 }

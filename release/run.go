@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
@@ -27,6 +28,30 @@ type Request struct {
 // CSV.States with Fit (which must then be given); a reading of another state
 // is an error naming its line. It returns the report and the class used.
 func Run(r io.Reader, name string, req Request) (*Report, *markov.Class, error) {
+	data, class, err := load(r, name, &req)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep, err := Histogram(data, class, req.Fit, req.Options)
+	return rep, class, err
+}
+
+// RunWindows is Run with one release per calendar window of the given
+// width (Windows).
+func RunWindows(r io.Reader, name string, req Request, width time.Duration) (*WindowedReport, error) {
+	data, class, err := load(r, name, &req)
+	if err != nil {
+		return nil, err
+	}
+	return Windows(data, class, req.Fit, req.Options, width, req.CSV.Location)
+}
+
+// load reads the data with the request's declared states and settles the
+// class (fitting it when asked).
+func load(r io.Reader, name string, req *Request) (*Data, *markov.Class, error) {
+	if req.CSV.Levels != nil && req.CSV.States == nil {
+		req.CSV.States = req.CSV.Levels.Names() // numeric readings: the levels are declared
+	}
 	switch {
 	case req.Fit && req.Class != nil:
 		return nil, nil, errors.New("give a class or fit one, not both")
@@ -55,8 +80,7 @@ func Run(r io.Reader, name string, req Request) (*Report, *markov.Class, error) 
 			return nil, nil, err
 		}
 	}
-	rep, err := Histogram(data, class, req.Fit, req.Options)
-	return rep, class, err
+	return data, class, nil
 }
 
 // ParseStates reads a declared state list "a,b,c" (distinct, non-empty);

@@ -35,9 +35,19 @@ func (s *Scale) WriteText(out io.Writer) error {
 // release does; extra rows (label, text) go before the warnings.
 func (r *Report) WriteText(out io.Writer, extra ...[2]string) error {
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(w, "state\tprivate %s\n", r.Query)
-	for _, b := range r.Histogram {
-		fmt.Fprintf(w, "%s\t%.6g\n", b.State, b.Value)
+	switch {
+	case r.Mean != nil:
+		fmt.Fprintf(w, "private mean\t%.6g\n", *r.Mean)
+	case len(r.Histogram) > 0 && r.Histogram[0].Range != "":
+		fmt.Fprintf(w, "level\trange\tprivate %s\n", r.Query)
+		for _, b := range r.Histogram {
+			fmt.Fprintf(w, "%s\t%s\t%.6g\n", b.State, b.Range, b.Value)
+		}
+	default:
+		fmt.Fprintf(w, "state\tprivate %s\n", r.Query)
+		for _, b := range r.Histogram {
+			fmt.Fprintf(w, "%s\t%.6g\n", b.State, b.Value)
+		}
 	}
 	fmt.Fprintf(w, "\nguarantee\t%s\nprotects\t%s\nmethod\t%s, ε = %g\nsigma\t%.6g (1-Lipschitz), L = %.6g, per-bin Laplace scale %.6g\n",
 		r.Guarantee, r.Protects, r.Method, r.Epsilon, r.Sigma, r.Lipschitz, r.PerBinScale)
@@ -52,6 +62,9 @@ func (r *Report) WriteText(out io.Writer, extra ...[2]string) error {
 		fmt.Fprintf(w, "length %d\tσ = %.6g, reading %d, quilt a=%d b=%d%s\n", s.Length, *s.Sigma, s.Node, s.Quilt.A, s.Quilt.B, gaps)
 	}
 	fmt.Fprintf(w, "data\t%d series, %d readings, lengths %d–%d, %d missing readings inside the series\n", r.Sequences, r.Observations, r.MinLength, r.MaxLength, r.Missing)
+	if r.MissingValues > 0 || r.Clipped > 0 {
+		fmt.Fprintf(w, "values\t%d missing, %d outside the levels' bounds\n", r.MissingValues, r.Clipped)
+	}
 	if r.TimeStep != nil {
 		fmt.Fprintf(w, "time step\t%g (%s)\n", r.TimeStep.Step, r.TimeStep.Source)
 	}

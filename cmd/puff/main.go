@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -146,6 +147,10 @@ type dataFlags struct {
 	states    string
 	gap       float64
 	smoothing float64
+	levels    string
+	edges     string
+	values    string
+	tz        string
 	cmd       *cobra.Command
 }
 
@@ -160,6 +165,14 @@ func (d *dataFlags) register(c *cobra.Command) {
 	f.Float64Var(&d.opts.Step, "step", 0, "time step of the readings' grid; a difference of g+1 steps is g missing readings (0: the smallest positive difference in the data)")
 	f.Float64Var(&d.gap, "gap", 0, "deprecated, no effect: a series is never split; missing readings are placed on the --step grid and the chain runs through them")
 	f.StringVar(&d.states, "states", "", "the declared states in order, comma-separated (e.g. sleep,sit,walk,run): the histogram's bins")
+	f.StringVar(&d.opts.ValueCol, "value-col", "", "a column of numeric readings (instead of --state-col), discretised by --levels or --edges")
+	f.StringVar(&d.levels, "levels", "", "LO:HI:N — N equal-width levels over public bounds [LO, HI] (values outside go to the end levels and are counted; bins computed from the data are not offered: they would reveal it)")
+	f.StringVar(&d.edges, "edges", "", "e1,e2,...: levels between consecutive public edges (instead of --levels)")
+	f.StringVar(&d.values, "level-values", "", "each level's value for --query mean (default: the midpoints)")
+	f.StringArrayVar(&d.opts.TimeFormats, "time-format", nil, "Go layout of the time column (repeat to try several), e.g. '2/1/2006 15:04:05'; default: numbers (seconds) or RFC 3339")
+	f.StringVar(&d.tz, "tz", "UTC", "time zone of times without one, and of --window boundaries (IANA name)")
+	f.Float64Var(&d.opts.TimeUnit, "time-unit", 1, "seconds per unit of a numeric time (60 when times count minutes)")
+	f.BoolVar(&d.opts.Sort, "sort", false, "order each series by time instead of refusing times that go backwards")
 }
 
 // source opens the data file (or the built-in example) and returns the
@@ -179,6 +192,30 @@ func (d *dataFlags) source() (io.ReadCloser, string, release.CSVOptions, error) 
 	if d.cmd != nil {
 		fl := d.cmd.Flags()
 		opts.RequireSeries, opts.RequireTime, opts.RequireState = fl.Changed("series-col"), fl.Changed("time-col"), fl.Changed("state-col")
+	}
+	switch {
+	case d.levels != "" && d.edges != "":
+		return nil, "", opts, fmt.Errorf("give --levels or --edges, not both")
+	case d.levels != "":
+		opts.Levels, err = release.ParseLevels(d.levels)
+	case d.edges != "":
+		opts.Levels, err = release.ParseEdges(d.edges)
+	}
+	if err == nil && d.values != "" {
+		if opts.Levels == nil {
+			err = fmt.Errorf("--level-values needs --levels or --edges")
+		} else {
+			err = opts.Levels.SetValues(d.values)
+		}
+	}
+	if err != nil {
+		return nil, "", opts, fmt.Errorf("--%w", err)
+	}
+	if opts.Levels != nil && opts.ValueCol == "" {
+		return nil, "", opts, fmt.Errorf("--levels and --edges discretise numeric readings: name their column with --value-col")
+	}
+	if opts.Location, err = time.LoadLocation(d.tz); err != nil {
+		return nil, "", opts, fmt.Errorf("--tz %q: %w", d.tz, err)
 	}
 	if d.path == "" {
 		return io.NopCloser(release.ExampleData()), "example/activity.csv", opts, nil
@@ -212,6 +249,7 @@ func releaseCmd() *cobra.Command {
 	var classPath, logPath, dataset string
 	epsF, methodF := newEps("1"), newMethod()
 	var fit, relative, asJSON bool
+	var query, window string
 	c := &cobra.Command{
 		Use:   "release [--data FILE] [--class FILE | --fit --states a,b,c] [--epsilon E] [--method M] [--json]",
 		Short: "Release a private histogram of categorical time series",
@@ -222,7 +260,7 @@ func releaseCmd() *cobra.Command {
 			if err := checkEps(eps); err != nil {
 				return err
 			}
-			req := release.Request{Fit: fit, Smoothing: df.smoothing, Options: release.Options{Epsilon: eps, Method: method, Relative: relative}}
+			req := release.Request{Fit: fit, Smoothing: df.smoothing, Options: release.Options{Epsilon: eps, Method: method, Relative: relative, Query: query}}
 			var err error
 			switch {
 			case classPath != "":
@@ -242,6 +280,20 @@ func releaseCmd() *cobra.Command {
 			}
 			defer src.Close()
 			req.CSV = opts
+			if window != "" {
+				width, err := time.ParseDuration(window)
+				if err != nil {
+					return fmt.Errorf("--window %q: %v (e.g. 24h, 168h)", window, err)
+				}
+				wr, err := release.RunWindows(src, name, req, width)
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					return writeJSON(cmd.OutOrStdout(), wr)
+				}
+				return wr.WriteText(cmd.OutOrStdout())
+			}
 			r, class, err := release.Run(src, name, req)
 			if err != nil {
 				return err
@@ -279,7 +331,9 @@ func releaseCmd() *cobra.Command {
 	f.Float64Var(&df.smoothing, "smoothing", 0, "additive smoothing α for --fit")
 	f.Var(epsF, "epsilon", "privacy parameter ε > 0: a decimal, a fraction (1/2) or ln(r)")
 	f.Var(methodF, "method", "exact | approx | gk16 | groupdp | dp")
-	f.BoolVar(&relative, "relative", false, "release relative frequencies (L = 2/N) instead of counts (L = 2)")
+	f.BoolVar(&relative, "relative", false, "release relative frequencies (L = 2/N) instead of counts (L = 2); same as --query relative")
+	f.StringVar(&window, "window", "", "release one histogram per calendar window of this length (e.g. 24h, 168h; UTC unless --tz) with the total guarantee of all")
+	f.StringVar(&query, "query", "", "counts (L = 2), relative (L = 2/N) or mean (the mean level value, numeric readings; L = (max − min level value)/N)")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
 	f.StringVar(&logPath, "log", "", "append the release to this compose log (created if missing) and print the total guarantee")
 	f.StringVar(&dataset, "dataset", "", "dataset name in the log (default: the data file's name); each series is one chain \"dataset/series\"")
@@ -302,7 +356,7 @@ func fitCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if df.states == "" {
+			if df.states == "" && data.Levels == nil {
 				sorted := slices.Sorted(slices.Values(data.States))
 				if err := data.Align(sorted, name); err != nil {
 					return err

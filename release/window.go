@@ -1,0 +1,182 @@
+package release
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/pufferfish-privacy/pufferfish/compose"
+	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/record"
+)
+
+// Window is one calendar window's release.
+type Window struct {
+	Start string `json:"start"` // RFC 3339, in the window's time zone
+	End   string `json:"end"`   // exclusive
+	*Report
+}
+
+// Total is the guarantee of a set of releases on one dataset, from the
+// composition rules over every series' chain.
+type Total struct {
+	Epsilon float64 `json:"epsilon"`
+	Rule    string  `json:"rule"`
+	Theorem string  `json:"theorem"`
+	Why     string  `json:"why,omitempty"`
+}
+
+// WindowedReport is a release per calendar window and the total guarantee
+// of all of them.
+type WindowedReport struct {
+	Width   string   `json:"window"`
+	Zone    string   `json:"time_zone"`
+	Windows []Window `json:"windows"`
+	Total   Total    `json:"total"`
+}
+
+// Windows releases one histogram per calendar window of the given width
+// (aligned to the Unix epoch in loc's wall-clock time, so 24h windows are
+// local days), each with σ from its own readings: a window of a series is a
+// segment of that series' chain, calibrated at its start (docs/math.md
+// §4.7). The total guarantee composes every window of every series with
+// package compose: windows of one series are disjoint segments of one chain
+// (the parallel rule, with the influence across the gaps), series are
+// independent (the worst series). The data must have times.
+func Windows(data *Data, class *markov.Class, fitted bool, opts Options, width time.Duration, loc *time.Location) (*WindowedReport, error) {
+	if data.Times == nil {
+		return nil, errors.New("windows need a time column")
+	}
+	if width < time.Second {
+		return nil, fmt.Errorf("window %v: want at least a second", width)
+	}
+	if loc == nil {
+		loc = time.UTC
+	}
+	w := width.Seconds()
+	// window index of a time: floor of its wall-clock seconds / width
+	index := func(t float64) int64 {
+		tt := time.Unix(0, int64(t*1e9)).In(loc)
+		_, off := tt.Zone()
+		return int64(math.Floor((t + float64(off)) / w))
+	}
+	type part struct{ s, from, to int } // series s, readings [from, to)
+	byWindow := map[int64][]part{}
+	var order []int64
+	for s, ts := range data.Times {
+		from := 0
+		for j := 1; j <= len(ts); j++ {
+			if j < len(ts) && index(ts[j]) == index(ts[from]) {
+				continue
+			}
+			k := index(ts[from])
+			if _, seen := byWindow[k]; !seen {
+				order = append(order, k)
+			}
+			byWindow[k] = append(byWindow[k], part{s, from, j})
+			from = j
+		}
+	}
+	slices.Sort(order)
+	out := &WindowedReport{Width: width.String(), Zone: loc.String()}
+	ledger := compose.New()
+	for s := range data.Seqs {
+		ob := data.Observation(s)
+		if err := ledger.AddDataset(compose.Dataset{Name: chainName(data.Series[s]), Length: ob.End(), Class: class}); err != nil {
+			return nil, err
+		}
+	}
+	cache := map[string]Scale{}
+	for _, k := range order {
+		sub := &Data{States: data.States, Levels: data.Levels, Step: data.Step, StepSource: data.StepSource}
+		for _, p := range byWindow[k] {
+			full := data.Observation(p.s)
+			first := obsTime(full, p.from)
+			off := make([]int, p.to-p.from)
+			for j := range off {
+				off[j] = obsTime(full, p.from+j) - first
+			}
+			sub.Seqs = append(sub.Seqs, data.Seqs[p.s][p.from:p.to])
+			sub.Series = append(sub.Series, data.Series[p.s])
+			sub.Offsets = append(sub.Offsets, off)
+			sub.Starts = append(sub.Starts, first)
+			sub.Times = append(sub.Times, data.Times[p.s][p.from:p.to])
+		}
+		r, err := histogram(sub, class, fitted, opts, cache)
+		if err != nil {
+			return nil, fmt.Errorf("window %s: %w", windowStart(k, w, loc), err)
+		}
+		out.Windows = append(out.Windows, Window{Start: windowStart(k, w, loc), End: windowStart(k+1, w, loc), Report: r})
+		for _, sg := range r.Record.Segments {
+			if err := ledger.Record(ledgerEntry(len(out.Windows), r.Record, sg)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	t, err := worst(ledger, data.Series)
+	if err != nil {
+		return nil, err
+	}
+	out.Total = t
+	return out, nil
+}
+
+// obsTime is the chain time of reading j (0-based) of an observation.
+func obsTime(ob interface{ Time(int) int }, j int) int { return ob.Time(j + 1) }
+
+func ledgerEntry(n int, rec *record.Release, sg record.Segment) compose.Release {
+	r := compose.Release{Name: fmt.Sprintf("window %d: %s", n, sg.Series), Dataset: chainName(sg.Series), Kind: rec.Mechanism, Epsilon: rec.Epsilon,
+		Start: sg.First, End: sg.Last, Calibration: &compose.Calibration{Start: sg.First, End: sg.Last}}
+	if rec.Mechanism == compose.MQMApprox && sg.Quilt != nil {
+		q := *sg.Quilt
+		r.Active = &q
+	}
+	return r
+}
+
+// worst is the largest guarantee over the series, with its rule.
+func worst(l *compose.Ledger, series []string) (Total, error) {
+	var t Total
+	for _, s := range series {
+		g, err := l.Guarantee(chainName(s))
+		if err != nil {
+			return Total{}, err
+		}
+		if g.Best.Epsilon >= t.Epsilon {
+			t = Total{Epsilon: g.Best.Epsilon, Rule: g.Best.Rule, Theorem: g.Best.Theorem}
+		}
+	}
+	return t, nil
+}
+
+func windowStart(k int64, w float64, loc *time.Location) string {
+	// wall-clock seconds k·w in loc: find the instant with that wall clock
+	wall := time.Unix(int64(float64(k)*w), 0).UTC()
+	t := time.Date(wall.Year(), wall.Month(), wall.Day(), wall.Hour(), wall.Minute(), wall.Second(), 0, loc)
+	return t.Format(time.RFC3339)
+}
+
+// WriteText prints every window's histogram and the total guarantee.
+func (wr *WindowedReport) WriteText(out io.Writer) error {
+	for _, w := range wr.Windows {
+		fmt.Fprintf(out, "== window %s – %s\n", w.Start, w.End)
+		if err := w.Report.WriteText(out); err != nil {
+			return err
+		}
+		fmt.Fprintln(out)
+	}
+	_, err := fmt.Fprintf(out, "total over %d windows (%s, %s): ε = %.6g by %s (%s)\n", len(wr.Windows), wr.Width, wr.Zone, wr.Total.Epsilon, wr.Total.Rule, wr.Total.Theorem)
+	return err
+}
+
+// chainName names a series' chain in the ledger ("" is the only series of
+// a file without a series column).
+func chainName(series string) string {
+	if series == "" {
+		return "(the series)"
+	}
+	return series
+}
