@@ -2,6 +2,7 @@ package release
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -26,7 +27,7 @@ func TestNumericReadingsAndTimes(t *testing.T) {
 	if d.MissingValues != 1 || d.Clipped != 2 || d.Step != 60 || d.Missing() != 1 || len(d.Seqs[0]) != 4 {
 		t.Fatalf("missing values %d, clipped %d, step %v, gaps %d, readings %v", d.MissingValues, d.Clipped, d.Step, d.Missing(), d.Seqs)
 	}
-	if want := []int{0, 3, 3, 0}; !equalInts(d.Seqs[0], want) {
+	if want := []int{0, 3, 3, 0}; !slices.Equal(d.Seqs[0], want) {
 		t.Fatalf("levels %v, want %v", d.Seqs[0], want)
 	}
 	// the mean query: L = (max − min level value)/N
@@ -58,18 +59,6 @@ func TestNumericReadingsAndTimes(t *testing.T) {
 	if _, err := ReadData(strings.NewReader("s,t,v\na,5,1\n"), "x.csv", CSVOptions{SeriesCol: "s", TimeCol: "t", ValueCol: "v"}); err == nil || !strings.Contains(err.Error(), "public levels") {
 		t.Fatalf("numeric without levels: %v", err)
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Windows: each window is a segment of its series' chain calibrated at its
