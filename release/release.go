@@ -209,6 +209,16 @@ type Report struct {
 	Record *record.Release `json:"-"`
 }
 
+// divUp is a/n rounded up to the next float64 when the quotient is not
+// exact: a Lipschitz constant must never be understated.
+func divUp(a, n float64) float64 {
+	q := a / n
+	if math.FMA(q, n, -a) < 0 {
+		q = math.Nextafter(q, math.Inf(1))
+	}
+	return q
+}
+
 // maxScale is the largest per-bin Laplace scale Histogram samples: far
 // beyond any useful release, and far below the range where the snapped
 // sampler's grid arithmetic loses integers.
@@ -350,7 +360,7 @@ func histogram(data *Data, class *markov.Class, fitted bool, opts Options, cache
 		r.Query, r.Lipschitz = "counts", 2
 	case "relative":
 		// one reading moves 1/N from one bin to another: 2/N in L1
-		r.Query, r.Lipschitz = "relative", 2/N
+		r.Query, r.Lipschitz = "relative", divUp(2, N)
 		for i := range counts {
 			counts[i] /= N
 		}
@@ -365,7 +375,11 @@ func histogram(data *Data, class *markov.Class, fitted bool, opts Options, cache
 		for i, c := range counts {
 			sum += c * lv[i]
 		}
-		r.Query, r.Lipschitz = "mean", (slices.Max(lv)-slices.Min(lv))/N
+		spread := slices.Max(lv) - slices.Min(lv)
+		if spread > 0 && math.FMA(-1, slices.Max(lv), spread+slices.Min(lv)) < 0 {
+			spread = math.Nextafter(spread, math.Inf(1)) // the subtraction rounded down
+		}
+		r.Query, r.Lipschitz = "mean", divUp(spread, N)
 		values = []float64{sum / N}
 	default:
 		return nil, fmt.Errorf("query %q: want counts, relative or mean", query)

@@ -3,6 +3,8 @@ package release
 import (
 	"bytes"
 	"fmt"
+	"math"
+	"math/big"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -157,7 +159,14 @@ func TestHistogramReport(t *testing.T) {
 			if rel {
 				wantL = 2 / float64(d.Observations())
 			}
-			if r.Lipschitz != wantL || r.PerBinScale != noise.ScaleFor(r.Sigma, wantL) || r.PerBinScale < r.Sigma*wantL || r.NoiseScale < r.PerBinScale {
+			// L is 2/N rounded up (never below the exact quotient, at most
+			// one ulp above it)
+			exactL := new(big.Rat).SetFrac64(2, int64(d.Observations()))
+			if !rel {
+				exactL = big.NewRat(2, 1)
+			}
+			if new(big.Rat).SetFloat64(r.Lipschitz).Cmp(exactL) < 0 || r.Lipschitz > math.Nextafter(wantL, math.Inf(1)) ||
+				r.PerBinScale != noise.ScaleFor(r.Sigma, r.Lipschitz) || r.PerBinScale < r.Sigma*wantL || r.NoiseScale < r.PerBinScale {
 				t.Fatalf("%s rel=%v: L=%v per-bin=%v σ=%v noise=%v", m, rel, r.Lipschitz, r.PerBinScale, r.Sigma, r.NoiseScale)
 			}
 			if len(r.Histogram) != 4 || r.Sequences != 10 {
