@@ -86,14 +86,13 @@ func AppendLog(path, dataset string, class *markov.Class, rec *record.Release) (
 		} else {
 			lg.Datasets[i].Length = max(lg.Datasets[i].Length, sg.Last)
 		}
-		r := Release{Name: fmt.Sprintf("release %d: %s", n, name), Dataset: name, Kind: rec.Mechanism, Epsilon: rec.Epsilon,
-			Start: sg.First, End: sg.Last, Theta: hash, Calibration: &Calibration{Start: sg.First, End: sg.Last}}
-		if rec.Mechanism == MQMApprox && sg.Quilt != nil {
-			q := *sg.Quilt
-			r.Active = &q
-		}
-		lg.Releases = append(lg.Releases, r)
 	}
+	lg.Releases = append(lg.Releases, Entries(fmt.Sprintf("release %d", n), rec, func(series string) string {
+		if series == "" {
+			return dataset
+		}
+		return dataset + "/" + series
+	})...)
 	// Validate the whole log before writing it.
 	out, err := marshalLog(&lg)
 	if err != nil {

@@ -2,6 +2,7 @@ package compose
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -597,5 +598,46 @@ func TestSegmentCalibrationChecked(t *testing.T) {
 		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
 			t.Errorf("calibration %+v: error %v, want %q", c.cal, err, c.want)
 		}
+	}
+}
+
+// A recorded ε is an exact decimal: ten releases of 0.1 spend exactly 1,
+// 0.1 + 0.2 exactly 0.3 (float sums give 0.9999999999999999 and
+// 0.30000000000000004).
+func TestExactSums(t *testing.T) {
+	ch, _ := markov.New(nil, [][]float64{{0.9, 0.1}, {0.2, 0.8}}, markov.InitStationary, nil)
+	cl, _ := markov.NewClass(ch.States, ch)
+	for _, c := range []struct {
+		eps  []float64
+		want *big.Rat
+	}{
+		{[]float64{0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1}, big.NewRat(1, 1)},
+		{[]float64{0.1, 0.2}, big.NewRat(3, 10)},
+		{[]float64{1.0 / 3, 1.0 / 3, 1.0 / 3}, big.NewRat(9999999999999999, 1e16)},
+	} {
+		l := New()
+		l.AddDataset(Dataset{Name: "d", Length: 10, Class: cl})
+		for i, e := range c.eps {
+			if err := l.Record(Release{Name: fmt.Sprint(i), Dataset: "d", Kind: MQMExact, Epsilon: e}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		g, err := l.Guarantee("d")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.Best.Rule != "mqm-sequential" || g.Best.Bound.Cmp(c.want) != 0 {
+			t.Errorf("%v: %s %v, want %v", c.eps, g.Best.Rule, g.Best.Bound, c.want)
+		}
+		if fmt.Sprint(g.Best.Epsilon) != c.want.FloatString(16) && g.Best.Epsilon != Up(c.want) {
+			t.Errorf("shown %v", g.Best.Epsilon)
+		}
+	}
+	if Up(big.NewRat(3, 10)) != 0.3 || Down(big.NewRat(3, 10)) != 0.3 {
+		t.Error("0.3 must show as 0.3")
+	}
+	third := big.NewRat(1, 3)
+	if Rat(Up(third)).Cmp(third) < 0 || Rat(Down(third)).Cmp(third) > 0 {
+		t.Errorf("1/3 shown as %v / %v", Up(third), Down(third))
 	}
 }

@@ -54,6 +54,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/big"
 	"slices"
 	"sort"
 	"strings"
@@ -95,6 +96,8 @@ type Release struct {
 	// Calibration is the segment the noise was calibrated for (puff scale
 	// --start S --length N); MQM releases must match their segment.
 	Calibration *Calibration `json:"calibration,omitempty"`
+
+	eps *big.Rat // Epsilon as an exact rational (Rat), set by Record
 }
 
 // Calibration is the chain segment a noise scale was computed for: times
@@ -127,7 +130,10 @@ type Claim struct {
 	Rule    string  `json:"rule"`
 	Theorem string  `json:"theorem"`
 	Applies bool    `json:"applies"`
-	Epsilon float64 `json:"epsilon,omitempty"`
+	Epsilon float64 `json:"epsilon,omitempty"` // Bound rounded up
+	// Bound is the claim's ε as an exact rational (see Rat): what a budget
+	// is checked against.
+	Bound   *big.Rat `json:"-"`
 	Covers  string  `json:"covers,omitempty"`
 	Why     string  `json:"why,omitempty"` // why it does not apply, or how it was computed
 }
@@ -194,6 +200,7 @@ func (l *Ledger) Record(r Release) error {
 	if r.Start < 1 || r.End > d.Length || r.Start > r.End {
 		return fmt.Errorf("compose: release %q: segment [%d, %d] is not inside 1..%d", r.Name, r.Start, r.End, d.Length)
 	}
+	r.eps = Rat(r.Epsilon)
 	if err := checkCalibration(r, d); err != nil {
 		return err
 	}
@@ -244,8 +251,8 @@ func checkCalibration(r Release, d *Dataset) error {
 
 // Dependence records Δ for a pair of releases ([SC17] Thm III.6).
 func (l *Ledger) Dependence(a, b string, delta float64) error {
-	if !(delta >= 0) {
-		return fmt.Errorf("compose: Δ must be ≥ 0")
+	if !(delta >= 0) || Rat(delta) == nil {
+		return fmt.Errorf("compose: Δ must be a finite number ≥ 0")
 	}
 	if a > b {
 		a, b = b, a
@@ -270,7 +277,7 @@ func (l *Ledger) Guarantee(dataset string) (Guarantee, error) {
 	}
 	g := Guarantee{Dataset: dataset}
 	if len(rs) == 0 {
-		g.Best = Claim{Rule: "none", Applies: true, Covers: "everything", Why: "nothing released"}
+		g.Best = Claim{Rule: "none", Applies: true, Bound: zero(), Covers: "everything", Why: "nothing released"}
 		return g, nil
 	}
 	for _, r := range rs {
@@ -284,15 +291,18 @@ func (l *Ledger) Guarantee(dataset string) (Guarantee, error) {
 		single(rs), sequential(rs), parallel(d, rs), far(rs), divergence(l, rs), dpRule(d, rs),
 	}
 	for i, c := range g.Claims {
-		if c.Applies && (math.IsInf(c.Epsilon, 0) || math.IsNaN(c.Epsilon)) {
-			// an infinite bound is no guarantee
-			g.Claims[i].Applies, g.Claims[i].Epsilon = false, 0
-			g.Claims[i].Why = strings.TrimSpace("the bound is infinite. " + c.Why)
+		if c.Applies {
+			g.Claims[i].Epsilon = Up(c.Bound)
+			if math.IsInf(g.Claims[i].Epsilon, 0) {
+				// a bound beyond float64 is no guarantee
+				g.Claims[i].Applies, g.Claims[i].Epsilon, g.Claims[i].Bound = false, 0, nil
+				g.Claims[i].Why = strings.TrimSpace("the bound is infinite. " + c.Why)
+			}
 		}
 	}
 	best := -1
 	for i, c := range g.Claims {
-		if c.Applies && (best < 0 || c.Epsilon < g.Claims[best].Epsilon) {
+		if c.Applies && (best < 0 || c.Bound.Cmp(g.Claims[best].Bound) < 0) {
 			best = i
 		}
 	}
@@ -327,14 +337,14 @@ func single(rs []Release) Claim {
 		c.Why = "a DP release is ε-Pufferfish only for independent records (see dp)"
 		return c
 	}
-	c.Applies, c.Epsilon = true, rs[0].Epsilon
+	c.Applies, c.Bound = true, rs[0].eps
 	c.Covers = fmt.Sprintf("secrets X_t, t in [%d, %d]", rs[0].Start, rs[0].End)
 	return c
 }
 
 func sequential(rs []Release) Claim {
 	c := Claim{Rule: "mqm-sequential", Theorem: "[SC17] Theorem III.7"}
-	sum := 0.0
+	sum := zero()
 	for _, r := range rs {
 		if !isMQM(r.Kind) {
 			c.Why = fmt.Sprintf("release %q is %s, not MQM", r.Name, r.Kind)
@@ -344,9 +354,9 @@ func sequential(rs []Release) Claim {
 			c.Why = "the releases cover different segments"
 			return c
 		}
-		sum += r.Epsilon
+		sum = add(sum, r.eps)
 	}
-	c.Applies, c.Epsilon = true, sum
+	c.Applies, c.Bound = true, sum
 	c.Covers = fmt.Sprintf("secrets X_t, t in [%d, %d]", rs[0].Start, rs[0].End)
 	return c
 }
@@ -354,7 +364,7 @@ func sequential(rs []Release) Claim {
 // segment is a group of releases on one identical segment.
 type segment struct {
 	start, end int
-	eps        float64
+	eps        *big.Rat
 	rs         []Release
 }
 
@@ -365,10 +375,10 @@ func segments(rs []Release) ([]segment, string) {
 	for _, r := range rs {
 		i := slices.IndexFunc(out, func(s segment) bool { return s.start == r.Start && s.end == r.End })
 		if i < 0 {
-			out = append(out, segment{start: r.Start, end: r.End})
+			out = append(out, segment{start: r.Start, end: r.End, eps: zero()})
 			i = len(out) - 1
 		}
-		out[i].eps += r.Epsilon
+		out[i].eps = add(out[i].eps, r.eps)
 		out[i].rs = append(out[i].rs, r)
 	}
 	sort.Slice(out, func(a, b int) bool { return out[a].start < out[b].start })
@@ -419,40 +429,42 @@ func parallel(d *Dataset, rs []Release) Claim {
 	m := len(segs)
 	// left[g]: influence term from segments left of g; E[g]: guarantee of
 	// segments 0..g for a secret in segment g (no right side).
-	left := make([]float64, m)
-	E := make([]float64, m)
+	left := make([]*big.Rat, m)
+	E := make([]*big.Rat, m)
 	for g := range m {
+		left[g] = zero()
 		if g > 0 {
 			e, err := Backward(d.Class, segs[g].start-segs[g-1].end, segs[g].start)
 			if err != nil {
 				c.Why = err.Error()
 				return c
 			}
-			left[g] = min(E[g-1], e)
+			left[g] = capBy(E[g-1], e)
 		}
-		E[g] = segs[g].eps + left[g]
+		E[g] = add(segs[g].eps, left[g])
 	}
-	right := make([]float64, m)
-	F := make([]float64, m)
+	right := make([]*big.Rat, m)
+	F := make([]*big.Rat, m)
 	for g := m - 1; g >= 0; g-- {
+		right[g] = zero()
 		if g < m-1 {
 			e, err := Forward(d.Class, segs[g+1].start-segs[g].end, segs[g].end)
 			if err != nil {
 				c.Why = err.Error()
 				return c
 			}
-			right[g] = min(F[g+1], e)
+			right[g] = capBy(F[g+1], e)
 		}
-		F[g] = segs[g].eps + right[g]
+		F[g] = add(segs[g].eps, right[g])
 	}
-	worst := 0.0
+	worst := zero()
 	var parts []string
 	for g := range m {
-		v := segs[g].eps + left[g] + right[g]
-		worst = max(worst, v)
-		parts = append(parts, fmt.Sprintf("[%d, %d]: %.6g + %.6g + %.6g", segs[g].start, segs[g].end, segs[g].eps, left[g], right[g]))
+		v := add(add(segs[g].eps, left[g]), right[g])
+		worst = maxRat(worst, v)
+		parts = append(parts, fmt.Sprintf("[%d, %d]: %.6g + %.6g + %.6g", segs[g].start, segs[g].end, Up(segs[g].eps), Up(left[g]), Up(right[g])))
 	}
-	c.Applies, c.Epsilon, c.Covers = true, worst, covers(segs)
+	c.Applies, c.Bound, c.Covers = true, worst, covers(segs)
 	c.Why = "own ε + left term + right term per segment: " + strings.Join(parts, "; ")
 	return c
 }
@@ -470,7 +482,7 @@ func far(rs []Release) Claim {
 		c.Why = why
 		return c
 	}
-	worst := 0.0
+	worst := zero()
 	for g, s := range segs {
 		if len(s.rs) > 1 {
 			c.Why = fmt.Sprintf("segment [%d, %d] has %d releases", s.start, s.end, len(s.rs))
@@ -484,9 +496,9 @@ func far(rs []Release) Claim {
 				return c
 			}
 		}
-		worst = max(worst, s.eps)
+		worst = maxRat(worst, s.eps)
 	}
-	c.Applies, c.Epsilon, c.Covers = true, worst, covers(segs)
+	c.Applies, c.Bound, c.Covers = true, worst, covers(segs)
 	return c
 }
 
@@ -512,7 +524,7 @@ func divergence(l *Ledger, rs []Release) Claim {
 		}
 	}
 	c.Applies = true
-	c.Epsilon = rs[0].Epsilon + rs[1].Epsilon + 2*delta
+	c.Bound = add(add(rs[0].eps, rs[1].eps), new(big.Rat).Mul(big.NewRat(2, 1), Rat(delta)))
 	c.Covers = "the secrets both releases protect"
 	c.Why = fmt.Sprintf("ε₁ + ε₂ + 2Δ with Δ = %g", delta)
 	return c
@@ -524,33 +536,33 @@ func dpRule(d *Dataset, rs []Release) Claim {
 	// or ends: sweep those events (memory O(releases), any length).
 	type event struct {
 		t   int
-		eps float64
+		eps *big.Rat
 	}
 	var ev []event
-	sum := 0.0
+	sum := zero()
 	for _, r := range rs {
 		if r.Kind != DP {
 			c.Why = fmt.Sprintf("release %q is %s, not DP", r.Name, r.Kind)
 			return c
 		}
-		ev = append(ev, event{r.Start, r.Epsilon}, event{r.End + 1, -r.Epsilon})
-		sum += r.Epsilon * float64(r.End-r.Start+1)
+		ev = append(ev, event{r.Start, r.eps}, event{r.End + 1, new(big.Rat).Neg(r.eps)})
+		sum = add(sum, new(big.Rat).Mul(r.eps, big.NewRat(int64(r.End-r.Start+1), 1)))
 	}
 	if independent(d.Class) {
 		slices.SortFunc(ev, func(a, b event) int { return a.t - b.t })
-		cur, worst := 0.0, 0.0
+		cur, worst := zero(), zero()
 		for i, e := range ev {
-			cur += e.eps
+			cur = add(cur, e.eps)
 			if i+1 == len(ev) || ev[i+1].t != e.t {
-				worst = max(worst, cur)
+				worst = maxRat(worst, cur)
 			}
 		}
-		c.Applies, c.Epsilon = true, worst
+		c.Applies, c.Bound = true, worst
 		c.Covers = "every record (Θ has independent records, so DP is Pufferfish)"
 		return c
 	}
 	c.Rule = "dp-group"
-	c.Applies, c.Epsilon = true, sum
+	c.Applies, c.Bound = true, sum
 	c.Covers = "every record, under any correlation"
 	c.Why = "Σ over records of the ε each record was exposed to"
 	return c

@@ -86,10 +86,14 @@ func ceilPow2(x float64) float64 {
 	return math.Ldexp(1, exp)
 }
 
-// EffectiveScale is the scale b·(1 + g/unit) of the geometric noise that
-// Add actually uses; it is never below b.
+// EffectiveScale is the scale b·(1 + g/unit + 2⁻⁵⁰) of the geometric noise
+// that Add actually uses, rounded up; it is never below b. The g/unit term
+// pays for snapping the input to the grid; the 2⁻⁵⁰ term makes a release
+// calibrated with the float64 f nearest a decimal ε private at that exact
+// decimal d (|d − f| ≤ 2⁻⁵³·f, so f/(1 + 2⁻⁵⁰) ≤ d), which is what a ledger
+// records (compose.Rat), and absorbs the rounding of this product.
 func EffectiveScale(b, unit float64) float64 {
-	return b * (1 + Granularity(b)/unit)
+	return math.Nextafter(b*(1+Granularity(b)/unit+0x1p-50), math.Inf(1))
 }
 
 // Add returns x plus noise at least as private as Lap(b) for input changes

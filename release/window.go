@@ -36,6 +36,9 @@ type WindowedReport struct {
 	Zone    string   `json:"time_zone"`
 	Windows []Window `json:"windows"`
 	Total   Total    `json:"total"`
+	// Record is the whole run as one release for the ledger: every
+	// window's segments (disjoint segments of each series' chain).
+	Record *record.Release `json:"-"`
 }
 
 // Windows releases one histogram per calendar window of the given width
@@ -82,13 +85,7 @@ func Windows(data *Data, class *markov.Class, fitted bool, opts Options, width t
 	}
 	slices.Sort(order)
 	out := &WindowedReport{Width: width.String(), Zone: loc.String()}
-	ledger := compose.New()
-	for s := range data.Seqs {
-		ob := data.Observation(s)
-		if err := ledger.AddDataset(compose.Dataset{Name: chainName(data.Series[s]), Length: ob.End(), Class: class}); err != nil {
-			return nil, err
-		}
-	}
+	var recs []*record.Release
 	cache := map[string]Scale{}
 	for _, k := range order {
 		sub := &Data{States: data.States, Levels: data.Levels, Step: data.Step, StepSource: data.StepSource}
@@ -110,47 +107,25 @@ func Windows(data *Data, class *markov.Class, fitted bool, opts Options, width t
 			return nil, fmt.Errorf("window %s: %w", windowStart(k, w, loc), err)
 		}
 		out.Windows = append(out.Windows, Window{Start: windowStart(k, w, loc), End: windowStart(k+1, w, loc), Report: r})
-		for _, sg := range r.Record.Segments {
-			if err := ledger.Record(ledgerEntry(len(out.Windows), r.Record, sg)); err != nil {
-				return nil, err
-			}
-		}
+		recs = append(recs, r.Record)
 	}
-	t, err := worst(ledger, data.Series)
+	if len(recs) == 0 {
+		return nil, errors.New("no observations to release")
+	}
+	v, err := compose.Records(class, recs)
 	if err != nil {
 		return nil, err
 	}
-	out.Total = t
+	out.Total = Total{Epsilon: v.Epsilon, Rule: v.Rule, Theorem: v.Theorem}
+	out.Record = &record.Release{Mechanism: opts.Method, Epsilon: opts.Epsilon, Class: class.Hash(), Query: recs[0].Query}
+	for _, r := range recs {
+		out.Record.Segments = append(out.Record.Segments, r.Segments...)
+	}
 	return out, nil
 }
 
 // obsTime is the chain time of reading j (0-based) of an observation.
 func obsTime(ob interface{ Time(int) int }, j int) int { return ob.Time(j + 1) }
-
-func ledgerEntry(n int, rec *record.Release, sg record.Segment) compose.Release {
-	r := compose.Release{Name: fmt.Sprintf("window %d: %s", n, sg.Series), Dataset: chainName(sg.Series), Kind: rec.Mechanism, Epsilon: rec.Epsilon,
-		Start: sg.First, End: sg.Last, Calibration: &compose.Calibration{Start: sg.First, End: sg.Last}}
-	if rec.Mechanism == compose.MQMApprox && sg.Quilt != nil {
-		q := *sg.Quilt
-		r.Active = &q
-	}
-	return r
-}
-
-// worst is the largest guarantee over the series, with its rule.
-func worst(l *compose.Ledger, series []string) (Total, error) {
-	var t Total
-	for _, s := range series {
-		g, err := l.Guarantee(chainName(s))
-		if err != nil {
-			return Total{}, err
-		}
-		if g.Best.Epsilon >= t.Epsilon {
-			t = Total{Epsilon: g.Best.Epsilon, Rule: g.Best.Rule, Theorem: g.Best.Theorem}
-		}
-	}
-	return t, nil
-}
 
 func windowStart(k int64, w float64, loc *time.Location) string {
 	// wall-clock seconds k·w in loc: find the instant with that wall clock
@@ -172,11 +147,3 @@ func (wr *WindowedReport) WriteText(out io.Writer) error {
 	return err
 }
 
-// chainName names a series' chain in the ledger ("" is the only series of
-// a file without a series column).
-func chainName(series string) string {
-	if series == "" {
-		return "(the series)"
-	}
-	return series
-}
