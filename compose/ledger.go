@@ -133,9 +133,9 @@ type Claim struct {
 	Epsilon float64 `json:"epsilon,omitempty"` // Bound rounded up
 	// Bound is the claim's ε as an exact rational (see Rat): what a budget
 	// is checked against.
-	Bound   *big.Rat `json:"-"`
-	Covers  string  `json:"covers,omitempty"`
-	Why     string  `json:"why,omitempty"` // why it does not apply, or how it was computed
+	Bound  *big.Rat `json:"-"`
+	Covers string   `json:"covers,omitempty"`
+	Why    string   `json:"why,omitempty"` // why it does not apply, or how it was computed
 }
 
 // Guarantee is the best applicable claim, with all claims considered.

@@ -146,4 +146,3 @@ func (wr *WindowedReport) WriteText(out io.Writer) error {
 	_, err := fmt.Fprintf(out, "total over %d windows (%s, %s): ε = %.6g by %s (%s)\n", len(wr.Windows), wr.Width, wr.Zone, wr.Total.Epsilon, wr.Total.Rule, wr.Total.Theorem)
 	return err
 }
-
