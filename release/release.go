@@ -243,7 +243,11 @@ func protects(method mechanism.Name, c *ClassSummary) string {
 
 // Histogram releases the private histogram of data under class.
 func Histogram(data *Data, class *markov.Class, fitted bool, opts Options) (*Report, error) {
-	return histogram(data, class, fitted, opts, map[string]Scale{})
+	r, draw, err := plan(data, class, fitted, opts, map[string]Scale{})
+	if err != nil {
+		return nil, err
+	}
+	return r, draw()
 }
 
 // startFree reports whether σ of a consecutive segment does not depend on
@@ -264,14 +268,17 @@ func startFree(class *markov.Class, m mechanism.Name) bool {
 	return true
 }
 
-// histogram is Histogram with a cache of scales shared across calls on the
-// same class and options (the windows of one release).
-func histogram(data *Data, class *markov.Class, fitted bool, opts Options, cache map[string]Scale) (*Report, error) {
+// plan is Histogram up to the noise: the report with every scale and the
+// ledger record, and draw, which adds the noise (the only step that
+// touches randomness, so a ledger can refuse a release before any noise
+// is drawn). cache holds scales shared across calls on the same class and
+// options (the windows of one release).
+func plan(data *Data, class *markov.Class, fitted bool, opts Options, cache map[string]Scale) (*Report, func() error, error) {
 	if data == nil || data.Observations() == 0 {
-		return nil, errors.New("no observations to release")
+		return nil, nil, errors.New("no observations to release")
 	}
 	if !slices.Equal(data.States, class.States) {
-		return nil, errors.New("data states are not aligned with the class (call Data.Align)")
+		return nil, nil, errors.New("data states are not aligned with the class (call Data.Align)")
 	}
 	// One search per distinct observation pattern: consecutive series by
 	// length, series with missing readings by their offsets.
@@ -321,12 +328,12 @@ func histogram(data *Data, class *markov.Class, fitted bool, opts Options, cache
 		} else {
 			var err error
 			if s, err = ComputeScaleAt(class, p.ob, opts.Epsilon, opts.Method); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			cache[ck] = *s
 		}
 		if !s.Applicable {
-			return nil, fmt.Errorf("method %s does not apply to sequences of length %d: %s", opts.Method, p.ob.Len, s.Guarantee)
+			return nil, nil, fmt.Errorf("method %s does not apply to sequences of length %d: %s", opts.Method, p.ob.Len, s.Guarantee)
 		}
 		s.Class = nil
 		if s.TwoSided != nil && *s.TwoSided && !s.UpperBound {
@@ -368,7 +375,7 @@ func histogram(data *Data, class *markov.Class, fitted bool, opts Options, cache
 		// the mean level value: one reading changes it by at most
 		// (max − min level value)/N
 		if data.Levels == nil {
-			return nil, errors.New("the mean query needs numeric readings with levels")
+			return nil, nil, errors.New("the mean query needs numeric readings with levels")
 		}
 		lv := data.Levels.Values
 		sum := 0.0
@@ -382,13 +389,13 @@ func histogram(data *Data, class *markov.Class, fitted bool, opts Options, cache
 		r.Query, r.Lipschitz = "mean", divUp(spread, N)
 		values = []float64{sum / N}
 	default:
-		return nil, fmt.Errorf("query %q: want counts, relative or mean", query)
+		return nil, nil, fmt.Errorf("query %q: want counts, relative or mean", query)
 	}
 	r.Clipped, r.MissingValues = data.Clipped, data.MissingValues
 	r.PerBinScale = noise.ScaleFor(r.Sigma, r.Lipschitz)
 	r.NoiseScale = noise.EffectiveScale(r.PerBinScale, r.Lipschitz)
 	if math.IsInf(r.NoiseScale, 0) || math.IsNaN(r.NoiseScale) || r.NoiseScale > maxScale {
-		return nil, fmt.Errorf("ε = %g needs a per-bin noise scale of %.3g, beyond what can be sampled (at most %g): choose a larger ε", opts.Epsilon, r.PerBinScale, maxScale)
+		return nil, nil, fmt.Errorf("ε = %g needs a per-bin noise scale of %.3g, beyond what can be sampled (at most %g): choose a larger ε", opts.Epsilon, r.PerBinScale, maxScale)
 	}
 	r.Protects = protects(opts.Method, r.Class)
 	r.Record = &record.Release{Mechanism: opts.Method, Epsilon: opts.Epsilon, Class: class.Hash(), Query: r.Query}
@@ -400,13 +407,15 @@ func histogram(data *Data, class *markov.Class, fitted bool, opts Options, cache
 		r.Record.Segments = append(r.Record.Segments, record.Segment{Series: data.Series[i], First: ob.Start, Last: ob.End(),
 			Readings: ob.Len, Quilt: quilts[fmt.Sprint(ob.Start, ob.Len, ob.Times)]})
 	}
-	noisy, err := noise.NewLaplace(opts.Source).Release(values, r.Sigma, r.Lipschitz)
-	if err != nil {
-		return nil, err
-	}
-	if query == "mean" {
-		r.Mean = &noisy[0]
-	} else {
+	draw := func() error {
+		noisy, err := noise.NewLaplace(opts.Source).Release(values, r.Sigma, r.Lipschitz)
+		if err != nil {
+			return err
+		}
+		if query == "mean" {
+			r.Mean = &noisy[0]
+			return nil
+		}
 		for i, v := range noisy {
 			b := Bin{State: class.States[i], Value: v}
 			if l := data.Levels; l != nil {
@@ -414,6 +423,7 @@ func histogram(data *Data, class *markov.Class, fitted bool, opts Options, cache
 			}
 			r.Histogram = append(r.Histogram, b)
 		}
+		return nil
 	}
 	if r.Clipped > 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%d readings lay outside the levels' bounds and were counted in the end levels", r.Clipped))
@@ -424,5 +434,5 @@ func histogram(data *Data, class *markov.Class, fitted bool, opts Options, cache
 	if opts.Method == mechanism.DP {
 		r.Warnings = append(r.Warnings, "dp protects single entries only; correlated entries can be inferred from their neighbours")
 	}
-	return r, nil
+	return r, draw, nil
 }

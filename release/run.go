@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/record"
 )
 
 // Request is one release as a user asks for it — the same options for the
@@ -28,22 +29,89 @@ type Request struct {
 // CSV.States with Fit (which must then be given); a reading of another state
 // is an error naming its line. It returns the report and the class used.
 func Run(r io.Reader, name string, req Request) (*Report, *markov.Class, error) {
-	data, class, err := load(r, name, &req)
+	p, err := Prepare(r, name, req, 0)
 	if err != nil {
 		return nil, nil, err
 	}
-	rep, err := Histogram(data, class, req.Fit, req.Options)
-	return rep, class, err
+	out, err := p.Draw()
+	if err != nil {
+		return nil, nil, err
+	}
+	return out.(*Report), p.Class, nil
 }
 
 // RunWindows is Run with one release per calendar window of the given
 // width (Windows).
 func RunWindows(r io.Reader, name string, req Request, width time.Duration) (*WindowedReport, error) {
+	if width <= 0 {
+		return nil, fmt.Errorf("window %v: want a positive duration", width)
+	}
+	p, err := Prepare(r, name, req, width)
+	if err != nil {
+		return nil, err
+	}
+	out, err := p.Draw()
+	if err != nil {
+		return nil, err
+	}
+	return out.(*WindowedReport), nil
+}
+
+// Output is a drawn release: a *Report, or a *WindowedReport for windows.
+// WriteText prints it (extra lines, such as the ledger's, at the end).
+type Output interface {
+	WriteText(w io.Writer, extra ...[2]string) error
+}
+
+// Pending is a release computed up to its noise: its scales, guarantee and
+// ledger record are known, and no noise has been drawn yet. A ledger
+// checks Record against its budget and only then calls Draw, so a refused
+// release draws nothing.
+type Pending struct {
+	Class  *markov.Class   // the class Θ the noise is calibrated for
+	Record *record.Release // what the ledger records
+	out    Output
+	draw   func() error
+	drawn  bool
+}
+
+// Prepare reads the data (as Run), settles the class and computes the
+// release up to its noise; width > 0 asks for one release per calendar
+// window of that width (Windows, in req.CSV.Location).
+func Prepare(r io.Reader, name string, req Request, width time.Duration) (*Pending, error) {
 	data, class, err := load(r, name, &req)
 	if err != nil {
 		return nil, err
 	}
-	return Windows(data, class, req.Fit, req.Options, width, req.CSV.Location)
+	p := &Pending{Class: class}
+	if width > 0 {
+		wr, draw, err := planWindows(data, class, req.Fit, req.Options, width, req.CSV.Location)
+		if err != nil {
+			return nil, err
+		}
+		p.Record, p.out, p.draw = wr.Record, wr, draw
+		return p, nil
+	}
+	rep, draw, err := plan(data, class, req.Fit, req.Options, map[string]Scale{})
+	if err != nil {
+		return nil, err
+	}
+	p.Record, p.out, p.draw = rep.Record, rep, draw
+	return p, nil
+}
+
+// Draw adds the noise and returns the release. It draws once: a second
+// call is an error (fresh noise on the same data would let noise be
+// averaged away).
+func (p *Pending) Draw() (Output, error) {
+	if p.drawn {
+		return nil, errors.New("release: noise already drawn for this release")
+	}
+	p.drawn = true
+	if err := p.draw(); err != nil {
+		return nil, err
+	}
+	return p.out, nil
 }
 
 // load reads the data with the request's declared states and settles the

@@ -50,11 +50,20 @@ type WindowedReport struct {
 // (the parallel rule, with the influence across the gaps), series are
 // independent (the worst series). The data must have times.
 func Windows(data *Data, class *markov.Class, fitted bool, opts Options, width time.Duration, loc *time.Location) (*WindowedReport, error) {
+	wr, draw, err := planWindows(data, class, fitted, opts, width, loc)
+	if err != nil {
+		return nil, err
+	}
+	return wr, draw()
+}
+
+// planWindows is Windows up to the noise (see plan).
+func planWindows(data *Data, class *markov.Class, fitted bool, opts Options, width time.Duration, loc *time.Location) (*WindowedReport, func() error, error) {
 	if data.Times == nil {
-		return nil, errors.New("windows need a time column")
+		return nil, nil, errors.New("windows need a time column")
 	}
 	if width < time.Second {
-		return nil, fmt.Errorf("window %v: want at least a second", width)
+		return nil, nil, fmt.Errorf("window %v: want at least a second", width)
 	}
 	if loc == nil {
 		loc = time.UTC
@@ -86,6 +95,7 @@ func Windows(data *Data, class *markov.Class, fitted bool, opts Options, width t
 	slices.Sort(order)
 	out := &WindowedReport{Width: width.String(), Zone: loc.String()}
 	var recs []*record.Release
+	var draws []func() error
 	cache := map[string]Scale{}
 	for _, k := range order {
 		sub := &Data{States: data.States, Levels: data.Levels, Step: data.Step, StepSource: data.StepSource}
@@ -102,26 +112,34 @@ func Windows(data *Data, class *markov.Class, fitted bool, opts Options, width t
 			sub.Starts = append(sub.Starts, first)
 			sub.Times = append(sub.Times, data.Times[p.s][p.from:p.to])
 		}
-		r, err := histogram(sub, class, fitted, opts, cache)
+		r, draw, err := plan(sub, class, fitted, opts, cache)
 		if err != nil {
-			return nil, fmt.Errorf("window %s: %w", windowStart(k, w, loc), err)
+			return nil, nil, fmt.Errorf("window %s: %w", windowStart(k, w, loc), err)
 		}
 		out.Windows = append(out.Windows, Window{Start: windowStart(k, w, loc), End: windowStart(k+1, w, loc), Report: r})
 		recs = append(recs, r.Record)
+		draws = append(draws, draw)
 	}
 	if len(recs) == 0 {
-		return nil, errors.New("no observations to release")
+		return nil, nil, errors.New("no observations to release")
 	}
 	v, err := compose.Records(class, recs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out.Total = Total{Epsilon: v.Epsilon, Rule: v.Rule, Theorem: v.Theorem}
 	out.Record = &record.Release{Mechanism: opts.Method, Epsilon: opts.Epsilon, Class: class.Hash(), Query: recs[0].Query}
 	for _, r := range recs {
 		out.Record.Segments = append(out.Record.Segments, r.Segments...)
 	}
-	return out, nil
+	return out, func() error {
+		for _, d := range draws {
+			if err := d(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, nil
 }
 
 // obsTime is the chain time of reading j (0-based) of an observation.
@@ -135,7 +153,7 @@ func windowStart(k int64, w float64, loc *time.Location) string {
 }
 
 // WriteText prints every window's histogram and the total guarantee.
-func (wr *WindowedReport) WriteText(out io.Writer) error {
+func (wr *WindowedReport) WriteText(out io.Writer, extra ...[2]string) error {
 	for _, w := range wr.Windows {
 		fmt.Fprintf(out, "== window %s – %s\n", w.Start, w.End)
 		if err := w.Report.WriteText(out); err != nil {
@@ -143,6 +161,13 @@ func (wr *WindowedReport) WriteText(out io.Writer) error {
 		}
 		fmt.Fprintln(out)
 	}
-	_, err := fmt.Fprintf(out, "total over %d windows (%s, %s): ε = %.6g by %s (%s)\n", len(wr.Windows), wr.Width, wr.Zone, wr.Total.Epsilon, wr.Total.Rule, wr.Total.Theorem)
-	return err
+	if _, err := fmt.Fprintf(out, "total over %d windows (%s, %s): ε = %.6g by %s (%s)\n", len(wr.Windows), wr.Width, wr.Zone, wr.Total.Epsilon, wr.Total.Rule, wr.Total.Theorem); err != nil {
+		return err
+	}
+	for _, e := range extra {
+		if _, err := fmt.Fprintf(out, "%s: %s\n", e[0], e[1]); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -1,0 +1,169 @@
+// Package ledger is the durable privacy-budget ledger: datasets with a
+// class Θ and a total budget, and every release made about them, in a
+// database that several processes share. One interface, Store, has two
+// implementations with the same schema migrations: SQLite (embedded, the
+// default; modernc.org/sqlite, pure Go, WAL) and PostgreSQL (pgx v5).
+//
+// # Guarantee
+//
+// Store.Spend is the only way to release against a ledger. In one
+// transaction, holding the dataset's lock, it reads every recorded release,
+// composes them with the new one by the rules of package compose ([SC17];
+// docs/math.md §4.5), and compares the composed ε with the budget exactly
+// (compose.Rat: recorded ε are exact decimals, so ten releases of 0.1 fit
+// a budget of 1). Over budget, it returns a *Refused error and draws
+// nothing. Otherwise it calls draw — the only step that adds noise — and
+// commits the record together with its noisy result before returning, so
+// nothing is printed that is not recorded, and a crash leaves either the
+// whole release or none of it.
+package ledger
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pufferfish-privacy/pufferfish/compose"
+	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/record"
+)
+
+// Store is a durable ledger.
+type Store interface {
+	// Init registers a dataset with its total budget and, optionally, its
+	// class Θ (nil: set by the first release).
+	Init(ctx context.Context, name string, budget *big.Rat, class *markov.Class) error
+	// Datasets is the state of every dataset, by name.
+	Datasets(ctx context.Context) ([]State, error)
+	// Dataset is one dataset's state.
+	Dataset(ctx context.Context, name string) (State, error)
+	// Entries are a dataset's releases in the order they were committed.
+	Entries(ctx context.Context, name string) ([]Entry, error)
+	// Spend checks and records one release (see the package comment).
+	Spend(ctx context.Context, s Spend, draw func() (json.RawMessage, error)) (State, error)
+	Close() error
+}
+
+// Spend is one release asked of the ledger.
+type Spend struct {
+	Dataset string
+	Class   *markov.Class   // the class Θ the release is calibrated for
+	Record  *record.Release // its segments, mechanism and ε
+	Token   string          // who spends it (the service's token id); "" from the CLI
+}
+
+// State is a dataset's budget after its recorded releases.
+type State struct {
+	Dataset   string
+	Budget    *big.Rat
+	Spent     *big.Rat // the composed guarantee of every recorded release
+	Rule      string   // the composition rule that gave Spent
+	Theorem   string
+	Releases  int
+	ClassHash string // "" until a class is set
+}
+
+// Remaining is Budget − Spent (never negative).
+func (s State) Remaining() *big.Rat {
+	r := new(big.Rat).Sub(s.Budget, s.Spent)
+	if r.Sign() < 0 {
+		return new(big.Rat)
+	}
+	return r
+}
+
+// MarshalJSON writes {"dataset", "spent", "budget", "remaining", "rule",
+// "theorem", "releases", "class_hash"}: numbers printed as decimals, spent
+// rounded up and remaining rounded down when they are not short decimals.
+func (s State) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Dataset   string      `json:"dataset"`
+		Spent     json.Number `json:"spent"`
+		Budget    json.Number `json:"budget"`
+		Remaining json.Number `json:"remaining"`
+		Rule      string      `json:"rule"`
+		Theorem   string      `json:"theorem,omitempty"`
+		Releases  int         `json:"releases"`
+		ClassHash string      `json:"class_hash,omitempty"`
+	}{s.Dataset, number(compose.Up(s.Spent)), number(compose.Down(s.Budget)), number(compose.Down(s.Remaining())), s.Rule, s.Theorem, s.Releases, s.ClassHash})
+}
+
+func number(f float64) json.Number { return json.Number(fmtFloat(f)) }
+
+// Entry is one recorded release.
+type Entry struct {
+	ID      int64           `json:"id"`
+	Dataset string          `json:"dataset"`
+	Time    time.Time       `json:"time"`
+	Token   string          `json:"token,omitempty"`
+	Record  record.Release  `json:"record"`
+	Result  json.RawMessage `json:"result"` // the noisy result as released
+	Spent   json.Number     `json:"spent"`  // the dataset's composed ε after this release (rounded up)
+	Rule    string          `json:"rule"`
+}
+
+// Refused is the error of a release that would exceed the budget.
+type Refused struct {
+	State     State    // before the release
+	Requested *big.Rat // the release's own ε
+	Would     *big.Rat // the composed ε with the release
+	Rule      string   // the rule that gave Would
+}
+
+// ErrRefused is wrapped by every *Refused.
+var ErrRefused = errors.New("privacy budget exceeded")
+
+func (r *Refused) Error() string {
+	return fmt.Sprintf("dataset %q: %v: this release (ε = %s) would bring the total to ε = %s by %s, over the budget %s (spent %s, remaining %s); nothing was released or recorded",
+		r.State.Dataset, ErrRefused, Decimal(r.Requested), Decimal(r.Would), r.Rule, Decimal(r.State.Budget), Decimal(r.State.Spent), Decimal(r.State.Remaining()))
+}
+
+func (r *Refused) Unwrap() error { return ErrRefused }
+
+// ErrUnknown is wrapped when a dataset is not in the ledger.
+var ErrUnknown = errors.New("unknown dataset")
+
+// ParseBudget reads a total budget: a decimal or a fraction with a finite
+// decimal expansion (stored exactly as a decimal), > 0.
+func ParseBudget(s string) (*big.Rat, error) {
+	r, ok := new(big.Rat).SetString(strings.TrimSpace(s))
+	if !ok || r.Sign() <= 0 {
+		return nil, fmt.Errorf("budget %q: want a number > 0 (a decimal such as 1 or 2.5)", s)
+	}
+	if n, exact := r.FloatPrec(); !exact || n > 30 {
+		return nil, fmt.Errorf("budget %q: want a decimal with at most 30 digits after the point (%s is not one)", s, r.RatString())
+	}
+	if r.Cmp(big.NewRat(1e6, 1)) > 0 {
+		return nil, fmt.Errorf("budget %q: want at most 1000000", s)
+	}
+	return r, nil
+}
+
+// Decimal prints an exact rational as a decimal: exactly when it has a
+// finite expansion of at most 30 digits after the point, else as the
+// float64 rounded up (compose.Up).
+func Decimal(r *big.Rat) string {
+	if r == nil {
+		return "?"
+	}
+	if n, exact := r.FloatPrec(); exact && n <= 30 {
+		return strings.TrimSuffix(strings.TrimRight(r.FloatString(n), "0"), ".")
+	}
+	return fmtFloat(compose.Up(r))
+}
+
+// validName is a dataset name: 1–128 characters, no control characters
+// and no '/' (series are named dataset/series in exports).
+func validName(name string) error {
+	if name == "" || len(name) > 128 || strings.ContainsAny(name, "/") || strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return fmt.Errorf("dataset name %q: want 1–128 printable characters without '/'", name)
+	}
+	return nil
+}
+
+func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }

@@ -1,0 +1,438 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+	"time"
+
+	"github.com/pufferfish-privacy/pufferfish/compose"
+	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/record"
+)
+
+// dialect is what differs between the two databases; everything else —
+// schema, queries, the budget check — is shared.
+type dialect struct {
+	name string
+	// types substituted into the migrations
+	exact, serial string
+	// lock takes the dataset's row lock inside a transaction (PostgreSQL:
+	// SELECT ... FOR UPDATE; SQLite: nothing, BEGIN IMMEDIATE already holds
+	// the database's write lock).
+	lock string
+	// rebind turns ? placeholders into the database's.
+	rebind func(string) string
+}
+
+var sqliteDialect = dialect{
+	name:  "sqlite",
+	exact: "TEXT", // SQLite's NUMERIC affinity would store 0.1 as a REAL
+	// AUTOINCREMENT: ids are never reused, so an export's ids are stable
+	serial: "INTEGER PRIMARY KEY AUTOINCREMENT",
+	rebind: func(q string) string { return q },
+}
+
+var postgresDialect = dialect{
+	name:   "postgres",
+	exact:  "NUMERIC",
+	serial: "BIGSERIAL PRIMARY KEY",
+	// The row lock must come first, in its own statement: a read of the
+	// releases in the same statement would use a snapshot taken before
+	// the lock wait and could overspend.
+	lock: "SELECT 1 FROM datasets WHERE name = ? FOR UPDATE",
+	rebind: func(q string) string {
+		var b strings.Builder
+		n := 0
+		for _, c := range q {
+			if c == '?' {
+				n++
+				fmt.Fprintf(&b, "$%d", n)
+				continue
+			}
+			b.WriteRune(c)
+		}
+		return b.String()
+	},
+}
+
+// migrations are applied in order, once each, by both stores; {exact} and
+// {serial} are the dialect's types.
+var migrations = []string{
+	`CREATE TABLE datasets (
+		name       TEXT PRIMARY KEY,
+		budget     {exact} NOT NULL,
+		class      TEXT,
+		class_hash TEXT,
+		created_at TEXT NOT NULL
+	)`,
+	`CREATE TABLE releases (
+		id         {serial},
+		dataset    TEXT NOT NULL REFERENCES datasets(name),
+		created_at TEXT NOT NULL,
+		token      TEXT NOT NULL DEFAULT '',
+		mechanism  TEXT NOT NULL,
+		epsilon    {exact} NOT NULL,
+		class_hash TEXT NOT NULL,
+		query      TEXT NOT NULL,
+		record     TEXT NOT NULL,
+		result     TEXT NOT NULL,
+		spent      {exact} NOT NULL,
+		rule       TEXT NOT NULL
+	)`,
+	`CREATE INDEX releases_dataset ON releases(dataset, id)`,
+}
+
+type sqlStore struct {
+	db *sql.DB
+	d  dialect
+}
+
+func (s *sqlStore) q(query string) string { return s.d.rebind(query) }
+
+// migrate applies the migrations not yet recorded in schema_migrations,
+// each in its own transaction (concurrent openers serialise on it).
+func (s *sqlStore) migrate(ctx context.Context) error {
+	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY)`); err != nil {
+		return fmt.Errorf("ledger: creating schema_migrations: %w", err)
+	}
+	for i, m := range migrations {
+		version := i + 1
+		err := s.tx(ctx, func(tx *sql.Tx) error {
+			if s.d.name == "postgres" {
+				// one migrator at a time across processes
+				if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(727272)`); err != nil {
+					return err
+				}
+			}
+			var n int
+			if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM schema_migrations WHERE version = ?`), version).Scan(&n); err != nil {
+				return err
+			}
+			if n > 0 {
+				return nil
+			}
+			stmt := strings.NewReplacer("{exact}", s.d.exact, "{serial}", s.d.serial).Replace(m)
+			if _, err := tx.ExecContext(ctx, stmt); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, s.q(`INSERT INTO schema_migrations (version) VALUES (?)`), version)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("ledger: migration %d: %w", version, err)
+		}
+	}
+	var newest int
+	if err := s.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&newest); err != nil {
+		return fmt.Errorf("ledger: %w", err)
+	}
+	if newest > len(migrations) {
+		return fmt.Errorf("ledger: the database has schema version %d, newer than this puff (%d): upgrade puff", newest, len(migrations))
+	}
+	return nil
+}
+
+// tx runs f in a transaction (SQLite: BEGIN IMMEDIATE, from the DSN's
+// _txlock), committing when f returns nil.
+func (s *sqlStore) tx(ctx context.Context, f func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := f(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+func (s *sqlStore) Close() error { return s.db.Close() }
+
+func now() string { return time.Now().UTC().Format(time.RFC3339Nano) }
+
+func (s *sqlStore) Init(ctx context.Context, name string, budget *big.Rat, class *markov.Class) error {
+	if err := validName(name); err != nil {
+		return err
+	}
+	if budget == nil || budget.Sign() <= 0 {
+		return errors.New("ledger: the budget must be > 0")
+	}
+	if n, exact := budget.FloatPrec(); !exact || n > 30 {
+		return fmt.Errorf("ledger: budget %s: want a decimal with at most 30 digits after the point", budget.RatString())
+	}
+	var classJSON, hash sql.NullString
+	if class != nil {
+		b, err := class.MarshalJSON()
+		if err != nil {
+			return err
+		}
+		classJSON = sql.NullString{String: string(b), Valid: true}
+		hash = sql.NullString{String: class.Hash(), Valid: true}
+	}
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM datasets WHERE name = ?`), name).Scan(&n); err != nil {
+			return fmt.Errorf("ledger: %w", err)
+		}
+		if n > 0 {
+			return fmt.Errorf("ledger: dataset %q already exists (its budget cannot be changed: a budget that could be raised protects nothing)", name)
+		}
+		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO datasets (name, budget, class, class_hash, created_at) VALUES (?, ?, ?, ?, ?)`),
+			name, Decimal(budget), classJSON, hash, now())
+		if err != nil {
+			return fmt.Errorf("ledger: %w", err)
+		}
+		return nil
+	})
+}
+
+// row is a dataset row.
+type row struct {
+	budget *big.Rat
+	class  *markov.Class
+	hash   string
+}
+
+func (s *sqlStore) dataset(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, name string) (row, error) {
+	var budget string
+	var classJSON, hash sql.NullString
+	err := q.QueryRowContext(ctx, s.q(`SELECT budget, class, class_hash FROM datasets WHERE name = ?`), name).Scan(&budget, &classJSON, &hash)
+	if errors.Is(err, sql.ErrNoRows) {
+		return row{}, fmt.Errorf("ledger: %w %q (create it with 'puff ledger init')", ErrUnknown, name)
+	}
+	if err != nil {
+		return row{}, fmt.Errorf("ledger: %w", err)
+	}
+	var r row
+	var ok bool
+	if r.budget, ok = new(big.Rat).SetString(budget); !ok {
+		return row{}, fmt.Errorf("ledger: dataset %q: stored budget %q is not a number", name, budget)
+	}
+	if classJSON.Valid {
+		if r.class, err = markov.ParseClass(strings.NewReader(classJSON.String), "ledger class of "+name); err != nil {
+			return row{}, err
+		}
+		r.hash = hash.String
+	}
+	return r, nil
+}
+
+type querier interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}
+
+func (s *sqlStore) entries(ctx context.Context, q querier, name string) ([]Entry, error) {
+	rows, err := q.QueryContext(ctx, s.q(`SELECT id, created_at, token, record, result, spent, rule FROM releases WHERE dataset = ? ORDER BY id`), name)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: %w", err)
+	}
+	defer rows.Close()
+	var out []Entry
+	for rows.Next() {
+		var e Entry
+		var created, rec, res, spent string
+		if err := rows.Scan(&e.ID, &created, &e.Token, &rec, &res, &spent, &e.Rule); err != nil {
+			return nil, fmt.Errorf("ledger: %w", err)
+		}
+		e.Dataset = name
+		if e.Time, err = time.Parse(time.RFC3339Nano, created); err != nil {
+			return nil, fmt.Errorf("ledger: release %d: time %q: %w", e.ID, created, err)
+		}
+		if err := json.Unmarshal([]byte(rec), &e.Record); err != nil {
+			return nil, fmt.Errorf("ledger: release %d: record: %w", e.ID, err)
+		}
+		e.Result = json.RawMessage(res)
+		sp, ok := new(big.Rat).SetString(spent)
+		if !ok {
+			return nil, fmt.Errorf("ledger: release %d: spent %q is not a number", e.ID, spent)
+		}
+		e.Spent = number(compose.Up(sp))
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// state composes a dataset's recorded releases (plus extra, if any).
+func state(name string, r row, entries []Entry, extra *record.Release) (State, error) {
+	st := State{Dataset: name, Budget: r.budget, Spent: new(big.Rat), Rule: "none", Releases: len(entries), ClassHash: r.hash}
+	var recs []*record.Release
+	for i := range entries {
+		recs = append(recs, &entries[i].Record)
+	}
+	if extra != nil {
+		recs = append(recs, extra)
+	}
+	if len(recs) == 0 {
+		return st, nil
+	}
+	v, err := compose.Records(r.class, recs)
+	if err != nil {
+		return State{}, fmt.Errorf("ledger: dataset %q: %w", name, err)
+	}
+	st.Spent, st.Rule, st.Theorem = v.Bound, v.Rule, v.Theorem
+	return st, nil
+}
+
+func (s *sqlStore) Dataset(ctx context.Context, name string) (State, error) {
+	var st State
+	err := s.readTx(ctx, func(tx *sql.Tx) error {
+		r, err := s.dataset(ctx, tx, name)
+		if err != nil {
+			return err
+		}
+		es, err := s.entries(ctx, tx, name)
+		if err != nil {
+			return err
+		}
+		st, err = state(name, r, es, nil)
+		return err
+	})
+	return st, err
+}
+
+// readTx reads in one transaction, so a dataset and its releases are one
+// snapshot.
+func (s *sqlStore) readTx(ctx context.Context, f func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: s.d.name == "postgres"})
+	if err != nil {
+		return fmt.Errorf("ledger: %w", err)
+	}
+	defer tx.Rollback()
+	return f(tx)
+}
+
+func (s *sqlStore) Datasets(ctx context.Context) ([]State, error) {
+	var names []string
+	rows, err := s.db.QueryContext(ctx, `SELECT name FROM datasets ORDER BY name`)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: %w", err)
+	}
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("ledger: %w", err)
+		}
+		names = append(names, n)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("ledger: %w", err)
+	}
+	var out []State
+	for _, n := range names {
+		st, err := s.Dataset(ctx, n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+func (s *sqlStore) Entries(ctx context.Context, name string) ([]Entry, error) {
+	var es []Entry
+	err := s.readTx(ctx, func(tx *sql.Tx) error {
+		if _, err := s.dataset(ctx, tx, name); err != nil {
+			return err
+		}
+		var err error
+		es, err = s.entries(ctx, tx, name)
+		return err
+	})
+	return es, err
+}
+
+func (s *sqlStore) Spend(ctx context.Context, sp Spend, draw func() (json.RawMessage, error)) (State, error) {
+	if sp.Record == nil || len(sp.Record.Segments) == 0 || sp.Class == nil {
+		return State{}, errors.New("ledger: nothing to record")
+	}
+	if sp.Record.Class != sp.Class.Hash() {
+		return State{}, errors.New("ledger: the record was calibrated for another class than the one given")
+	}
+	eps := compose.Rat(sp.Record.Epsilon)
+	if eps == nil || eps.Sign() <= 0 {
+		return State{}, fmt.Errorf("ledger: ε = %v: want a finite number > 0", sp.Record.Epsilon)
+	}
+	var after State
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		if s.d.lock != "" {
+			var one int
+			err := tx.QueryRowContext(ctx, s.q(s.d.lock), sp.Dataset).Scan(&one)
+			if errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("ledger: %w %q (create it with 'puff ledger init')", ErrUnknown, sp.Dataset)
+			}
+			if err != nil {
+				return fmt.Errorf("ledger: %w", err)
+			}
+		}
+		r, err := s.dataset(ctx, tx, sp.Dataset)
+		if err != nil {
+			return err
+		}
+		hash := sp.Class.Hash()
+		if r.class == nil {
+			// the first release sets the dataset's class
+			b, err := sp.Class.MarshalJSON()
+			if err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, s.q(`UPDATE datasets SET class = ?, class_hash = ? WHERE name = ?`), string(b), hash, sp.Dataset); err != nil {
+				return fmt.Errorf("ledger: %w", err)
+			}
+			r.class, r.hash = sp.Class, hash
+		} else if r.hash != hash {
+			return fmt.Errorf("ledger: dataset %q is recorded with class Θ %s, this release is calibrated for %s: a budget spent under one Θ says nothing under another (use the dataset's class, or another dataset)", sp.Dataset, r.hash, hash)
+		}
+		es, err := s.entries(ctx, tx, sp.Dataset)
+		if err != nil {
+			return err
+		}
+		before, err := state(sp.Dataset, r, es, nil)
+		if err != nil {
+			return err
+		}
+		would, err := state(sp.Dataset, r, es, sp.Record)
+		if err != nil {
+			return err
+		}
+		if would.Spent.Cmp(r.budget) > 0 {
+			return &Refused{State: before, Requested: eps, Would: would.Spent, Rule: would.Rule}
+		}
+		result, err := draw()
+		if err != nil {
+			return err
+		}
+		if !json.Valid(result) {
+			return errors.New("ledger: the release's result is not JSON")
+		}
+		rec, err := json.Marshal(sp.Record)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO releases (dataset, created_at, token, mechanism, epsilon, class_hash, query, record, result, spent, rule) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+			sp.Dataset, now(), sp.Token, string(sp.Record.Mechanism), Decimal(eps), hash, sp.Record.Query, string(rec), string(result), spentText(would.Spent), would.Rule)
+		if err != nil {
+			return fmt.Errorf("ledger: %w", err)
+		}
+		after = would
+		after.Releases = len(es) + 1
+		return nil
+	})
+	if err != nil {
+		return State{}, err
+	}
+	return after, nil
+}
+
+// spentText stores a composed ε exactly when it is a short decimal, else
+// rounded up.
+func spentText(r *big.Rat) string { return Decimal(r) }
