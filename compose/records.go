@@ -17,7 +17,7 @@ import (
 func Entries(label string, rec *record.Release, chain func(series string) string) []Release {
 	out := make([]Release, 0, len(rec.Segments))
 	for _, sg := range rec.Segments {
-		r := Release{Name: fmt.Sprintf("%s: %s", label, chain(sg.Series)), Dataset: chain(sg.Series), Kind: rec.Mechanism, Epsilon: rec.Epsilon,
+		r := Release{Name: fmt.Sprintf("%s: %s [%d, %d]", label, chain(sg.Series), sg.First, sg.Last), Dataset: chain(sg.Series), Kind: rec.Mechanism, Epsilon: rec.Epsilon,
 			Start: sg.First, End: sg.Last, Theta: rec.Class, Calibration: &Calibration{Start: sg.First, End: sg.Last}}
 		if rec.Mechanism == MQMApprox && sg.Quilt != nil {
 			q := *sg.Quilt

@@ -152,7 +152,7 @@ func Decimal(r *big.Rat) string {
 		return "?"
 	}
 	if n, exact := r.FloatPrec(); exact && n <= 30 {
-		return strings.TrimSuffix(strings.TrimRight(r.FloatString(n), "0"), ".")
+		return r.FloatString(n) // n is the exact number of decimals: no trailing zeros
 	}
 	return fmtFloat(compose.Up(r))
 }

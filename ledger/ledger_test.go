@@ -255,3 +255,17 @@ func TestParseBudget(t *testing.T) {
 		}
 	}
 }
+
+func TestDecimal(t *testing.T) {
+	for _, c := range []struct {
+		r    *big.Rat
+		want string
+	}{
+		{big.NewRat(0, 1), "0"}, {big.NewRat(1, 1), "1"}, {big.NewRat(10, 1), "10"}, {big.NewRat(1, 10), "0.1"},
+		{big.NewRat(5, 2), "2.5"}, {big.NewRat(1, 3), "0.33333333333333337"},
+	} {
+		if got := Decimal(c.r); got != c.want {
+			t.Errorf("Decimal(%v) = %q, want %q", c.r, got, c.want)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
@@ -334,5 +335,37 @@ func TestRunRequests(t *testing.T) {
 	}
 	if _, err := ParseDelimiter(";;"); err == nil {
 		t.Fatal("two-character delimiter accepted")
+	}
+}
+
+type countingSource struct{ n int }
+
+func (c *countingSource) Uint64() uint64 { c.n++; return 0x9e3779b97f4a7c15 * uint64(c.n) }
+
+// Prepare computes everything but the noise: a ledger can refuse the
+// release before any randomness is used. Draw draws once.
+func TestPrepareDrawsNoNoise(t *testing.T) {
+	class, err := markov.ParseClass(ExampleClass(), "example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, width := range []time.Duration{0, 60 * time.Second} {
+		src := &countingSource{}
+		req := Request{Class: class, Options: Options{Epsilon: 1, Method: mechanism.Exact, Source: src}}
+		req.CSV = DefaultCSV
+		p, err := Prepare(ExampleData(), "example", req, width)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if src.n != 0 || p.Record == nil || len(p.Record.Segments) == 0 || p.Class != class {
+			t.Fatalf("width %v: %d draws before Draw, record %+v", width, src.n, p.Record)
+		}
+		out, err := p.Draw()
+		if err != nil || src.n == 0 || out == nil {
+			t.Fatalf("width %v: Draw: %v, %d draws", width, err, src.n)
+		}
+		if _, err := p.Draw(); err == nil {
+			t.Fatalf("width %v: a second Draw drew fresh noise", width)
+		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/pufferfish-privacy/pufferfish/compose"
 	"github.com/pufferfish-privacy/pufferfish/hmm"
+	"github.com/pufferfish-privacy/pufferfish/ledger"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mqm"
 	"github.com/pufferfish-privacy/pufferfish/release"
@@ -25,7 +26,8 @@ import (
 
 // Exit statuses: 0 success, 2 bad input or an error (nothing printed on
 // stdout), 3 a verdict of "violated" and 5 "undecided" (verify check: the
-// answer is printed, and scripts can gate on the status).
+// answer is printed, and scripts can gate on the status), 4 a release the
+// ledger refused (over budget; nothing printed on stdout or recorded).
 const (
 	exitError     = 2
 	exitViolated  = 3
@@ -59,6 +61,9 @@ func main() {
 			os.Exit(se.code)
 		}
 		fmt.Fprintln(os.Stderr, "puff:", err)
+		if errors.Is(err, ledger.ErrRefused) {
+			os.Exit(exitRefused)
+		}
 		os.Exit(exitError)
 	}
 }
@@ -72,7 +77,7 @@ func root(stdout io.Writer) *cobra.Command {
 		SilenceErrors: true,
 	}
 	c.SetOut(stdout)
-	c.AddCommand(scaleCmd(), releaseCmd(), fitCmd(), localCmd(), verifyCmd(), wassersteinCmd(), robustCmd(), bnCmd(), composeCmd(), experimentCmd())
+	c.AddCommand(scaleCmd(), releaseCmd(), fitCmd(), localCmd(), verifyCmd(), wassersteinCmd(), robustCmd(), bnCmd(), composeCmd(), ledgerCmd(), experimentCmd())
 	return c
 }
 
@@ -246,7 +251,7 @@ func (d *dataFlags) warnings() []string {
 
 func releaseCmd() *cobra.Command {
 	var df dataFlags
-	var classPath, logPath, dataset string
+	var classPath, logPath, dataset, ledgerDSN string
 	epsF, methodF := newEps("1"), newMethod()
 	var fit, relative, asJSON bool
 	var query, window string
@@ -280,48 +285,73 @@ func releaseCmd() *cobra.Command {
 			}
 			defer src.Close()
 			req.CSV = opts
+			var width time.Duration
 			if window != "" {
-				width, err := time.ParseDuration(window)
-				if err != nil {
-					return fmt.Errorf("--window %q: %v (e.g. 24h, 168h)", window, err)
+				if width, err = time.ParseDuration(window); err != nil || width <= 0 {
+					return fmt.Errorf("--window %q: want a positive duration such as 24h or 168h", window)
 				}
-				wr, err := release.RunWindows(src, name, req, width)
-				if err != nil {
+			}
+			if ledgerDSN != "" && logPath != "" {
+				return fmt.Errorf("give --ledger or --log, not both")
+			}
+			if ledgerDSN != "" && dataset == "" {
+				return fmt.Errorf("--ledger needs --dataset NAME (a dataset created with 'puff ledger init')")
+			}
+			var store ledger.Store
+			if ledgerDSN != "" {
+				// open (and fail) before the data is read
+				if store, err = ledger.Open(cmd.Context(), ledgerDSN, false); err != nil {
 					return err
 				}
-				if asJSON {
-					return writeJSON(cmd.OutOrStdout(), wr)
-				}
-				return wr.WriteText(cmd.OutOrStdout())
+				defer store.Close()
 			}
-			r, class, err := release.Run(src, name, req)
+			p, err := release.Prepare(src, name, req, width)
 			if err != nil {
 				return err
 			}
-			r.Warnings = append(r.Warnings, df.warnings()...)
-			var total *compose.Total
-			if logPath != "" {
-				// The record is on disk before anything is printed.
-				if dataset == "" {
-					dataset = strings.TrimSuffix(strings.TrimSuffix(filepath.Base(name), ".gz"), filepath.Ext(strings.TrimSuffix(filepath.Base(name), ".gz")))
-				}
-				t, err := compose.AppendLog(logPath, dataset, class, r.Record)
+			var extra [][2]string
+			var out release.Output
+			var ledgerJSON any
+			switch {
+			case store != nil:
+				// The budget is checked before any noise is drawn, and the
+				// record with its noisy result is committed before anything
+				// is printed (package ledger).
+				st, err := store.Spend(cmd.Context(), ledger.Spend{Dataset: dataset, Class: p.Class, Record: p.Record}, func() (json.RawMessage, error) {
+					if out, err = p.Draw(); err != nil {
+						return nil, err
+					}
+					return json.Marshal(out)
+				})
 				if err != nil {
 					return err
 				}
-				total = &t
+				ledgerJSON = st
+				extra = append(extra, [2]string{"ledger", ledgerLine(st)})
+			default:
+				if out, err = p.Draw(); err != nil {
+					return err
+				}
+				if logPath != "" {
+					// The record is on disk before anything is printed.
+					if dataset == "" {
+						dataset = strings.TrimSuffix(strings.TrimSuffix(filepath.Base(name), ".gz"), filepath.Ext(strings.TrimSuffix(filepath.Base(name), ".gz")))
+					}
+					t, err := compose.AppendLog(logPath, dataset, p.Class, p.Record)
+					if err != nil {
+						return err
+					}
+					ledgerJSON = t
+					extra = append(extra, [2]string{"ledger", fmt.Sprintf("%s: dataset %q, ε = %.6g by %s (%s) over %d recorded releases", logPath, t.Dataset, t.Epsilon, t.Rule, t.Theorem, t.Releases)})
+				}
+			}
+			if r, ok := out.(*release.Report); ok {
+				r.Warnings = append(r.Warnings, df.warnings()...)
 			}
 			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), struct {
-					*release.Report
-					Ledger *compose.Total `json:"ledger,omitempty"`
-				}{r, total})
+				return writeJSON(cmd.OutOrStdout(), withField(out, "ledger", ledgerJSON))
 			}
-			var extra [][2]string
-			if total != nil {
-				extra = append(extra, [2]string{"ledger", fmt.Sprintf("%s: dataset %q, ε = %.6g by %s (%s) over %d recorded releases", logPath, total.Dataset, total.Epsilon, total.Rule, total.Theorem, total.Releases)})
-			}
-			return r.WriteText(cmd.OutOrStdout(), extra...)
+			return out.WriteText(cmd.OutOrStdout(), extra...)
 		},
 	}
 	df.register(c)
@@ -336,7 +366,8 @@ func releaseCmd() *cobra.Command {
 	f.StringVar(&query, "query", "", "counts (L = 2), relative (L = 2/N) or mean (the mean level value, numeric readings; L = (max − min level value)/N)")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
 	f.StringVar(&logPath, "log", "", "append the release to this compose log (created if missing) and print the total guarantee")
-	f.StringVar(&dataset, "dataset", "", "dataset name in the log (default: the data file's name); each series is one chain \"dataset/series\"")
+	f.StringVar(&dataset, "dataset", "", "dataset name in the ledger (required with --ledger) or the log (default: the data file's name)")
+	f.StringVar(&ledgerDSN, "ledger", "", "release against this privacy-budget ledger (a SQLite file or a postgres:// URL; see 'puff ledger --help'): refused with status 4, nothing drawn or printed, when the budget would be exceeded")
 	return c
 }
 

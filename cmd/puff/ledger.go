@@ -1,0 +1,256 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pufferfish-privacy/pufferfish/ledger"
+	"github.com/pufferfish-privacy/pufferfish/markov"
+)
+
+// exitRefused is the status of a release the ledger refused (over budget):
+// the reason is on stderr, nothing on stdout.
+const exitRefused = 4
+
+// withField is v's JSON object with one more field (when val is not nil).
+func withField(v any, name string, val any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	if val == nil {
+		return b
+	}
+	f, err := json.Marshal(val)
+	if err != nil || len(b) < 2 || b[len(b)-1] != '}' {
+		return b
+	}
+	k, _ := json.Marshal(name)
+	sep := ","
+	if bytes.Equal(bytes.TrimSpace(b), []byte("{}")) {
+		sep = ""
+	}
+	out := append(b[:len(b)-1:len(b)-1], sep...)
+	out = append(append(append(append(out, k...), ':'), f...), '}')
+	return out
+}
+
+func ledgerLine(st ledger.State) string {
+	return fmt.Sprintf("dataset %q: spent ε = %s of %s (remaining %s) by %s, %d releases", st.Dataset, ledger.Decimal(st.Spent), ledger.Decimal(st.Budget), ledger.Decimal(st.Remaining()), st.Rule, st.Releases)
+}
+
+func ledgerCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "ledger init|show|export --ledger DSN",
+		Short: "A durable privacy-budget ledger (SQLite file or PostgreSQL) that every release is checked against",
+		Long:  help("ledger"),
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return fmt.Errorf("give a subcommand: init, show or export (see 'puff ledger --help')")
+		},
+	}
+	c.AddCommand(ledgerInitCmd(), ledgerShowCmd(), ledgerExportCmd())
+	return c
+}
+
+func ledgerInitCmd() *cobra.Command {
+	var dsn, dataset, budget, classPath string
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "init --ledger DSN --dataset NAME --budget E [--class FILE]",
+		Short: "Create the ledger if needed and register a dataset with its total budget",
+		Long:  help("ledger-init"),
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if dsn == "" || dataset == "" || budget == "" {
+				return fmt.Errorf("--ledger, --dataset and --budget are required")
+			}
+			b, err := ledger.ParseBudget(budget)
+			if err != nil {
+				return fmt.Errorf("--%w", err)
+			}
+			var class *markov.Class
+			if classPath != "" {
+				if class, err = readClass(classPath); err != nil {
+					return err
+				}
+			}
+			s, err := ledger.Open(cmd.Context(), dsn, true)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			if err := s.Init(cmd.Context(), dataset, b, class); err != nil {
+				return err
+			}
+			st, err := s.Dataset(cmd.Context(), dataset)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), st)
+			}
+			_, err = fmt.Fprintln(cmd.OutOrStdout(), ledgerLine(st))
+			return err
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&dsn, "ledger", "", "the ledger: a SQLite file (created if missing) or a postgres:// URL")
+	f.StringVar(&dataset, "dataset", "", "dataset name (1–128 characters, no '/')")
+	f.StringVar(&budget, "budget", "", "total privacy budget ε_total: a decimal such as 1 or 2.5 (fixed once set)")
+	f.StringVar(&classPath, "class", "", "the class Θ every release must be calibrated for (default: the first release's)")
+	f.BoolVar(&asJSON, "json", false, "print the dataset's state as JSON")
+	return c
+}
+
+func ledgerShowCmd() *cobra.Command {
+	var dsn, dataset string
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "show --ledger DSN [--dataset NAME] [--json]",
+		Short: "Budget spent and remaining per dataset, and a dataset's releases",
+		Long:  help("ledger-show"),
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if dsn == "" {
+				return fmt.Errorf("--ledger is required")
+			}
+			s, err := ledger.Open(cmd.Context(), dsn, false)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			ctx, w := cmd.Context(), cmd.OutOrStdout()
+			if dataset == "" {
+				sts, err := s.Datasets(ctx)
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					if sts == nil {
+						sts = []ledger.State{}
+					}
+					return writeJSON(w, map[string]any{"datasets": sts})
+				}
+				tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+				fmt.Fprintln(tw, "dataset\tbudget\tspent\tremaining\treleases\trule")
+				for _, st := range sts {
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", st.Dataset, ledger.Decimal(st.Budget), ledger.Decimal(st.Spent), ledger.Decimal(st.Remaining()), st.Releases, st.Rule)
+				}
+				return tw.Flush()
+			}
+			st, err := s.Dataset(ctx, dataset)
+			if err != nil {
+				return err
+			}
+			es, err := s.Entries(ctx, dataset)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				type brief struct {
+					ID        int64       `json:"id"`
+					Time      string      `json:"time"`
+					Token     string      `json:"token,omitempty"`
+					Mechanism string      `json:"mechanism"`
+					Epsilon   float64     `json:"epsilon"`
+					Query     string      `json:"query"`
+					Segments  int         `json:"segments"`
+					Spent     json.Number `json:"spent"`
+					Rule      string      `json:"rule"`
+				}
+				rs := []brief{}
+				for _, e := range es {
+					rs = append(rs, brief{e.ID, e.Time.Format("2006-01-02T15:04:05.000Z07:00"), e.Token, string(e.Record.Mechanism), e.Record.Epsilon, e.Record.Query, len(e.Record.Segments), e.Spent, e.Rule})
+				}
+				return writeJSON(w, map[string]any{"dataset": st, "releases": rs})
+			}
+			fmt.Fprintln(w, ledgerLine(st))
+			if st.ClassHash != "" {
+				fmt.Fprintf(w, "class Θ: %s\n", st.ClassHash)
+			}
+			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "id\ttime (UTC)\tmechanism\tε\tquery\tsegments\ttotal after\trule")
+			for _, e := range es {
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", e.ID, e.Time.Format("2006-01-02 15:04:05"), e.Record.Mechanism, strconv.FormatFloat(e.Record.Epsilon, 'g', -1, 64), e.Record.Query, len(e.Record.Segments), e.Spent, e.Rule)
+			}
+			return tw.Flush()
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&dsn, "ledger", "", "the ledger: a SQLite file or a postgres:// URL")
+	f.StringVar(&dataset, "dataset", "", "show this dataset's releases")
+	f.BoolVar(&asJSON, "json", false, "print JSON")
+	return c
+}
+
+func ledgerExportCmd() *cobra.Command {
+	var dsn, dataset string
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "export --ledger DSN [--dataset NAME] [--json]",
+		Short: "Every recorded release: CSV, or JSON lines with its record and noisy result",
+		Long:  help("ledger-export"),
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if dsn == "" {
+				return fmt.Errorf("--ledger is required")
+			}
+			s, err := ledger.Open(cmd.Context(), dsn, false)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			ctx, w := cmd.Context(), cmd.OutOrStdout()
+			names := []string{dataset}
+			if dataset == "" {
+				sts, err := s.Datasets(ctx)
+				if err != nil {
+					return err
+				}
+				names = names[:0]
+				for _, st := range sts {
+					names = append(names, st.Dataset)
+				}
+			}
+			cw := csv.NewWriter(w)
+			if !asJSON {
+				cw.Write([]string{"id", "dataset", "time", "token", "mechanism", "epsilon", "query", "segments", "series", "spent", "rule"})
+			}
+			enc := json.NewEncoder(w)
+			for _, n := range names {
+				es, err := s.Entries(ctx, n)
+				if err != nil {
+					return err
+				}
+				for _, e := range es {
+					if asJSON {
+						if err := enc.Encode(e); err != nil {
+							return err
+						}
+						continue
+					}
+					series := map[string]bool{}
+					for _, sg := range e.Record.Segments {
+						series[sg.Series] = true
+					}
+					cw.Write([]string{strconv.FormatInt(e.ID, 10), e.Dataset, e.Time.Format("2006-01-02T15:04:05.000000Z07:00"), e.Token, string(e.Record.Mechanism),
+						strconv.FormatFloat(e.Record.Epsilon, 'g', -1, 64), e.Record.Query, strconv.Itoa(len(e.Record.Segments)), strconv.Itoa(len(series)), e.Spent.String(), e.Rule})
+				}
+			}
+			cw.Flush()
+			return cw.Error()
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&dsn, "ledger", "", "the ledger: a SQLite file or a postgres:// URL")
+	f.StringVar(&dataset, "dataset", "", "only this dataset")
+	f.BoolVar(&asJSON, "json", false, "JSON lines: one object per release with its record (segments) and noisy result")
+	return c
+}

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/pufferfish-privacy/pufferfish/compose"
+	"github.com/pufferfish-privacy/pufferfish/internal/pgtest"
+	"github.com/pufferfish-privacy/pufferfish/ledger"
+	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/record"
+	"github.com/pufferfish-privacy/pufferfish/release"
+)
+
+// ledgers runs f against a fresh SQLite file and, with PUFF_TEST_POSTGRES,
+// a fresh PostgreSQL database.
+func ledgers(t *testing.T, f func(t *testing.T, dsn string)) {
+	t.Run("sqlite", func(t *testing.T) { f(t, filepath.Join(t.TempDir(), "budget.db")) })
+	t.Run("postgres", func(t *testing.T) { f(t, pgtest.DSN(t)) })
+}
+
+func puffRun(bin string, args ...string) (stdout, stderr string, code int) {
+	cmd := exec.Command(bin, args...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	case err != nil:
+		code = -1
+	}
+	return o.String(), e.String(), code
+}
+
+// 8 processes × 5 releases of ε = 0.1 racing on a budget of 1: exactly 10
+// accepted (status 0), 30 refused (status 4, nothing on stdout), 10 rows.
+func TestLedgerProcessesNeverOverspend(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 40 processes")
+	}
+	bin := binary(t)
+	ledgers(t, func(t *testing.T, dsn string) {
+		if _, e, code := puffRun(bin, "ledger", "init", "--ledger", dsn, "--dataset", "ex", "--budget", "1"); code != 0 {
+			t.Fatal(e)
+		}
+		var mu sync.Mutex
+		codes := map[int]int{}
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Go(func() {
+				for range 5 {
+					out, e, code := puffRun(bin, "release", "--epsilon", "0.1", "--ledger", dsn, "--dataset", "ex", "--json")
+					mu.Lock()
+					codes[code]++
+					mu.Unlock()
+					switch code {
+					case 0:
+						var r struct {
+							Ledger struct {
+								Spent float64 `json:"spent"`
+							} `json:"ledger"`
+						}
+						if err := json.Unmarshal([]byte(out), &r); err != nil || r.Ledger.Spent > 1 {
+							t.Errorf("accepted release printed %q (%v)", out, err)
+						}
+					case exitRefused:
+						if out != "" || !bytes.Contains([]byte(e), []byte("privacy budget exceeded")) {
+							t.Errorf("refused release: stdout %q, stderr %q", out, e)
+						}
+					default:
+						t.Errorf("status %d: %s", code, e)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		s, err := ledger.Open(context.Background(), dsn, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		es, err := s.Entries(context.Background(), "ex")
+		if codes[0] != 10 || codes[exitRefused] != 30 || len(es) != 10 || err != nil {
+			t.Fatalf("statuses %v, %d rows (%v)", codes, len(es), err)
+		}
+		checkLedger(t, s, "ex")
+	})
+}
+
+// checkLedger checks a ledger's consistency: every release has a JSON
+// result, and each one's recorded total is compose's verdict over the
+// releases up to it.
+func checkLedger(t *testing.T, s ledger.Store, dataset string) []ledger.Entry {
+	t.Helper()
+	es, err := s.Entries(context.Background(), dataset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	class, err := markov.ParseClass(release.ExampleClass(), "example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []*record.Release
+	for i, e := range es {
+		var res struct {
+			Histogram []json.RawMessage `json:"histogram"`
+		}
+		if err := json.Unmarshal(e.Result, &res); err != nil || len(res.Histogram) != len(class.States) {
+			t.Fatalf("entry %d: result %s (%v)", e.ID, e.Result, err)
+		}
+		recs = append(recs, &es[i].Record)
+		v, err := compose.Records(class, recs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Spent.String() != fmt.Sprint(v.Epsilon) && e.Spent.String() != ledger.Decimal(v.Bound) {
+			t.Fatalf("entry %d records total %s, compose gives %v", e.ID, e.Spent, v.Epsilon)
+		}
+	}
+	return es
+}
+
+// Releases killed with SIGKILL at random moments leave the ledger
+// consistent: each is recorded with its result or absent, and a release
+// that printed anything is recorded.
+func TestLedgerSurvivesSIGKILL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills processes in a loop")
+	}
+	bin := binary(t)
+	ledgers(t, func(t *testing.T, dsn string) {
+		if _, e, code := puffRun(bin, "ledger", "init", "--ledger", dsn, "--dataset", "ex", "--budget", "1000"); code != 0 {
+			t.Fatal(e)
+		}
+		rng := rand.New(rand.NewPCG(7, 11))
+		rows := 0
+		printed, killed := 0, 0
+		for i := range 25 {
+			cmd := exec.Command(bin, "release", "--epsilon", "0.1", "--ledger", dsn, "--dataset", "ex", "--json")
+			var o bytes.Buffer
+			cmd.Stdout = &o
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(time.Duration(rng.IntN(200)) * time.Millisecond)
+			if cmd.Process.Signal(syscall.SIGKILL) == nil {
+				killed++
+			}
+			cmd.Wait()
+			s, err := ledger.Open(context.Background(), dsn, false)
+			if err != nil {
+				t.Fatalf("iteration %d: the ledger does not open after a kill: %v", i, err)
+			}
+			es := checkLedger(t, s, "ex")
+			s.Close()
+			if len(es) < rows || len(es) > rows+1 {
+				t.Fatalf("iteration %d: %d rows after %d", i, len(es), rows)
+			}
+			if o.Len() > 0 {
+				printed++
+				if len(es) != rows+1 {
+					t.Fatalf("iteration %d: the release printed but is not recorded", i)
+				}
+			}
+			rows = len(es)
+		}
+		t.Logf("%d kills, %d releases recorded, %d printed before the kill", killed, rows, printed)
+	})
+}
