@@ -24,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -125,13 +126,21 @@ func (r *Refused) Error() string {
 
 func (r *Refused) Unwrap() error { return ErrRefused }
 
+var budgetSyntax = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?(/[0-9]+)?$`)
+
 // ErrUnknown is wrapped when a dataset is not in the ledger.
 var ErrUnknown = errors.New("unknown dataset")
 
 // ParseBudget reads a total budget: a decimal or a fraction with a finite
 // decimal expansion (stored exactly as a decimal), > 0.
 func ParseBudget(s string) (*big.Rat, error) {
-	r, ok := new(big.Rat).SetString(strings.TrimSpace(s))
+	t := strings.TrimSpace(s)
+	// plain digits only: an exponent such as 1e-1000000000 would make
+	// big.Rat compute a billion-digit power
+	if len(t) > 64 || !budgetSyntax.MatchString(t) {
+		return nil, fmt.Errorf("budget %q: want a decimal such as 1 or 2.5 (or a fraction 5/2)", s)
+	}
+	r, ok := new(big.Rat).SetString(t)
 	if !ok || r.Sign() <= 0 {
 		return nil, fmt.Errorf("budget %q: want a number > 0 (a decimal such as 1 or 2.5)", s)
 	}

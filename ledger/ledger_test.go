@@ -249,7 +249,7 @@ func TestConcurrentSpendsNeverOverspend(t *testing.T) {
 }
 
 func TestParseBudget(t *testing.T) {
-	for s, ok := range map[string]bool{"1": true, "0.1": true, "2.5": true, "1/4": true, "1/3": false, "0": false, "-1": false, "NaN": false, "x": false, "1e400": false} {
+	for s, ok := range map[string]bool{"1": true, "0.1": true, "2.5": true, "1/4": true, "1/3": false, "0": false, "-1": false, "NaN": false, "x": false, "1e400": false, "1e-1000000000": false, "2.5e1": false} {
 		if _, err := ParseBudget(s); (err == nil) != ok {
 			t.Errorf("ParseBudget(%q): %v", s, err)
 		}

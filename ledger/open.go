@@ -66,13 +66,16 @@ func Open(ctx context.Context, dsn string, create bool) (Store, error) {
 	}
 	if err := s.migrate(ctx); err != nil {
 		s.db.Close()
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", redact(dsn), err)
 	}
 	return s, nil
 }
 
 // redact hides a password in a DSN for error messages.
 func redact(dsn string) string {
+	if !strings.Contains(dsn, "://") {
+		return dsn
+	}
 	u, err := url.Parse(dsn)
 	if err != nil {
 		return "the PostgreSQL DSN"

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -178,4 +179,55 @@ func TestLedgerSurvivesSIGKILL(t *testing.T) {
 		}
 		t.Logf("%d kills, %d releases recorded, %d printed before the kill", killed, rows, printed)
 	})
+}
+
+// Every bad ledger input gets one clear error (status 2 in main) and
+// prints nothing.
+func TestLedgerBadInput(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "b.db")
+	if _, err := run("ledger", "init", "--ledger", db, "--dataset", "d", "--budget", "1"); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"ledger", "init", "--ledger", db, "--dataset", "e"}, "required"},
+		{[]string{"ledger", "init", "--ledger", db, "--dataset", "e", "--budget", "NaN"}, "budget"},
+		{[]string{"ledger", "init", "--ledger", db, "--dataset", "e", "--budget", "1/3"}, "decimal"},
+		{[]string{"ledger", "init", "--ledger", db, "--dataset", "e", "--budget", "-1"}, "budget"},
+		{[]string{"ledger", "init", "--ledger", db, "--dataset", "d", "--budget", "5"}, "already exists"},
+		{[]string{"ledger", "init", "--ledger", db, "--dataset", "a/b", "--budget", "5"}, "without '/'"},
+		{[]string{"ledger", "init", "--ledger", dir, "--dataset", "x", "--budget", "5"}, "not a regular file"},
+		{[]string{"ledger", "init", "--ledger", "postgres://nobody@127.0.0.1:1/x?connect_timeout=2", "--dataset", "x", "--budget", "5"}, "connecting"},
+		{[]string{"ledger", "show", "--ledger", filepath.Join(dir, "missing.db")}, "does not exist"},
+		{[]string{"ledger", "show"}, "--ledger is required"},
+		{[]string{"ledger", "show", "--ledger", db, "--dataset", "nope"}, "unknown dataset"},
+		{[]string{"ledger", "export", "--ledger", db, "--dataset", "nope"}, "unknown dataset"},
+		{[]string{"ledger"}, "subcommand"},
+		{[]string{"release", "--ledger", db}, "--dataset"},
+		{[]string{"release", "--ledger", db, "--dataset", "nope"}, "unknown dataset"},
+		{[]string{"release", "--ledger", db, "--dataset", "d", "--log", filepath.Join(dir, "l.json")}, "not both"},
+		{[]string{"release", "--ledger", filepath.Join(dir, "typo.db"), "--dataset", "d"}, "does not exist"},
+		{[]string{"release", "--ledger", db, "--dataset", "d", "--window", "-1h"}, "positive duration"},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			out, err := run(c.args...)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want %q", err, c.want)
+			}
+			if out != "" {
+				t.Fatalf("printed %q despite the error", out)
+			}
+		})
+	}
+	// nothing above was recorded, and a missing file was not created
+	out, err := run("ledger", "show", "--ledger", db, "--json")
+	if err != nil || !strings.Contains(out, `"releases": 0`) {
+		t.Fatalf("%v %s", err, out)
+	}
+	if _, err := run("ledger", "show", "--ledger", filepath.Join(dir, "typo.db")); err == nil {
+		t.Fatal("a mistyped ledger path was created")
+	}
 }
