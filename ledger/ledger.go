@@ -121,7 +121,7 @@ var ErrRefused = errors.New("privacy budget exceeded")
 
 func (r *Refused) Error() string {
 	return fmt.Sprintf("dataset %q: %v: this release (ε = %s) would bring the total to ε = %s by %s, over the budget %s (spent %s, remaining %s); nothing was released or recorded",
-		r.State.Dataset, ErrRefused, Decimal(r.Requested), Decimal(r.Would), r.Rule, Decimal(r.State.Budget), Decimal(r.State.Spent), Decimal(r.State.Remaining()))
+		r.State.Dataset, ErrRefused, Decimal(r.Requested), Decimal(r.Would), r.Rule, Decimal(r.State.Budget), Decimal(r.State.Spent), DecimalDown(r.State.Remaining()))
 }
 
 func (r *Refused) Unwrap() error { return ErrRefused }
@@ -164,6 +164,15 @@ func Decimal(r *big.Rat) string {
 		return r.FloatString(n) // n is the exact number of decimals: no trailing zeros
 	}
 	return fmtFloat(compose.Up(r))
+}
+
+// DecimalDown is Decimal rounding down instead of up: how a remaining
+// budget is shown.
+func DecimalDown(r *big.Rat) string {
+	if n, exact := r.FloatPrec(); exact && n <= 30 {
+		return r.FloatString(n)
+	}
+	return fmtFloat(compose.Down(r))
 }
 
 // validName is a dataset name: 1–128 characters, no control characters

@@ -42,7 +42,7 @@ func withField(v any, name string, val any) json.RawMessage {
 }
 
 func ledgerLine(st ledger.State) string {
-	return fmt.Sprintf("dataset %q: spent ε = %s of %s (remaining %s) by %s, %d releases", st.Dataset, ledger.Decimal(st.Spent), ledger.Decimal(st.Budget), ledger.Decimal(st.Remaining()), st.Rule, st.Releases)
+	return fmt.Sprintf("dataset %q: spent ε = %s of %s (remaining %s) by %s, %d releases", st.Dataset, ledger.Decimal(st.Spent), ledger.Decimal(st.Budget), ledger.DecimalDown(st.Remaining()), st.Rule, st.Releases)
 }
 
 func ledgerCmd() *cobra.Command {
@@ -141,7 +141,7 @@ func ledgerShowCmd() *cobra.Command {
 				tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 				fmt.Fprintln(tw, "dataset\tbudget\tspent\tremaining\treleases\trule")
 				for _, st := range sts {
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", st.Dataset, ledger.Decimal(st.Budget), ledger.Decimal(st.Spent), ledger.Decimal(st.Remaining()), st.Releases, st.Rule)
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", st.Dataset, ledger.Decimal(st.Budget), ledger.Decimal(st.Spent), ledger.DecimalDown(st.Remaining()), st.Releases, st.Rule)
 				}
 				return tw.Flush()
 			}
