@@ -153,12 +153,14 @@ type Ledger struct {
 	datasets map[string]*Dataset
 	order    []string
 	releases []Release
+	names    map[string]bool
+	rats     map[float64]*big.Rat // Rat of each recorded ε, computed once
 	deps     map[[2]string]float64
 }
 
 // New returns an empty ledger.
 func New() *Ledger {
-	return &Ledger{datasets: map[string]*Dataset{}, deps: map[[2]string]float64{}}
+	return &Ledger{datasets: map[string]*Dataset{}, names: map[string]bool{}, rats: map[float64]*big.Rat{}, deps: map[[2]string]float64{}}
 }
 
 // AddDataset registers a chain.
@@ -183,10 +185,8 @@ func (l *Ledger) Record(r Release) error {
 	if r.Name == "" {
 		r.Name = fmt.Sprintf("release %d", len(l.releases)+1)
 	}
-	for _, o := range l.releases {
-		if o.Name == r.Name {
-			return fmt.Errorf("compose: two releases are named %q", r.Name)
-		}
+	if l.names[r.Name] {
+		return fmt.Errorf("compose: two releases are named %q", r.Name)
 	}
 	if err := checks.EpsilonSpent(r.Epsilon); err != nil {
 		return fmt.Errorf("compose: release %q: %w", r.Name, err)
@@ -200,14 +200,18 @@ func (l *Ledger) Record(r Release) error {
 	if r.Start < 1 || r.End > d.Length || r.Start > r.End {
 		return fmt.Errorf("compose: release %q: segment [%d, %d] is not inside 1..%d", r.Name, r.Start, r.End, d.Length)
 	}
-	r.eps = Rat(r.Epsilon)
-	if err := checkCalibration(r, d); err != nil {
+	if r.eps = l.rats[r.Epsilon]; r.eps == nil {
+		r.eps = Rat(r.Epsilon)
+		l.rats[r.Epsilon] = r.eps // shared: rules never modify a bound in place
+	}
+	if err := checkCalibration(&r, d); err != nil {
 		return err
 	}
 	if r.Active != nil && (r.Kind != MQMApprox || r.Active.A < 1 || r.Active.B < 1) {
 		return fmt.Errorf("compose: release %q: active_quilt is for MQMApprox releases with a, b ≥ 1", r.Name)
 	}
 	l.releases = append(l.releases, r)
+	l.names[r.Name] = true
 	return nil
 }
 
@@ -223,15 +227,17 @@ func (l *Ledger) Record(r Release) error {
 //
 // MQMApprox's bound does not depend on the initial distribution, so only
 // MQMExact releases are checked.
-func checkCalibration(r Release, d *Dataset) error {
+func checkCalibration(r *Release, d *Dataset) error {
 	if r.Kind != MQMExact {
 		return nil
 	}
-	n := r.End - r.Start + 1
-	fix := fmt.Sprintf("recalibrate with 'puff scale --start %d --length %d' and record \"calibration\": {\"start\": %d, \"end\": %d}", r.Start, n, r.Start, r.End)
+	// the advice, built only for an error
+	fix := func() string {
+		return fmt.Sprintf("recalibrate with 'puff scale --start %d --length %d' and record \"calibration\": {\"start\": %d, \"end\": %d}", r.Start, r.End-r.Start+1, r.Start, r.End)
+	}
 	if c := r.Calibration; c != nil {
 		if c.Start != r.Start || c.end() != r.End {
-			return fmt.Errorf("compose: release %q covers [%d, %d] but was calibrated for [%d, %d]: its ε does not hold for its segment; %s", r.Name, r.Start, r.End, c.Start, c.end(), fix)
+			return fmt.Errorf("compose: release %q covers [%d, %d] but was calibrated for [%d, %d]: its ε does not hold for its segment; %s", r.Name, r.Start, r.End, c.Start, c.end(), fix())
 		}
 		return nil
 	}
@@ -239,11 +245,11 @@ func checkCalibration(r Release, d *Dataset) error {
 		return nil
 	}
 	if d.Class == nil {
-		return fmt.Errorf("compose: release %q starts at time %d and the dataset has no class to tell whether its start matters; %s", r.Name, r.Start, fix)
+		return fmt.Errorf("compose: release %q starts at time %d and the dataset has no class to tell whether its start matters; %s", r.Name, r.Start, fix())
 	}
 	for i, ch := range d.Class.Chains {
 		if ch.Init == markov.InitGiven {
-			return fmt.Errorf("compose: release %q starts at time %d, and chain %d of the class has a fixed initial distribution, so a σ computed from time 1 can understate the noise; %s", r.Name, r.Start, i, fix)
+			return fmt.Errorf("compose: release %q starts at time %d, and chain %d of the class has a fixed initial distribution, so a σ computed from time 1 can understate the noise; %s", r.Name, r.Start, i, fix())
 		}
 	}
 	return nil
@@ -337,7 +343,7 @@ func single(rs []Release) Claim {
 		c.Why = "a DP release is ε-Pufferfish only for independent records (see dp)"
 		return c
 	}
-	c.Applies, c.Bound = true, rs[0].eps
+	c.Applies, c.Bound = true, new(big.Rat).Set(rs[0].eps)
 	c.Covers = fmt.Sprintf("secrets X_t, t in [%d, %d]", rs[0].Start, rs[0].End)
 	return c
 }
@@ -372,11 +378,13 @@ type segment struct {
 // more than one release needs all of them MQM (summed by III.7).
 func segments(rs []Release) ([]segment, string) {
 	var out []segment
+	index := map[[2]int]int{}
 	for _, r := range rs {
-		i := slices.IndexFunc(out, func(s segment) bool { return s.start == r.Start && s.end == r.End })
-		if i < 0 {
+		i, ok := index[[2]int{r.Start, r.End}]
+		if !ok {
 			out = append(out, segment{start: r.Start, end: r.End, eps: zero()})
 			i = len(out) - 1
+			index[[2]int{r.Start, r.End}] = i
 		}
 		out[i].eps = add(out[i].eps, r.eps)
 		out[i].rs = append(out[i].rs, r)

@@ -73,6 +73,11 @@ func Records(class *markov.Class, recs []*record.Release) (Verdict, error) {
 		}
 	}
 	l := New()
+	n := 0
+	for _, rec := range recs {
+		n += len(rec.Segments)
+	}
+	l.releases = make([]Release, 0, n)
 	for _, c := range order {
 		if err := l.AddDataset(Dataset{Name: c, Length: length[c], Class: class, Theta: hash}); err != nil {
 			return Verdict{}, err

@@ -396,15 +396,15 @@ func (s *sqlStore) Spend(ctx context.Context, sp Spend, draw func() (json.RawMes
 		if err != nil {
 			return err
 		}
-		before, err := state(sp.Dataset, r, es, nil)
-		if err != nil {
-			return err
-		}
 		would, err := state(sp.Dataset, r, es, sp.Record)
 		if err != nil {
 			return err
 		}
 		if would.Spent.Cmp(r.budget) > 0 {
+			before, err := state(sp.Dataset, r, es, nil)
+			if err != nil {
+				return err
+			}
 			return &Refused{State: before, Requested: eps, Would: would.Spent, Rule: would.Rule}
 		}
 		result, err := draw()
