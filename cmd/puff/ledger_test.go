@@ -231,3 +231,26 @@ func TestLedgerBadInput(t *testing.T) {
 		t.Fatal("a mistyped ledger path was created")
 	}
 }
+
+// --log with --window records every window (it was once ignored).
+func TestWindowedReleaseIsLogged(t *testing.T) {
+	logPath := filepath.Join(t.TempDir(), "log.json")
+	out, err := run("release", "--window", "2h", "--time-unit", "60", "--log", logPath, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Windows []json.RawMessage `json:"windows"`
+		Ledger  struct {
+			Spent    float64 `json:"spent"`
+			Releases int     `json:"releases"`
+		} `json:"ledger"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil || len(r.Windows) != 4 || r.Ledger.Releases != 1 || r.Ledger.Spent < 1 {
+		t.Fatalf("%v %s", err, out)
+	}
+	out, err = run("compose", "--log", logPath, "--json")
+	if err != nil || strings.Count(out, `"[361, 480]`) == 0 && !strings.Contains(out, "[361, 480]") {
+		t.Fatalf("%v %s", err, out)
+	}
+}
