@@ -109,13 +109,15 @@ func ledgerInitCmd() *cobra.Command {
 	return c
 }
 
-func ledgerShowCmd() *cobra.Command {
+// ledgerReader is a command that reads an existing ledger (show, export):
+// --ledger DSN [--dataset NAME] [--json].
+func ledgerReader(use, short, long, jsonUsage string, body func(cmd *cobra.Command, s ledger.Store, dataset string, asJSON bool) error) *cobra.Command {
 	var dsn, dataset string
 	var asJSON bool
 	c := &cobra.Command{
-		Use:   "show --ledger DSN [--dataset NAME] [--json]",
-		Short: "Budget spent and remaining per dataset, and a dataset's releases",
-		Long:  help("ledger-show"),
+		Use:   use,
+		Short: short,
+		Long:  help(long),
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if dsn == "" {
@@ -126,6 +128,19 @@ func ledgerShowCmd() *cobra.Command {
 				return err
 			}
 			defer s.Close()
+			return body(cmd, s, dataset, asJSON)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&dsn, "ledger", "", "the ledger: a SQLite file or a postgres:// URL")
+	f.StringVar(&dataset, "dataset", "", "only this dataset")
+	f.BoolVar(&asJSON, "json", false, jsonUsage)
+	return c
+}
+
+func ledgerShowCmd() *cobra.Command {
+	return ledgerReader("show --ledger DSN [--dataset NAME] [--json]", "Budget spent and remaining per dataset, and a dataset's releases", "ledger-show", "print JSON",
+		func(cmd *cobra.Command, s ledger.Store, dataset string, asJSON bool) error {
 			ctx, w := cmd.Context(), cmd.OutOrStdout()
 			if dataset == "" {
 				sts, err := s.Datasets(ctx)
@@ -181,32 +196,13 @@ func ledgerShowCmd() *cobra.Command {
 				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", e.ID, e.Time.Format("2006-01-02 15:04:05"), e.Record.Mechanism, strconv.FormatFloat(e.Record.Epsilon, 'g', -1, 64), e.Record.Query, len(e.Record.Segments), e.Spent, e.Rule)
 			}
 			return tw.Flush()
-		},
-	}
-	f := c.Flags()
-	f.StringVar(&dsn, "ledger", "", "the ledger: a SQLite file or a postgres:// URL")
-	f.StringVar(&dataset, "dataset", "", "show this dataset's releases")
-	f.BoolVar(&asJSON, "json", false, "print JSON")
-	return c
+		})
 }
 
 func ledgerExportCmd() *cobra.Command {
-	var dsn, dataset string
-	var asJSON bool
-	c := &cobra.Command{
-		Use:   "export --ledger DSN [--dataset NAME] [--json]",
-		Short: "Every recorded release: CSV, or JSON lines with its record and noisy result",
-		Long:  help("ledger-export"),
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if dsn == "" {
-				return fmt.Errorf("--ledger is required")
-			}
-			s, err := ledger.Open(cmd.Context(), dsn, false)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
+	return ledgerReader("export --ledger DSN [--dataset NAME] [--json]", "Every recorded release: CSV, or JSON lines with its record and noisy result", "ledger-export",
+		"JSON lines: one object per release with its record (segments) and noisy result",
+		func(cmd *cobra.Command, s ledger.Store, dataset string, asJSON bool) error {
 			ctx, w := cmd.Context(), cmd.OutOrStdout()
 			names := []string{dataset}
 			if dataset == "" {
@@ -246,11 +242,5 @@ func ledgerExportCmd() *cobra.Command {
 			}
 			cw.Flush()
 			return cw.Error()
-		},
-	}
-	f := c.Flags()
-	f.StringVar(&dsn, "ledger", "", "the ledger: a SQLite file or a postgres:// URL")
-	f.StringVar(&dataset, "dataset", "", "only this dataset")
-	f.BoolVar(&asJSON, "json", false, "JSON lines: one object per release with its record (segments) and noisy result")
-	return c
+		})
 }
