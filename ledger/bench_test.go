@@ -34,7 +34,7 @@ func BenchmarkSpend(b *testing.B) {
 			}
 			defer s.Close()
 			cl := testClass(b, 0.9)
-			if err := s.Init(ctx, "d", big.NewRat(1e6, 1), cl); err != nil {
+			if err := s.Init(ctx, Registration{Name: "d", Budget: big.NewRat(1e6, 1), Class: cl}); err != nil {
 				b.Fatal(err)
 			}
 			var segs []record.Segment

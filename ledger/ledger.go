@@ -37,8 +37,11 @@ import (
 // Store is a durable ledger.
 type Store interface {
 	// Init registers a dataset with its total budget and, optionally, its
-	// class Θ (nil: set by the first release).
-	Init(ctx context.Context, name string, budget *big.Rat, class *markov.Class) error
+	// class Θ (nil: set by the first release); an existing name wraps
+	// ErrExists.
+	Init(ctx context.Context, d Registration) error
+	// Definition is how a dataset was registered (its class as set by now).
+	Definition(ctx context.Context, name string) (Registration, error)
 	// Datasets is the state of every dataset, by name.
 	Datasets(ctx context.Context) ([]State, error)
 	// Dataset is one dataset's state.
@@ -46,9 +49,30 @@ type Store interface {
 	// Entries are a dataset's releases in the order they were committed.
 	Entries(ctx context.Context, name string) ([]Entry, error)
 	// Spend checks and records one release (see the package comment).
-	Spend(ctx context.Context, s Spend, draw func() (json.RawMessage, error)) (State, error)
+	Spend(ctx context.Context, s Spend, draw func() (json.RawMessage, error)) (Receipt, error)
+	// CreateToken makes a bearer token with scopes (and, optionally, a
+	// budget of its own inside each dataset's); it returns the secret,
+	// which is stored only as a hash.
+	CreateToken(ctx context.Context, scopes []string, budget *big.Rat) (secret string, t Token, err error)
+	// RevokeToken revokes a token by id.
+	RevokeToken(ctx context.Context, id string) error
+	// Authenticate finds the live token of a secret (ErrBadToken otherwise).
+	Authenticate(ctx context.Context, secret string) (Token, error)
+	// Tokens lists every token (never a secret).
+	Tokens(ctx context.Context) ([]Token, error)
 	Close() error
 }
+
+// Registration is a dataset as registered.
+type Registration struct {
+	Name   string
+	Budget *big.Rat
+	Class  *markov.Class   // nil: the first release's
+	Source json.RawMessage // how a service reads its data (opaque to the ledger); nil from the CLI
+}
+
+// ErrExists is wrapped when a dataset is registered twice.
+var ErrExists = errors.New("already exists")
 
 // Spend is one release asked of the ledger.
 type Spend struct {
@@ -56,7 +80,32 @@ type Spend struct {
 	Class   *markov.Class   // the class Θ the release is calibrated for
 	Record  *record.Release // its segments, mechanism and ε
 	Token   string          // who spends it (the service's token id); "" from the CLI
+	// TokenBudget, when set, limits the composed ε of this token's
+	// releases on the dataset, inside the dataset's budget.
+	TokenBudget *big.Rat
+	// IdempotencyKey, when set, makes a repeated request (same token, same
+	// key) return the recorded release instead of drawing fresh noise —
+	// fresh noise on a retry could be averaged away. RequestHash tells a
+	// true repeat from a different request reusing the key
+	// (ErrKeyReused).
+	IdempotencyKey string
+	RequestHash    string
 }
+
+// Receipt is what Spend returns: the recorded release and the dataset's
+// state after it. Replayed is true when an idempotency key matched an
+// earlier release: nothing new was drawn or spent, and State is the state
+// recorded with that release.
+type Receipt struct {
+	State    State
+	ID       int64
+	Result   json.RawMessage
+	Replayed bool
+}
+
+// ErrKeyReused is returned when an idempotency key comes back with a
+// different request.
+var ErrKeyReused = errors.New("idempotency key already used for a different request")
 
 // State is a dataset's budget after its recorded releases.
 type State struct {

@@ -62,11 +62,12 @@ func TestTenTenthsFitABudgetOfOne(t *testing.T) {
 		ctx := context.Background()
 		s := open(t, dsn, true)
 		cl := testClass(t, 0.9)
-		if err := s.Init(ctx, "house", big.NewRat(1, 1), cl); err != nil {
+		if err := s.Init(ctx, Registration{Name: "house", Budget: big.NewRat(1, 1), Class: cl}); err != nil {
 			t.Fatal(err)
 		}
 		for i := range 10 {
-			st, err := s.Spend(ctx, Spend{Dataset: "house", Class: cl, Record: rec(cl, 0.1)}, result(fmt.Sprintf(`{"n": %d}`, i)))
+			rc, err := s.Spend(ctx, Spend{Dataset: "house", Class: cl, Record: rec(cl, 0.1)}, result(fmt.Sprintf(`{"n": %d}`, i)))
+			st := rc.State
 			if err != nil {
 				t.Fatalf("release %d: %v", i+1, err)
 			}
@@ -123,7 +124,7 @@ func TestSpentIsTheComposedGuarantee(t *testing.T) {
 		ctx := context.Background()
 		s := open(t, dsn, true)
 		cl := testClass(t, 0.6)
-		if err := s.Init(ctx, "d", big.NewRat(5, 1), nil); err != nil {
+		if err := s.Init(ctx, Registration{Name: "d", Budget: big.NewRat(5, 1)}); err != nil {
 			t.Fatal(err)
 		}
 		recs := []*record.Release{
@@ -132,7 +133,8 @@ func TestSpentIsTheComposedGuarantee(t *testing.T) {
 			rec(cl, 0.25, record.Segment{Series: "x", First: 1, Last: 50, Readings: 50}),
 		}
 		for i, r := range recs {
-			st, err := s.Spend(ctx, Spend{Dataset: "d", Class: cl, Record: r}, result(`[1]`))
+			rc, err := s.Spend(ctx, Spend{Dataset: "d", Class: cl, Record: r}, result(`[1]`))
+			st := rc.State
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -163,18 +165,18 @@ func TestRefusals(t *testing.T) {
 		}
 		s := open(t, dsn, true)
 		cl, other := testClass(t, 0.9), testClass(t, 0.8)
-		if err := s.Init(ctx, "d", big.NewRat(1, 1), cl); err != nil {
+		if err := s.Init(ctx, Registration{Name: "d", Budget: big.NewRat(1, 1), Class: cl}); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Init(ctx, "d", big.NewRat(2, 1), cl); err == nil {
+		if err := s.Init(ctx, Registration{Name: "d", Budget: big.NewRat(2, 1), Class: cl}); err == nil {
 			t.Fatal("a dataset was created twice (its budget could be raised)")
 		}
 		for _, bad := range []string{"", "a/b", "tab\there"} {
-			if err := s.Init(ctx, bad, big.NewRat(1, 1), nil); err == nil {
+			if err := s.Init(ctx, Registration{Name: bad, Budget: big.NewRat(1, 1)}); err == nil {
 				t.Errorf("name %q accepted", bad)
 			}
 		}
-		if err := s.Init(ctx, "third", big.NewRat(1, 3), nil); err == nil {
+		if err := s.Init(ctx, Registration{Name: "third", Budget: big.NewRat(1, 3)}); err == nil {
 			t.Error("budget 1/3 accepted (not a decimal)")
 		}
 		if _, err := s.Spend(ctx, Spend{Dataset: "nope", Class: cl, Record: rec(cl, 0.1)}, result(`{}`)); !errors.Is(err, ErrUnknown) {
@@ -211,7 +213,7 @@ func TestConcurrentSpendsNeverOverspend(t *testing.T) {
 		ctx := context.Background()
 		s0 := open(t, dsn, true)
 		cl := testClass(t, 0.9)
-		if err := s0.Init(ctx, "d", big.NewRat(1, 1), cl); err != nil {
+		if err := s0.Init(ctx, Registration{Name: "d", Budget: big.NewRat(1, 1), Class: cl}); err != nil {
 			t.Fatal(err)
 		}
 		var mu sync.Mutex
@@ -268,4 +270,79 @@ func TestDecimal(t *testing.T) {
 			t.Errorf("Decimal(%v) = %q, want %q", c.r, got, c.want)
 		}
 	}
+}
+
+func TestTokensAndIdempotency(t *testing.T) {
+	stores(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		s := open(t, dsn, true)
+		cl := testClass(t, 0.9)
+		if err := s.Init(ctx, Registration{Name: "d", Budget: big.NewRat(1, 1), Class: cl}); err != nil {
+			t.Fatal(err)
+		}
+		secret, tok, err := s.CreateToken(ctx, []string{"release:d"}, big.NewRat(3, 10))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Authenticate(ctx, secret)
+		if err != nil || got.ID != tok.ID || !got.Can("release:d") || !got.Can("read:d") || got.Can("admin") || got.Can("release:e") || got.Budget.Cmp(big.NewRat(3, 10)) != 0 {
+			t.Fatalf("%+v %v", got, err)
+		}
+		for _, bad := range []string{"", secret + "x", secret[:len(secret)-1] + "0", "puff_" + tok.ID + "_" + fmt.Sprintf("%064d", 0)} {
+			if bad == secret {
+				continue
+			}
+			if _, err := s.Authenticate(ctx, bad); !errors.Is(err, ErrBadToken) {
+				t.Errorf("secret %q: %v", bad, err)
+			}
+		}
+		if _, _, err := s.CreateToken(ctx, []string{"write:d"}, nil); err == nil {
+			t.Error("scope write:d accepted")
+		}
+		// idempotency: the repeat returns the recorded result, draws nothing
+		draws := 0
+		draw := func() (json.RawMessage, error) { draws++; return json.RawMessage(fmt.Sprintf(`{"draw": %d}`, draws)), nil }
+		sp := Spend{Dataset: "d", Class: cl, Record: rec(cl, 0.1), Token: tok.ID, TokenBudget: got.Budget, IdempotencyKey: "k1", RequestHash: "h1"}
+		a, err := s.Spend(ctx, sp, draw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := s.Spend(ctx, sp, draw)
+		if err != nil || !b.Replayed || b.ID != a.ID || string(b.Result) != string(a.Result) || draws != 1 || b.State.Spent.Cmp(a.State.Spent) != 0 || b.State.Releases != 1 {
+			t.Fatalf("repeat: %+v %v (draws %d)", b, err, draws)
+		}
+		other := sp
+		other.RequestHash = "h2"
+		if _, err := s.Spend(ctx, other, draw); !errors.Is(err, ErrKeyReused) {
+			t.Fatalf("key reused with another request: %v", err)
+		}
+		// the token's own budget (0.3) binds before the dataset's (1)
+		for _, k := range []string{"k2", "k3"} {
+			sp.IdempotencyKey = k
+			if _, err := s.Spend(ctx, sp, draw); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sp.IdempotencyKey = "k4"
+		if _, err := s.Spend(ctx, sp, draw); !errors.Is(err, ErrRefused) || draws != 3 {
+			t.Fatalf("over the token budget: %v (draws %d)", err, draws)
+		}
+		es, _ := s.Entries(ctx, "d")
+		if len(es) != 3 || es[0].Token != tok.ID {
+			t.Fatalf("%d entries", len(es))
+		}
+		if err := s.RevokeToken(ctx, tok.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Authenticate(ctx, secret); !errors.Is(err, ErrBadToken) {
+			t.Fatalf("revoked token: %v", err)
+		}
+		if err := s.RevokeToken(ctx, tok.ID); err == nil {
+			t.Fatal("revoked twice")
+		}
+		ts, err := s.Tokens(ctx)
+		if err != nil || len(ts) != 1 || ts[0].Revoked == nil {
+			t.Fatalf("%+v %v", ts, err)
+		}
+	})
 }

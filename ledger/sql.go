@@ -85,6 +85,19 @@ var migrations = []string{
 		rule       TEXT NOT NULL
 	)`,
 	`CREATE INDEX releases_dataset ON releases(dataset, id)`,
+	// how the service reads the dataset's data (path and CSV options)
+	`ALTER TABLE datasets ADD COLUMN source TEXT`,
+	`CREATE TABLE tokens (
+		id         TEXT PRIMARY KEY,
+		hash       TEXT NOT NULL UNIQUE,
+		scopes     TEXT NOT NULL,
+		budget     {exact},
+		created_at TEXT NOT NULL,
+		revoked_at TEXT
+	)`,
+	`ALTER TABLE releases ADD COLUMN idem_key TEXT`,
+	`ALTER TABLE releases ADD COLUMN request_hash TEXT`,
+	`CREATE UNIQUE INDEX releases_idem ON releases(token, idem_key)`,
 }
 
 type sqlStore struct {
@@ -155,7 +168,8 @@ func (s *sqlStore) Close() error { return s.db.Close() }
 
 func now() string { return time.Now().UTC().Format(time.RFC3339Nano) }
 
-func (s *sqlStore) Init(ctx context.Context, name string, budget *big.Rat, class *markov.Class) error {
+func (s *sqlStore) Init(ctx context.Context, d Registration) error {
+	name, budget, class := d.Name, d.Budget, d.Class
 	if err := validName(name); err != nil {
 		return err
 	}
@@ -180,10 +194,14 @@ func (s *sqlStore) Init(ctx context.Context, name string, budget *big.Rat, class
 			return fmt.Errorf("ledger: %w", err)
 		}
 		if n > 0 {
-			return fmt.Errorf("ledger: dataset %q already exists (its budget cannot be changed: a budget that could be raised protects nothing)", name)
+			return fmt.Errorf("ledger: dataset %q %w (its budget cannot be changed: a budget that could be raised protects nothing)", name, ErrExists)
 		}
-		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO datasets (name, budget, class, class_hash, created_at) VALUES (?, ?, ?, ?, ?)`),
-			name, Decimal(budget), classJSON, hash, now())
+		var source sql.NullString
+		if len(d.Source) > 0 {
+			source = sql.NullString{String: string(d.Source), Valid: true}
+		}
+		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO datasets (name, budget, class, class_hash, created_at, source) VALUES (?, ?, ?, ?, ?, ?)`),
+			name, Decimal(budget), classJSON, hash, now(), source)
 		if err != nil {
 			return fmt.Errorf("ledger: %w", err)
 		}
@@ -196,14 +214,15 @@ type row struct {
 	budget *big.Rat
 	class  *markov.Class
 	hash   string
+	source json.RawMessage
 }
 
 func (s *sqlStore) dataset(ctx context.Context, q interface {
 	QueryRowContext(context.Context, string, ...any) *sql.Row
 }, name string) (row, error) {
 	var budget string
-	var classJSON, hash sql.NullString
-	err := q.QueryRowContext(ctx, s.q(`SELECT budget, class, class_hash FROM datasets WHERE name = ?`), name).Scan(&budget, &classJSON, &hash)
+	var classJSON, hash, source sql.NullString
+	err := q.QueryRowContext(ctx, s.q(`SELECT budget, class, class_hash, source FROM datasets WHERE name = ?`), name).Scan(&budget, &classJSON, &hash, &source)
 	if errors.Is(err, sql.ErrNoRows) {
 		return row{}, fmt.Errorf("ledger: %w %q (create it with 'puff ledger init')", ErrUnknown, name)
 	}
@@ -212,6 +231,9 @@ func (s *sqlStore) dataset(ctx context.Context, q interface {
 	}
 	var r row
 	var ok bool
+	if source.Valid {
+		r.source = json.RawMessage(source.String)
+	}
 	if r.budget, ok = new(big.Rat).SetString(budget); !ok {
 		return row{}, fmt.Errorf("ledger: dataset %q: stored budget %q is not a number", name, budget)
 	}
@@ -351,18 +373,18 @@ func (s *sqlStore) Entries(ctx context.Context, name string) ([]Entry, error) {
 	return es, err
 }
 
-func (s *sqlStore) Spend(ctx context.Context, sp Spend, draw func() (json.RawMessage, error)) (State, error) {
+func (s *sqlStore) Spend(ctx context.Context, sp Spend, draw func() (json.RawMessage, error)) (Receipt, error) {
 	if sp.Record == nil || len(sp.Record.Segments) == 0 || sp.Class == nil {
-		return State{}, errors.New("ledger: nothing to record")
+		return Receipt{}, errors.New("ledger: nothing to record")
 	}
 	if sp.Record.Class != sp.Class.Hash() {
-		return State{}, errors.New("ledger: the record was calibrated for another class than the one given")
+		return Receipt{}, errors.New("ledger: the record was calibrated for another class than the one given")
 	}
 	eps := compose.Rat(sp.Record.Epsilon)
 	if eps == nil || eps.Sign() <= 0 {
-		return State{}, fmt.Errorf("ledger: ε = %v: want a finite number > 0", sp.Record.Epsilon)
+		return Receipt{}, fmt.Errorf("ledger: ε = %v: want a finite number > 0", sp.Record.Epsilon)
 	}
-	var after State
+	var out Receipt
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		if s.d.lock != "" {
 			var one int
@@ -377,6 +399,32 @@ func (s *sqlStore) Spend(ctx context.Context, sp Spend, draw func() (json.RawMes
 		r, err := s.dataset(ctx, tx, sp.Dataset)
 		if err != nil {
 			return err
+		}
+		if sp.IdempotencyKey != "" {
+			// inside the dataset's lock: a concurrent repeat waits and
+			// then finds this one
+			var id int64
+			var dataset, hash, result, spent, rule string
+			err := tx.QueryRowContext(ctx, s.q(`SELECT id, dataset, COALESCE(request_hash, ''), result, spent, rule FROM releases WHERE token = ? AND idem_key = ?`),
+				sp.Token, sp.IdempotencyKey).Scan(&id, &dataset, &hash, &result, &spent, &rule)
+			switch {
+			case err == nil:
+				if dataset != sp.Dataset || hash != sp.RequestHash {
+					return ErrKeyReused
+				}
+				st := State{Dataset: dataset, Budget: r.budget, Rule: rule, ClassHash: r.hash}
+				var ok bool
+				if st.Spent, ok = new(big.Rat).SetString(spent); !ok {
+					return fmt.Errorf("ledger: release %d: spent %q is not a number", id, spent)
+				}
+				if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM releases WHERE dataset = ? AND id <= ?`), dataset, id).Scan(&st.Releases); err != nil {
+					return fmt.Errorf("ledger: %w", err)
+				}
+				out = Receipt{State: st, ID: id, Result: json.RawMessage(result), Replayed: true}
+				return nil
+			case !errors.Is(err, sql.ErrNoRows):
+				return fmt.Errorf("ledger: %w", err)
+			}
 		}
 		hash := sp.Class.Hash()
 		if r.class == nil {
@@ -407,6 +455,26 @@ func (s *sqlStore) Spend(ctx context.Context, sp Spend, draw func() (json.RawMes
 			}
 			return &Refused{State: before, Requested: eps, Would: would.Spent, Rule: would.Rule}
 		}
+		if sp.TokenBudget != nil {
+			var mine []Entry
+			for _, e := range es {
+				if e.Token == sp.Token {
+					mine = append(mine, e)
+				}
+			}
+			tr := row{budget: sp.TokenBudget, class: r.class, hash: r.hash}
+			tw, err := state(sp.Dataset, tr, mine, sp.Record)
+			if err != nil {
+				return err
+			}
+			if tw.Spent.Cmp(sp.TokenBudget) > 0 {
+				before, err := state(sp.Dataset, tr, mine, nil)
+				if err != nil {
+					return err
+				}
+				return &Refused{State: before, Requested: eps, Would: tw.Spent, Rule: tw.Rule + " (this token's own budget)"}
+			}
+		}
 		result, err := draw()
 		if err != nil {
 			return err
@@ -418,21 +486,38 @@ func (s *sqlStore) Spend(ctx context.Context, sp Spend, draw func() (json.RawMes
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO releases (dataset, created_at, token, mechanism, epsilon, class_hash, query, record, result, spent, rule) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-			sp.Dataset, now(), sp.Token, string(sp.Record.Mechanism), Decimal(eps), hash, sp.Record.Query, string(rec), string(result), spentText(would.Spent), would.Rule)
+		var key, reqHash sql.NullString
+		if sp.IdempotencyKey != "" {
+			key = sql.NullString{String: sp.IdempotencyKey, Valid: true}
+			reqHash = sql.NullString{String: sp.RequestHash, Valid: true}
+		}
+		var id int64
+		err = tx.QueryRowContext(ctx, s.q(`INSERT INTO releases (dataset, created_at, token, mechanism, epsilon, class_hash, query, record, result, spent, rule, idem_key, request_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+			sp.Dataset, now(), sp.Token, string(sp.Record.Mechanism), Decimal(eps), hash, sp.Record.Query, string(rec), string(result), spentText(would.Spent), would.Rule, key, reqHash).Scan(&id)
 		if err != nil {
+			if sp.IdempotencyKey != "" && strings.Contains(strings.ToLower(err.Error()), "unique") {
+				return ErrKeyReused // the key was used on another dataset
+			}
 			return fmt.Errorf("ledger: %w", err)
 		}
-		after = would
-		after.Releases = len(es) + 1
+		out = Receipt{State: would, ID: id, Result: result}
+		out.State.Releases = len(es) + 1
 		return nil
 	})
 	if err != nil {
-		return State{}, err
+		return Receipt{}, err
 	}
-	return after, nil
+	return out, nil
 }
 
 // spentText stores a composed ε exactly when it is a short decimal, else
 // rounded up.
 func spentText(r *big.Rat) string { return Decimal(r) }
+
+func (s *sqlStore) Definition(ctx context.Context, name string) (Registration, error) {
+	r, err := s.dataset(ctx, s.db, name)
+	if err != nil {
+		return Registration{}, err
+	}
+	return Registration{Name: name, Budget: r.budget, Class: r.class, Source: r.source}, nil
+}

@@ -86,7 +86,7 @@ func ledgerInitCmd() *cobra.Command {
 				return err
 			}
 			defer s.Close()
-			if err := s.Init(cmd.Context(), dataset, b, class); err != nil {
+			if err := s.Init(cmd.Context(), ledger.Registration{Name: dataset, Budget: b, Class: class}); err != nil {
 				return err
 			}
 			st, err := s.Dataset(cmd.Context(), dataset)

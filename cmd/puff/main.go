@@ -317,7 +317,7 @@ func releaseCmd() *cobra.Command {
 				// The budget is checked before any noise is drawn, and the
 				// record with its noisy result is committed before anything
 				// is printed (package ledger).
-				st, err := store.Spend(cmd.Context(), ledger.Spend{Dataset: dataset, Class: p.Class, Record: p.Record}, func() (json.RawMessage, error) {
+				rc, err := store.Spend(cmd.Context(), ledger.Spend{Dataset: dataset, Class: p.Class, Record: p.Record}, func() (json.RawMessage, error) {
 					if out, err = p.Draw(); err != nil {
 						return nil, err
 					}
@@ -326,8 +326,8 @@ func releaseCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				ledgerJSON = st
-				extra = append(extra, [2]string{"ledger", ledgerLine(st)})
+				ledgerJSON = rc.State
+				extra = append(extra, [2]string{"ledger", ledgerLine(rc.State)})
 			default:
 				if out, err = p.Draw(); err != nil {
 					return err
