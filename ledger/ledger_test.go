@@ -301,7 +301,10 @@ func TestTokensAndIdempotency(t *testing.T) {
 		}
 		// idempotency: the repeat returns the recorded result, draws nothing
 		draws := 0
-		draw := func() (json.RawMessage, error) { draws++; return json.RawMessage(fmt.Sprintf(`{"draw": %d}`, draws)), nil }
+		draw := func() (json.RawMessage, error) {
+			draws++
+			return json.RawMessage(fmt.Sprintf(`{"draw": %d}`, draws)), nil
+		}
 		sp := Spend{Dataset: "d", Class: cl, Record: rec(cl, 0.1), Token: tok.ID, TokenBudget: got.Budget, IdempotencyKey: "k1", RequestHash: "h1"}
 		a, err := s.Spend(ctx, sp, draw)
 		if err != nil {

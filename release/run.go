@@ -83,16 +83,30 @@ func Prepare(r io.Reader, name string, req Request, width time.Duration) (*Pendi
 	if err != nil {
 		return nil, err
 	}
+	return PrepareData(data, class, req.Fit, req.Options, width, req.CSV.Location)
+}
+
+// Load reads the data as Prepare does and settles the class (fitting it
+// with req.Fit): what a service does once per dataset before many
+// releases (PrepareData).
+func Load(r io.Reader, name string, req Request) (*Data, *markov.Class, error) {
+	return load(r, name, &req)
+}
+
+// PrepareData is Prepare on data already read with its class (Load);
+// fitted says the class was fitted from this data (the report warns).
+// It does not modify data, so releases may share it.
+func PrepareData(data *Data, class *markov.Class, fitted bool, opts Options, width time.Duration, loc *time.Location) (*Pending, error) {
 	p := &Pending{Class: class}
 	if width > 0 {
-		wr, draw, err := planWindows(data, class, req.Fit, req.Options, width, req.CSV.Location)
+		wr, draw, err := planWindows(data, class, fitted, opts, width, loc)
 		if err != nil {
 			return nil, err
 		}
 		p.Record, p.out, p.draw = wr.Record, wr, draw
 		return p, nil
 	}
-	rep, draw, err := plan(data, class, req.Fit, req.Options, map[string]Scale{})
+	rep, draw, err := plan(data, class, fitted, opts, map[string]Scale{})
 	if err != nil {
 		return nil, err
 	}

@@ -207,7 +207,7 @@ func localSanitizeCmd() *cobra.Command {
 			if haveFlip == !math.IsNaN(eps) {
 				return fmt.Errorf("give --flip R or --epsilon E, not both or neither")
 			}
-			df.opts.KeepTimes = true
+			df.keepTimes = true
 			data, name, err := df.read()
 			if err != nil {
 				return err
@@ -256,7 +256,7 @@ func localSanitizeCmd() *cobra.Command {
 					return err
 				}
 			}
-			if err := san.WriteCSV(cmd.OutOrStdout(), col(df.opts.SeriesCol, "series"), col(df.opts.TimeCol, "time"), col(df.opts.StateCol, "state")); err != nil {
+			if err := san.WriteCSV(cmd.OutOrStdout(), col(df.spec.SeriesCol, "series"), col(df.spec.TimeCol, "time"), col(df.spec.StateCol, "state")); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "puff: sanitized %d readings in %d sequences with flip %.9g (θ = %g, ε = %g); protects against %s\n",

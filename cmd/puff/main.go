@@ -147,15 +147,10 @@ func scaleCmd() *cobra.Command {
 
 type dataFlags struct {
 	path      string
-	opts      release.CSVOptions
-	delimiter string
-	states    string
+	spec      release.Spec // the reading flags, translated once by Spec.CSV
+	keepTimes bool
 	gap       float64
 	smoothing float64
-	levels    string
-	edges     string
-	values    string
-	tz        string
 	cmd       *cobra.Command
 }
 
@@ -163,64 +158,52 @@ func (d *dataFlags) register(c *cobra.Command) {
 	d.cmd = c
 	f := c.Flags()
 	f.StringVar(&d.path, "data", "", "CSV (optionally gzip) in long format series,time,state, or one state per line")
-	f.StringVar(&d.opts.SeriesCol, "series-col", "series", "name of the series column (absent: one series; named explicitly: required)")
-	f.StringVar(&d.opts.TimeCol, "time-col", "time", "name of the time column (absent: rows are consecutive readings; named explicitly: required)")
-	f.StringVar(&d.opts.StateCol, "state-col", "state", "name of the state column")
-	f.StringVar(&d.delimiter, "delimiter", ",", "field delimiter (one character; \\t for tab)")
-	f.Float64Var(&d.opts.Step, "step", 0, "time step of the readings' grid; a difference of g+1 steps is g missing readings (0: the smallest positive difference in the data)")
+	f.StringVar(&d.spec.SeriesCol, "series-col", "series", "name of the series column (absent: one series; named explicitly: required)")
+	f.StringVar(&d.spec.TimeCol, "time-col", "time", "name of the time column (absent: rows are consecutive readings; named explicitly: required)")
+	f.StringVar(&d.spec.StateCol, "state-col", "state", "name of the state column")
+	f.StringVar(&d.spec.Delimiter, "delimiter", ",", "field delimiter (one character; \\t for tab)")
+	f.Float64Var(&d.spec.Step, "step", 0, "time step of the readings' grid; a difference of g+1 steps is g missing readings (0: the smallest positive difference in the data)")
 	f.Float64Var(&d.gap, "gap", 0, "deprecated, no effect: a series is never split; missing readings are placed on the --step grid and the chain runs through them")
-	f.StringVar(&d.states, "states", "", "the declared states in order, comma-separated (e.g. sleep,sit,walk,run): the histogram's bins")
-	f.StringVar(&d.opts.ValueCol, "value-col", "", "a column of numeric readings (instead of --state-col), discretised by --levels or --edges")
-	f.StringVar(&d.levels, "levels", "", "LO:HI:N — N equal-width levels over public bounds [LO, HI] (values outside go to the end levels and are counted; bins computed from the data are not offered: they would reveal it)")
-	f.StringVar(&d.edges, "edges", "", "e1,e2,...: levels between consecutive public edges (instead of --levels)")
-	f.StringVar(&d.values, "level-values", "", "each level's value for --query mean (default: the midpoints)")
-	f.StringArrayVar(&d.opts.TimeFormats, "time-format", nil, "Go layout of the time column (repeat to try several), e.g. '2/1/2006 15:04:05'; default: numbers (seconds) or RFC 3339")
-	f.StringVar(&d.tz, "tz", "UTC", "time zone of times without one, and of --window boundaries (IANA name)")
-	f.Float64Var(&d.opts.TimeUnit, "time-unit", 1, "seconds per unit of a numeric time (60 when times count minutes)")
-	f.BoolVar(&d.opts.Sort, "sort", false, "order each series by time instead of refusing times that go backwards")
+	f.StringVar(&d.spec.States, "states", "", "the declared states in order, comma-separated (e.g. sleep,sit,walk,run): the histogram's bins")
+	f.StringVar(&d.spec.ValueCol, "value-col", "", "a column of numeric readings (instead of --state-col), discretised by --levels or --edges")
+	f.StringVar(&d.spec.Levels, "levels", "", "LO:HI:N — N equal-width levels over public bounds [LO, HI] (values outside go to the end levels and are counted; bins computed from the data are not offered: they would reveal it)")
+	f.StringVar(&d.spec.Edges, "edges", "", "e1,e2,...: levels between consecutive public edges (instead of --levels)")
+	f.StringVar(&d.spec.LevelValues, "level-values", "", "each level's value for --query mean (default: the midpoints)")
+	f.StringArrayVar(&d.spec.TimeFormat, "time-format", nil, "Go layout of the time column (repeat to try several), e.g. '2/1/2006 15:04:05'; default: numbers (seconds) or RFC 3339")
+	f.StringVar(&d.spec.TZ, "tz", "UTC", "time zone of times without one, and of --window boundaries (IANA name)")
+	f.Float64Var(&d.spec.TimeUnit, "time-unit", 1, "seconds per unit of a numeric time (60 when times count minutes)")
+	f.BoolVar(&d.spec.Sort, "sort", false, "order each series by time instead of refusing times that go backwards")
+}
+
+// csv is the reading options of the flags (release.Spec.CSV): a column
+// flag left at its default is not required to exist.
+func (d *dataFlags) csv() (release.CSVOptions, error) {
+	if math.IsNaN(d.gap) || d.gap < 0 || math.IsInf(d.gap, 0) {
+		return release.CSVOptions{}, fmt.Errorf("--gap %v: want a finite number ≥ 0", d.gap)
+	}
+	spec := d.spec
+	if d.cmd != nil {
+		fl := d.cmd.Flags()
+		for name, v := range map[string]*string{"series-col": &spec.SeriesCol, "time-col": &spec.TimeCol, "state-col": &spec.StateCol} {
+			if !fl.Changed(name) {
+				*v = ""
+			}
+		}
+	}
+	opts, err := spec.CSV()
+	if err != nil {
+		return opts, fmt.Errorf("--%w", err)
+	}
+	opts.KeepTimes = d.keepTimes
+	return opts, nil
 }
 
 // source opens the data file (or the built-in example) and returns the
 // reading options the flags set; close the reader when done.
 func (d *dataFlags) source() (io.ReadCloser, string, release.CSVOptions, error) {
-	opts := d.opts
-	if math.IsNaN(d.gap) || d.gap < 0 || math.IsInf(d.gap, 0) {
-		return nil, "", opts, fmt.Errorf("--gap %v: want a finite number ≥ 0", d.gap)
-	}
-	var err error
-	if opts.States, err = release.ParseStates(d.states); err != nil {
-		return nil, "", opts, fmt.Errorf("--%w", err)
-	}
-	if opts.Delimiter, err = release.ParseDelimiter(d.delimiter); err != nil {
-		return nil, "", opts, fmt.Errorf("--%w", err)
-	}
-	if d.cmd != nil {
-		fl := d.cmd.Flags()
-		opts.RequireSeries, opts.RequireTime, opts.RequireState = fl.Changed("series-col"), fl.Changed("time-col"), fl.Changed("state-col")
-	}
-	switch {
-	case d.levels != "" && d.edges != "":
-		return nil, "", opts, fmt.Errorf("give --levels or --edges, not both")
-	case d.levels != "":
-		opts.Levels, err = release.ParseLevels(d.levels)
-	case d.edges != "":
-		opts.Levels, err = release.ParseEdges(d.edges)
-	}
-	if err == nil && d.values != "" {
-		if opts.Levels == nil {
-			err = fmt.Errorf("--level-values needs --levels or --edges")
-		} else {
-			err = opts.Levels.SetValues(d.values)
-		}
-	}
+	opts, err := d.csv()
 	if err != nil {
-		return nil, "", opts, fmt.Errorf("--%w", err)
-	}
-	if opts.Levels != nil && opts.ValueCol == "" {
-		return nil, "", opts, fmt.Errorf("--levels and --edges discretise numeric readings: name their column with --value-col")
-	}
-	if opts.Location, err = time.LoadLocation(d.tz); err != nil {
-		return nil, "", opts, fmt.Errorf("--tz %q: %w", d.tz, err)
+		return nil, "", opts, err
 	}
 	if d.path == "" {
 		return io.NopCloser(release.ExampleData()), "example/activity.csv", opts, nil
@@ -387,7 +370,7 @@ func fitCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if df.states == "" && data.Levels == nil {
+			if df.spec.States == "" && data.Levels == nil {
 				sorted := slices.Sorted(slices.Values(data.States))
 				if err := data.Align(sorted, name); err != nil {
 					return err

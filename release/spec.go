@@ -1,0 +1,105 @@
+package release
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// Spec is how to read a data file, in the words of puff release's data
+// flags and of the service's JSON (each field is the flag without its
+// dashes): the one translation of those words into CSVOptions. Empty
+// fields take puff release's defaults (DefaultCSV, UTC); a column named
+// explicitly must exist.
+type Spec struct {
+	SeriesCol   string   `json:"series_col,omitempty"`
+	TimeCol     string   `json:"time_col,omitempty"`
+	StateCol    string   `json:"state_col,omitempty"`
+	Delimiter   string   `json:"delimiter,omitempty"`
+	Step        float64  `json:"step,omitempty"`
+	States      string   `json:"states,omitempty"` // a,b,c
+	ValueCol    string   `json:"value_col,omitempty"`
+	Levels      string   `json:"levels,omitempty"` // LO:HI:N
+	Edges       string   `json:"edges,omitempty"`  // e1,e2,...
+	LevelValues string   `json:"level_values,omitempty"`
+	TimeFormat  []string `json:"time_format,omitempty"`
+	TZ          string   `json:"tz,omitempty"`
+	TimeUnit    float64  `json:"time_unit,omitempty"`
+	Sort        bool     `json:"sort,omitempty"`
+}
+
+// FieldError names the Spec field (flag) a reading option is wrong in.
+type FieldError struct {
+	Field string
+	Err   error
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Err.Error() }
+func (e *FieldError) Unwrap() error { return e.Err }
+
+func fieldErr(field string, err error) error { return &FieldError{field, err} }
+
+// CSV turns the spec into reading options.
+func (s Spec) CSV() (CSVOptions, error) {
+	o := DefaultCSV
+	if s.SeriesCol != "" {
+		o.SeriesCol, o.RequireSeries = s.SeriesCol, true
+	}
+	if s.TimeCol != "" {
+		o.TimeCol, o.RequireTime = s.TimeCol, true
+	}
+	if s.StateCol != "" {
+		o.StateCol, o.RequireState = s.StateCol, true
+	}
+	var err error
+	if s.Delimiter != "" {
+		if o.Delimiter, err = ParseDelimiter(s.Delimiter); err != nil {
+			return o, fieldErr("delimiter", err)
+		}
+	}
+	if math.IsNaN(s.Step) || math.IsInf(s.Step, 0) || s.Step < 0 {
+		return o, fieldErr("step", fmt.Errorf("%v: want a finite number ≥ 0", s.Step))
+	}
+	o.Step = s.Step
+	if o.States, err = ParseStates(s.States); err != nil {
+		return o, fieldErr("states", err)
+	}
+	o.ValueCol = s.ValueCol
+	switch {
+	case s.Levels != "" && s.Edges != "":
+		return o, fieldErr("levels", fmt.Errorf("give levels or edges, not both"))
+	case s.Levels != "":
+		if o.Levels, err = ParseLevels(s.Levels); err != nil {
+			return o, fieldErr("levels", err)
+		}
+	case s.Edges != "":
+		if o.Levels, err = ParseEdges(s.Edges); err != nil {
+			return o, fieldErr("edges", err)
+		}
+	}
+	if s.LevelValues != "" {
+		if o.Levels == nil {
+			return o, fieldErr("level-values", fmt.Errorf("needs levels or edges"))
+		}
+		if err := o.Levels.SetValues(s.LevelValues); err != nil {
+			return o, fieldErr("level-values", err)
+		}
+	}
+	if o.Levels != nil && o.ValueCol == "" {
+		return o, fieldErr("value-col", fmt.Errorf("levels and edges discretise numeric readings: name their column"))
+	}
+	o.TimeFormats = s.TimeFormat
+	tz := s.TZ
+	if tz == "" {
+		tz = "UTC"
+	}
+	if o.Location, err = time.LoadLocation(tz); err != nil {
+		return o, fieldErr("tz", err)
+	}
+	if math.IsNaN(s.TimeUnit) || math.IsInf(s.TimeUnit, 0) || s.TimeUnit < 0 {
+		return o, fieldErr("time-unit", fmt.Errorf("%v: want a finite number > 0", s.TimeUnit))
+	}
+	o.TimeUnit = s.TimeUnit
+	o.Sort = s.Sort
+	return o, nil
+}
