@@ -98,6 +98,7 @@ var migrations = []string{
 	`ALTER TABLE releases ADD COLUMN idem_key TEXT`,
 	`ALTER TABLE releases ADD COLUMN request_hash TEXT`,
 	`CREATE UNIQUE INDEX releases_idem ON releases(token, idem_key)`,
+	`ALTER TABLE releases ADD COLUMN theorem TEXT`,
 }
 
 type sqlStore struct {
@@ -404,15 +405,15 @@ func (s *sqlStore) Spend(ctx context.Context, sp Spend, draw func() (json.RawMes
 			// inside the dataset's lock: a concurrent repeat waits and
 			// then finds this one
 			var id int64
-			var dataset, hash, result, spent, rule string
-			err := tx.QueryRowContext(ctx, s.q(`SELECT id, dataset, COALESCE(request_hash, ''), result, spent, rule FROM releases WHERE token = ? AND idem_key = ?`),
-				sp.Token, sp.IdempotencyKey).Scan(&id, &dataset, &hash, &result, &spent, &rule)
+			var dataset, hash, result, spent, rule, theorem string
+			err := tx.QueryRowContext(ctx, s.q(`SELECT id, dataset, COALESCE(request_hash, ''), result, spent, rule, COALESCE(theorem, '') FROM releases WHERE token = ? AND idem_key = ?`),
+				sp.Token, sp.IdempotencyKey).Scan(&id, &dataset, &hash, &result, &spent, &rule, &theorem)
 			switch {
 			case err == nil:
 				if dataset != sp.Dataset || hash != sp.RequestHash {
 					return ErrKeyReused
 				}
-				st := State{Dataset: dataset, Budget: r.budget, Rule: rule, ClassHash: r.hash}
+				st := State{Dataset: dataset, Budget: r.budget, Rule: rule, Theorem: theorem, ClassHash: r.hash}
 				var ok bool
 				if st.Spent, ok = new(big.Rat).SetString(spent); !ok {
 					return fmt.Errorf("ledger: release %d: spent %q is not a number", id, spent)
@@ -492,8 +493,8 @@ func (s *sqlStore) Spend(ctx context.Context, sp Spend, draw func() (json.RawMes
 			reqHash = sql.NullString{String: sp.RequestHash, Valid: true}
 		}
 		var id int64
-		err = tx.QueryRowContext(ctx, s.q(`INSERT INTO releases (dataset, created_at, token, mechanism, epsilon, class_hash, query, record, result, spent, rule, idem_key, request_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
-			sp.Dataset, now(), sp.Token, string(sp.Record.Mechanism), Decimal(eps), hash, sp.Record.Query, string(rec), string(result), spentText(would.Spent), would.Rule, key, reqHash).Scan(&id)
+		err = tx.QueryRowContext(ctx, s.q(`INSERT INTO releases (dataset, created_at, token, mechanism, epsilon, class_hash, query, record, result, spent, rule, idem_key, request_hash, theorem) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+			sp.Dataset, now(), sp.Token, string(sp.Record.Mechanism), Decimal(eps), hash, sp.Record.Query, string(rec), string(result), spentText(would.Spent), would.Rule, key, reqHash, would.Theorem).Scan(&id)
 		if err != nil {
 			if sp.IdempotencyKey != "" && strings.Contains(strings.ToLower(err.Error()), "unique") {
 				return ErrKeyReused // the key was used on another dataset

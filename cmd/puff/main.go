@@ -77,7 +77,7 @@ func root(stdout io.Writer) *cobra.Command {
 		SilenceErrors: true,
 	}
 	c.SetOut(stdout)
-	c.AddCommand(scaleCmd(), releaseCmd(), fitCmd(), localCmd(), verifyCmd(), wassersteinCmd(), robustCmd(), bnCmd(), composeCmd(), ledgerCmd(), experimentCmd())
+	c.AddCommand(scaleCmd(), releaseCmd(), fitCmd(), localCmd(), verifyCmd(), wassersteinCmd(), robustCmd(), bnCmd(), composeCmd(), ledgerCmd(), serveCmd(), tokenCmd(), experimentCmd())
 	return c
 }
 

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pufferfish-privacy/pufferfish/ledger"
+	"github.com/pufferfish-privacy/pufferfish/serve"
+)
+
+func serveCmd() *cobra.Command {
+	var dsn, addr, dataDir string
+	var demo bool
+	c := &cobra.Command{
+		Use:   "serve [--ledger DSN] [--addr HOST:PORT] [--data-dir DIR] [--demo]",
+		Short: "Serve private releases to several analysts over HTTP, with a web page, on the durable ledger",
+		Long:  help("serve"),
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGINT)
+			defer stop()
+			store, err := ledger.Open(ctx, dsn, true)
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			srv, err := serve.New(serve.Config{Store: store, DataDir: dataDir, Logger: log})
+			if err != nil {
+				return err
+			}
+			defer srv.Close()
+			if demo {
+				if err := srv.Demo(ctx, os.Stderr); err != nil {
+					return err
+				}
+			}
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return err
+			}
+			hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute}
+			log.Info("serving", "addr", "http://"+ln.Addr().String(), "ledger", redactDSN(dsn), "data_dir", dataDir)
+			errc := make(chan error, 1)
+			go func() { errc <- hs.Serve(ln) }()
+			select {
+			case err := <-errc:
+				return err
+			case <-ctx.Done():
+			}
+			// graceful: stop accepting, let requests in flight finish (their
+			// ledger transactions commit or roll back), then exit
+			log.Info("shutting down")
+			sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				return err
+			}
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&dsn, "ledger", "puff-ledger.db", "the ledger: a SQLite file (created if missing) or a postgres:// URL (several servers may share one PostgreSQL ledger)")
+	f.StringVar(&addr, "addr", "127.0.0.1:8080", "listen address")
+	f.StringVar(&dataDir, "data-dir", ".", "datasets' data files are paths inside this directory (nothing outside it can be read)")
+	f.BoolVar(&demo, "demo", false, "register the built-in example as dataset \"activity\" (budget 3) if missing, and print an admin token on stderr if the ledger has none")
+	return c
+}
+
+func redactDSN(dsn string) string {
+	if u, err := url.Parse(dsn); err == nil && u.Scheme != "" {
+		return u.Redacted()
+	}
+	return dsn
+}
+
+func tokenCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "token create|revoke|list --ledger DSN",
+		Short: "Bearer tokens of puff serve (stored only as hashes)",
+		Long:  help("token"),
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return fmt.Errorf("give a subcommand: create, revoke or list (see 'puff token --help')")
+		},
+	}
+	var dsn string
+	var scopes []string
+	var budget string
+	create := &cobra.Command{
+		Use:   "create --ledger DSN --scope S [--scope S...] [--budget E]",
+		Short: "Create a token and print it (alone, once) on stdout",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if dsn == "" || len(scopes) == 0 {
+				return fmt.Errorf("--ledger and at least one --scope are required (admin, release:DATASET, read:DATASET)")
+			}
+			var b *big.Rat
+			if budget != "" {
+				var err error
+				if b, err = ledger.ParseBudget(budget); err != nil {
+					return fmt.Errorf("--%w", err)
+				}
+			}
+			for _, s := range scopes {
+				if err := ledger.ValidScope(s); err != nil {
+					return fmt.Errorf("--scope: %w", err)
+				}
+			}
+			s, err := ledger.Open(cmd.Context(), dsn, true)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			secret, t, err := s.CreateToken(cmd.Context(), scopes, b)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "token %s created with scopes %v; it is shown once and stored only as a hash\n", t.ID, t.Scopes)
+			_, err = fmt.Fprintln(cmd.OutOrStdout(), secret)
+			return err
+		},
+	}
+	create.Flags().StringVar(&dsn, "ledger", "", "the ledger (SQLite file or postgres:// URL)")
+	create.Flags().StringArrayVar(&scopes, "scope", nil, "admin | release:DATASET | read:DATASET (DATASET may be *); repeatable")
+	create.Flags().StringVar(&budget, "budget", "", "optional ε budget of this token inside each dataset's")
+	var rdsn, id string
+	revoke := &cobra.Command{
+		Use:   "revoke --ledger DSN --id ID",
+		Short: "Revoke a token (its requests get 401 from then on)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if rdsn == "" || id == "" {
+				return fmt.Errorf("--ledger and --id are required")
+			}
+			s, err := ledger.Open(cmd.Context(), rdsn, false)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			if err := s.RevokeToken(cmd.Context(), id); err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "token %s revoked\n", id)
+			return err
+		},
+	}
+	revoke.Flags().StringVar(&rdsn, "ledger", "", "the ledger")
+	revoke.Flags().StringVar(&id, "id", "", "the token's id (the part after puff_, before the second _)")
+	var ldsn string
+	list := &cobra.Command{
+		Use:   "list --ledger DSN",
+		Short: "List tokens (ids, scopes, state; never secrets) as JSON",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if ldsn == "" {
+				return fmt.Errorf("--ledger is required")
+			}
+			s, err := ledger.Open(cmd.Context(), ldsn, false)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			ts, err := s.Tokens(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if ts == nil {
+				ts = []ledger.Token{}
+			}
+			return writeJSON(cmd.OutOrStdout(), map[string]any{"tokens": ts})
+		},
+	}
+	list.Flags().StringVar(&ldsn, "ledger", "", "the ledger")
+	c.AddCommand(create, revoke, list)
+	return c
+}
