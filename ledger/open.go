@@ -62,6 +62,12 @@ func Open(ctx context.Context, dsn string, create bool) (Store, error) {
 			db.Close()
 			return nil, fmt.Errorf("ledger: opening %s: %w", dsn, err)
 		}
+		// One connection per process: SQLite has one writer at a time, and
+		// writers of one process queueing on a Go mutex are served in
+		// order, where several connections would poll the file lock with
+		// the busy handler's growing sleeps (measured: 6 releases/s with 20
+		// concurrent clients). Other processes still wait on the lock.
+		db.SetMaxOpenConns(1)
 		s = &sqlStore{db: db, d: sqliteDialect}
 	}
 	if err := s.migrate(ctx); err != nil {

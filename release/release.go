@@ -25,7 +25,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/pufferfish-privacy/pufferfish/record"
 
@@ -162,6 +164,35 @@ type Options struct {
 	Relative bool         // relative frequencies instead of counts
 	Query    string       // counts, relative or mean ("" : counts, or relative with Relative)
 	Source   noise.Source // nil: crypto/rand
+	// Cache, when set, shares σ across releases (a service's): σ depends
+	// only on the class, ε, the method and each series' pattern of
+	// readings, never on the readings' values.
+	Cache *ScaleCache
+}
+
+// ScaleCache holds computed scales; safe for concurrent use.
+type ScaleCache struct {
+	mu sync.Mutex
+	m  map[string]Scale
+}
+
+// NewScaleCache returns an empty cache.
+func NewScaleCache() *ScaleCache { return &ScaleCache{m: map[string]Scale{}} }
+
+func (c *ScaleCache) get(k string) (Scale, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s, ok := c.m[k]
+	return s, ok
+}
+
+func (c *ScaleCache) put(k string, s Scale) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) > 100000 {
+		clear(c.m) // a bound, not a policy: σ is recomputed when needed
+	}
+	c.m[k] = s
 }
 
 // TimeStep is the resolution that placed readings on the time grid.
@@ -243,7 +274,7 @@ func protects(method mechanism.Name, c *ClassSummary) string {
 
 // Histogram releases the private histogram of data under class.
 func Histogram(data *Data, class *markov.Class, fitted bool, opts Options) (*Report, error) {
-	r, draw, err := plan(data, class, fitted, opts, map[string]Scale{})
+	r, draw, err := plan(data, class, fitted, opts, NewScaleCache())
 	if err != nil {
 		return nil, err
 	}
@@ -273,7 +304,7 @@ func startFree(class *markov.Class, m mechanism.Name) bool {
 // touches randomness, so a ledger can refuse a release before any noise
 // is drawn). cache holds scales shared across calls on the same class and
 // options (the windows of one release).
-func plan(data *Data, class *markov.Class, fitted bool, opts Options, cache map[string]Scale) (*Report, func() error, error) {
+func plan(data *Data, class *markov.Class, fitted bool, opts Options, cache *ScaleCache) (*Report, func() error, error) {
 	if data == nil || data.Observations() == 0 {
 		return nil, nil, errors.New("no observations to release")
 	}
@@ -315,13 +346,19 @@ func plan(data *Data, class *markov.Class, fitted bool, opts Options, cache map[
 	}
 	quilts := map[string]*mqm.Quilt{}
 	free := startFree(class, opts.Method)
+	if opts.Cache != nil {
+		cache = opts.Cache
+	}
+	// σ depends on the class, ε, the method and the observation pattern
+	prefix := fmt.Sprint(class.Hash(), " ", strconv.FormatFloat(opts.Epsilon, 'g', -1, 64), " ", opts.Method, " ")
 	for _, p := range pats {
 		ck := p.key
 		if free && p.ob.Times == nil {
 			ck = fmt.Sprint(1, p.ob.Len, nil)
 		}
+		ck = prefix + ck
 		var s *Scale
-		if c, ok := cache[ck]; ok {
+		if c, ok := cache.get(ck); ok {
 			cp := c
 			cp.Start = p.ob.Start
 			s = &cp
@@ -330,7 +367,7 @@ func plan(data *Data, class *markov.Class, fitted bool, opts Options, cache map[
 			if s, err = ComputeScaleAt(class, p.ob, opts.Epsilon, opts.Method); err != nil {
 				return nil, nil, err
 			}
-			cache[ck] = *s
+			cache.put(ck, *s)
 		}
 		if !s.Applicable {
 			return nil, nil, fmt.Errorf("method %s does not apply to sequences of length %d: %s", opts.Method, p.ob.Len, s.Guarantee)

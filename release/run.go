@@ -106,7 +106,7 @@ func PrepareData(data *Data, class *markov.Class, fitted bool, opts Options, wid
 		p.Record, p.out, p.draw = wr.Record, wr, draw
 		return p, nil
 	}
-	rep, draw, err := plan(data, class, fitted, opts, map[string]Scale{})
+	rep, draw, err := plan(data, class, fitted, opts, NewScaleCache())
 	if err != nil {
 		return nil, err
 	}

@@ -96,7 +96,7 @@ func planWindows(data *Data, class *markov.Class, fitted bool, opts Options, wid
 	out := &WindowedReport{Width: width.String(), Zone: loc.String()}
 	var recs []*record.Release
 	var draws []func() error
-	cache := map[string]Scale{}
+	cache := NewScaleCache()
 	for _, k := range order {
 		sub := &Data{States: data.States, Levels: data.Levels, Step: data.Step, StepSource: data.StepSource}
 		for _, p := range byWindow[k] {

@@ -73,6 +73,7 @@ type Server struct {
 	mu     sync.Mutex
 	loaded map[string]*dataset
 	scales sync.Map // scaleKey → scaleAnswer
+	sigmas *release.ScaleCache
 }
 
 // dataset is a registered dataset read into memory (once per process).
@@ -145,7 +146,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("serve: data directory: %w", err)
 	}
-	s := &Server{cfg: cfg, root: root, mux: http.NewServeMux(), log: cfg.Logger, loaded: map[string]*dataset{}}
+	s := &Server{cfg: cfg, root: root, mux: http.NewServeMux(), log: cfg.Logger, loaded: map[string]*dataset{}, sigmas: release.NewScaleCache()}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -635,7 +636,7 @@ func (s *Server) createRelease(w http.ResponseWriter, r *http.Request, tok *ledg
 	}
 	canon, _ := json.Marshal(req)
 	h := sha256.Sum256(append([]byte(name+"\x00"), canon...))
-	opts := release.Options{Epsilon: eps, Method: method, Query: req.Query, Source: s.cfg.Source}
+	opts := release.Options{Epsilon: eps, Method: method, Query: req.Query, Source: s.cfg.Source, Cache: s.sigmas}
 	p, err := release.PrepareData(d.data, d.class, d.fitted, opts, width, d.locOrUTC())
 	if err != nil {
 		return bad("", "%v", err)

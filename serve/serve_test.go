@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/pufferfish-privacy/pufferfish/ledger"
@@ -315,4 +316,86 @@ func FuzzReleaseHandler(f *testing.F) {
 	})
 }
 
-var _ = fmt.Sprint
+// release is a 201 answer as a client keeps it.
+type answer struct {
+	ID        int64             `json:"id"`
+	Histogram []json.RawMessage `json:"histogram"`
+}
+
+// checkAnswers checks the reliability invariant: the dataset's spent ε is
+// within its budget, and every 201 a client received is exactly one
+// ledger row with the same noisy result.
+func checkAnswers(t *testing.T, store ledger.Store, dataset string, answers []answer) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.Dataset(ctx, dataset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Spent.Cmp(st.Budget) > 0 {
+		t.Fatalf("overspent: %v of %v", st.Spent, st.Budget)
+	}
+	es, err := store.Entries(ctx, dataset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[int64]ledger.Entry{}
+	for _, e := range es {
+		byID[e.ID] = e
+	}
+	seen := map[int64]bool{}
+	for _, a := range answers {
+		e, ok := byID[a.ID]
+		if !ok || seen[a.ID] {
+			t.Fatalf("answer %d: recorded %v, answered twice %v", a.ID, ok, seen[a.ID])
+		}
+		seen[a.ID] = true
+		var rec answer
+		if err := json.Unmarshal(e.Result, &rec); err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(rec.Histogram) != fmt.Sprint(a.Histogram) {
+			t.Fatalf("answer %d differs from its ledger row:\n%s\n%s", a.ID, a.Histogram, rec.Histogram)
+		}
+	}
+}
+
+// 50 concurrent clients race releases of ε = 0.1 on a budget of 3: exactly
+// 30 are answered 201, the rest 409, and every 201 is one ledger row with
+// the answer that was sent.
+func TestFiftyClientsRace(t *testing.T) {
+	f := newFixture(t, "")
+	var mu sync.Mutex
+	var answers []answer
+	codes := map[int]int{}
+	var wg sync.WaitGroup
+	for c := range 50 {
+		wg.Go(func() {
+			for i := range 2 {
+				req, _ := http.NewRequest("POST", f.srv.URL+"/v1/datasets/activity/releases", strings.NewReader(`{"method": "exact", "epsilon": 0.1}`))
+				req.Header.Set("Authorization", "Bearer "+f.releaser)
+				req.Header.Set("Idempotency-Key", fmt.Sprintf("client-%d-%d", c, i))
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				raw, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				mu.Lock()
+				codes[resp.StatusCode]++
+				if resp.StatusCode == 201 {
+					var a answer
+					json.Unmarshal(raw, &a)
+					answers = append(answers, a)
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if codes[201] != 30 || codes[409] != 70 {
+		t.Fatalf("statuses %v", codes)
+	}
+	checkAnswers(t, f.store, "activity", answers)
+}

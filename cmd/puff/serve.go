@@ -102,6 +102,7 @@ func tokenCmd() *cobra.Command {
 	create := &cobra.Command{
 		Use:   "create --ledger DSN --scope S [--scope S...] [--budget E]",
 		Short: "Create a token and print it (alone, once) on stdout",
+		Long:  help("token-create"),
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if dsn == "" || len(scopes) == 0 {
@@ -140,6 +141,7 @@ func tokenCmd() *cobra.Command {
 	revoke := &cobra.Command{
 		Use:   "revoke --ledger DSN --id ID",
 		Short: "Revoke a token (its requests get 401 from then on)",
+		Long:  help("token-revoke"),
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if rdsn == "" || id == "" {
@@ -163,6 +165,7 @@ func tokenCmd() *cobra.Command {
 	list := &cobra.Command{
 		Use:   "list --ledger DSN",
 		Short: "List tokens (ids, scopes, state; never secrets) as JSON",
+		Long:  help("token-list"),
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if ldsn == "" {
