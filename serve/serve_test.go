@@ -399,3 +399,9 @@ func TestFiftyClientsRace(t *testing.T) {
 	}
 	checkAnswers(t, f.store, "activity", answers)
 }
+
+func httptestServer(t *testing.T, s *Server) string {
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+	return srv.URL
+}

@@ -10,6 +10,7 @@ async function api(method, path, body) {
   if (body !== undefined) {
     opt.body = JSON.stringify(body);
     opt.headers["Content-Type"] = "application/json";
+    // one key per click: a network retry of this request can never draw fresh noise
     opt.headers["Idempotency-Key"] = crypto.randomUUID ? crypto.randomUUID() : String(Date.now()) + Math.random();
   }
   const r = await fetch(path, opt);
@@ -85,7 +86,20 @@ async function login(e) {
   if (who.status !== 200) { $("#who").textContent = who.body.error || "sign-in failed"; $("#who").className = "error"; return; }
   $("#who").textContent = "signed in: token " + who.body.id + " (" + who.body.scopes.join(", ") + ")";
   $("#who").className = "ok";
+  $("#register-form").hidden = !who.body.scopes.includes("admin");
   await loadDatasets();
+}
+
+async function register(e) {
+  e.preventDefault();
+  const data = $("#reg-data").value.trim(), msg = $("#message");
+  const body = { name: $("#reg-name").value.trim(), class: "fit", states: $("#reg-states").value.trim(), budget: Number($("#reg-budget").value) };
+  if (data.startsWith("builtin:")) body.builtin = data.slice(8); else body.data = data;
+  const r = await api("POST", "/v1/datasets", body);
+  if (r.status !== 201) { $("#who").textContent = `registration failed (${r.status}): ${r.body.error}`; $("#who").className = "error"; return; }
+  current = body.name;
+  await loadDatasets();
+  await select(body.name);
 }
 
 async function loadDatasets() {
@@ -187,6 +201,7 @@ async function release(e) {
 
 document.addEventListener("DOMContentLoaded", () => {
   $("#login-form").addEventListener("submit", login);
+  $("#register-form").addEventListener("submit", register);
   $("#release-form").addEventListener("submit", release);
   $("#dataset").addEventListener("change", (e) => select(e.target.value));
   if (token) login();
