@@ -60,7 +60,12 @@ func startServe(t *testing.T, dsn string, args ...string) (string, *exec.Cmd) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
 	url := "http://" + addr
 	for range 200 {
 		if resp, err := http.Get(url + "/v1/openapi.json"); err == nil {
@@ -180,4 +185,25 @@ func TestServerKilledDuringBurst(t *testing.T) {
 		t.Fatalf("after the restart: %v", codes2)
 	}
 	checkAnswers(t, store, "activity", append(answers, more...))
+}
+
+// SIGTERM stops puff serve gracefully: exit status 0 after a log line.
+func TestServeStopsOnSIGTERM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server")
+	}
+	_, cmd := startServe(t, filepath.Join(t.TempDir(), "l.db"))
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("exit after SIGTERM: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("puff serve did not stop on SIGTERM")
+	}
 }
