@@ -652,7 +652,7 @@ func (s *Server) createRelease(w http.ResponseWriter, r *http.Request, tok *ledg
 	if err != nil {
 		return err
 	}
-	body := withField(withField(rc.Result, "ledger", rc.State), "id", rc.ID)
+	body := strictjson.AddField(strictjson.AddField(rc.Result, "ledger", rc.State), "id", rc.ID)
 	if rc.Replayed {
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
@@ -674,21 +674,6 @@ func isReleaseMethod(m mechanism.Name) bool {
 		}
 	}
 	return false
-}
-
-// withField is the JSON object b with one more field.
-func withField(b json.RawMessage, name string, val any) json.RawMessage {
-	f, err := json.Marshal(val)
-	if err != nil || len(b) < 2 || b[len(b)-1] != '}' {
-		return b
-	}
-	k, _ := json.Marshal(name)
-	out := append([]byte{}, b[:len(b)-1]...)
-	if strings.TrimSpace(string(b)) != "{}" {
-		out = append(out, ',')
-	}
-	out = append(append(append(out, k...), ':'), f...)
-	return append(out, '}')
 }
 
 func (s *Server) getLedger(w http.ResponseWriter, r *http.Request, _ *ledger.Token) error {
@@ -717,7 +702,7 @@ func (s *Server) getLedger(w http.ResponseWriter, r *http.Request, _ *ledger.Tok
 	for _, e := range es {
 		rs = append(rs, entry{e.ID, e.Time, e.Token, string(e.Record.Mechanism), e.Record.Epsilon, e.Record.Query, len(e.Record.Segments), e.Spent, e.Rule, e.Result})
 	}
-	body := withField(mustJSON(st), "releases", rs)
+	body := strictjson.AddField(mustJSON(st), "releases", rs)
 	writeRaw(w, http.StatusOK, body)
 	return nil
 }

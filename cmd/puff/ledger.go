@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -17,29 +16,6 @@ import (
 // exitRefused is the status of a release the ledger refused (over budget):
 // the reason is on stderr, nothing on stdout.
 const exitRefused = 4
-
-// withField is v's JSON object with one more field (when val is not nil).
-func withField(v any, name string, val any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil
-	}
-	if val == nil {
-		return b
-	}
-	f, err := json.Marshal(val)
-	if err != nil || len(b) < 2 || b[len(b)-1] != '}' {
-		return b
-	}
-	k, _ := json.Marshal(name)
-	sep := ","
-	if bytes.Equal(bytes.TrimSpace(b), []byte("{}")) {
-		sep = ""
-	}
-	out := append(b[:len(b)-1:len(b)-1], sep...)
-	out = append(append(append(append(out, k...), ':'), f...), '}')
-	return out
-}
 
 func ledgerLine(st ledger.State) string {
 	return fmt.Sprintf("dataset %q: spent ε = %s of %s (remaining %s) by %s, %d releases", st.Dataset, ledger.Decimal(st.Spent), ledger.Decimal(st.Budget), ledger.DecimalDown(st.Remaining()), st.Rule, st.Releases)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/pufferfish-privacy/pufferfish/compose"
 	"github.com/pufferfish-privacy/pufferfish/hmm"
+	"github.com/pufferfish-privacy/pufferfish/internal/strictjson"
 	"github.com/pufferfish-privacy/pufferfish/ledger"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mqm"
@@ -332,7 +333,11 @@ func releaseCmd() *cobra.Command {
 				r.Warnings = append(r.Warnings, df.warnings()...)
 			}
 			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), withField(out, "ledger", ledgerJSON))
+				b, err := json.Marshal(out)
+				if err != nil {
+					return err
+				}
+				return writeJSON(cmd.OutOrStdout(), strictjson.AddField(b, "ledger", ledgerJSON))
 			}
 			return out.WriteText(cmd.OutOrStdout(), extra...)
 		},

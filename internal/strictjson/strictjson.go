@@ -163,3 +163,24 @@ func (v Float) MarshalJSON() ([]byte, error) {
 	}
 	return json.Marshal(f)
 }
+
+// AddField is the JSON object obj with one more field name: val (obj
+// unchanged when val is nil or obj is not an object): how a release's
+// report gains its ledger state, in the CLI and the service alike.
+func AddField(obj json.RawMessage, name string, val any) json.RawMessage {
+	if val == nil {
+		return obj
+	}
+	f, err := json.Marshal(val)
+	t := bytes.TrimSpace(obj)
+	if err != nil || len(t) < 2 || t[0] != '{' || t[len(t)-1] != '}' {
+		return obj
+	}
+	k, _ := json.Marshal(name)
+	out := append([]byte{}, t[:len(t)-1]...)
+	if len(bytes.TrimSpace(t[1:len(t)-1])) > 0 {
+		out = append(out, ',')
+	}
+	out = append(append(append(out, k...), ':'), f...)
+	return append(out, '}')
+}

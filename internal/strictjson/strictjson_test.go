@@ -54,3 +54,21 @@ func FuzzDecode(f *testing.F) {
 		_ = Decode([]byte(s), "fuzz", &v) // must not panic
 	})
 }
+
+func TestAddField(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		val  any
+		want string
+	}{
+		{`{"a":1}`, 2, `{"a":1,"b":2}`},
+		{`{}`, "x", `{"b":"x"}`},
+		{` { } `, true, `{ "b":true}`},
+		{`[1]`, 2, `[1]`},
+		{`{"a":1}`, nil, `{"a":1}`},
+	} {
+		if got := string(AddField([]byte(c.in), "b", c.val)); got != c.want {
+			t.Errorf("AddField(%s) = %s, want %s", c.in, got, c.want)
+		}
+	}
+}
