@@ -142,3 +142,20 @@ func BenchmarkObservedSticky6000(b *testing.B) {
 		b.ReportMetric(r.Sigma, "sigma")
 	}
 }
+
+// BenchmarkExact51StatesAnyT1e6 is the same chain standing for every
+// initial distribution ("any").
+func BenchmarkExact51StatesAnyT1e6(b *testing.B) {
+	ch := powerChain(b)
+	ch, err := markov.New(ch.States, ch.P, markov.InitAny, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	class, _ := markov.NewClass(ch.States, ch)
+	b.ResetTimer()
+	var r Result
+	for b.Loop() {
+		r, _ = Scale(class, 1_000_000, 1, Exact)
+	}
+	b.ReportMetric(r.Sigma, "sigma")
+}

@@ -319,6 +319,11 @@ func search(o oracle, T int, eps float64) nodeResult {
 	if h, ok := homogeneousOf(o); ok {
 		return walkHomogeneous(h, T, eps)
 	}
+	if eo, ok := o.(*exactOracle); ok {
+		if lb, ok := anyBound(eo, T); ok {
+			return walkAny(eo, lb, T, eps)
+		}
+	}
 	if o.nodeMonotone() {
 		return walk(o, T, eps)
 	}

@@ -1,0 +1,85 @@
+package mqm
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/pufferfish-privacy/pufferfish/markov"
+)
+
+// The "any" walk with stationary lower bounds (walkAny) returns exactly the
+// σ_max of the full search on random chains, k ≤ 8, T ≤ 300: dense, sparse
+// and sticky (slow-mixing, where N_i stays far above N_π for long).
+func TestWalkAnyEqualsFullSearch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 4))
+	used := 0
+	for trial := range 48 {
+		k := 2 + trial%7
+		T := []int{20, 60, 150}[trial%3]
+		if k <= 3 && trial%4 == 0 {
+			T = 300
+		}
+		eps := []float64{0.3, 1, 2.5, 6}[trial%4]
+		P := randomChain(rng, k, []float64{0, 0.4}[trial%2])
+		if trial%3 == 2 { // sticky
+			for x := range P {
+				for y := range P[x] {
+					P[x][y] *= 0.1
+				}
+				P[x][x] += 0.9
+			}
+		}
+		ch, err := markov.New(nil, P, markov.InitAny, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mk := func() *exactOracle { o, _ := newExactOracle(ch, T); return o }
+		o := mk()
+		if _, ok := anyBound(o, T); ok {
+			used++
+		}
+		full := fullSearch(mk(), T, eps)
+		fast := search(o, T, eps)
+		if full.sigma != fast.sigma {
+			t.Fatalf("trial %d k=%d T=%d ε=%v: walk σ=%v (node %d %v), full σ=%v (node %d %v)", trial, k, T, eps, fast.sigma, fast.node, fast.quilt, full.sigma, full.node, full.quilt)
+		}
+	}
+	if used < 30 {
+		t.Fatalf("the stationary lower bound applied in only %d of 48 trials", used)
+	}
+}
+
+// The bound the walk rests on: N_i ≥ N_π, so every "any" influence is at
+// least the stationary one for the same distances.
+func TestAnyInfluenceDominatesStationary(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 9))
+	checked := 0
+	for trial := range 20 {
+		k := 2 + trial%5
+		P := randomChain(rng, k, 0.3)
+		anyC, _ := markov.New(nil, P, markov.InitAny, nil)
+		stC, err := markov.New(nil, P, markov.InitStationary, nil)
+		if err != nil {
+			continue
+		}
+		T := 40
+		ao, _ := newExactOracle(anyC, T)
+		so, _ := newExactOracle(stC, T)
+		checked++
+		for i := 2; i <= 30; i += 3 {
+			for a := 1; a < i; a += 2 {
+				for b := 1; b <= T-i; b += 3 {
+					if ea, es := ao.eval(i, a, b, false, false), so.two(a, b); ea < es-1e-12 {
+						t.Fatalf("trial %d i=%d a=%d b=%d: any %v < stationary %v", trial, i, a, b, ea, es)
+					}
+				}
+				if ea, es := ao.eval(i, a, 0, false, true), so.leftOnly(a); ea < es-1e-12 {
+					t.Fatalf("trial %d i=%d a=%d: left-only any %v < stationary %v", trial, i, a, ea, es)
+				}
+			}
+		}
+	}
+	if checked < 15 {
+		t.Fatalf("only %d chains checked", checked)
+	}
+}
