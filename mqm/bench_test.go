@@ -3,6 +3,7 @@ package mqm
 import (
 	"compress/gzip"
 	"encoding/csv"
+	"fmt"
 	"math/big"
 	"os"
 	"strconv"
@@ -19,8 +20,11 @@ const powerFile = "../data/uci_household_power_2007H1_1min.csv.gz"
 // series split at missing minutes, smoothing 0.01 so every row is defined),
 // as [SWC17] §5.3.2 does. The data file is in the repository; a benchmark
 // without it fails.
-func powerChain(b *testing.B) *markov.Chain {
-	const k = 51
+func powerChain(b *testing.B) *markov.Chain { return powerChainK(b, 51) }
+
+// powerChainK fits a chain of k equal-width levels to the UCI power data
+// (smoothing 0.01), stationary start.
+func powerChainK(b *testing.B, k int) *markov.Chain {
 	states := make([]string, k)
 	for i := range states {
 		states[i] = strconv.Itoa(i)
@@ -61,7 +65,7 @@ func powerChain(b *testing.B) *markov.Chain {
 			cur = nil
 			continue
 		}
-		cur = append(cur, min(k-1, int(v/maxV*k)))
+		cur = append(cur, min(k-1, int(v/maxV*float64(k))))
 	}
 	seqs = append(seqs, cur)
 	ch, err := markov.Fit(states, seqs, 0.01)
@@ -158,4 +162,26 @@ func BenchmarkExact51StatesAnyT1e6(b *testing.B) {
 		r, _ = Scale(class, 1_000_000, 1, Exact)
 	}
 	b.ReportMetric(r.Sigma, "sigma")
+}
+
+// BenchmarkExactLevels is σ for finer discretisations of the same data:
+// 101 and 201 levels, stationary and any, T = 10⁶, ε = 1.
+func BenchmarkExactLevels(b *testing.B) {
+	for _, k := range []int{101, 201} {
+		base := powerChainK(b, k)
+		for _, init := range []markov.InitKind{markov.InitStationary, markov.InitAny} {
+			ch, err := markov.New(base.States, base.P, init, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			class, _ := markov.NewClass(ch.States, ch)
+			b.Run(fmt.Sprintf("k=%d/%v", k, init), func(b *testing.B) {
+				var r Result
+				for b.Loop() {
+					r, _ = Scale(class, 1_000_000, 1, Exact)
+				}
+				b.ReportMetric(r.Sigma, "sigma")
+			})
+		}
+	}
 }
