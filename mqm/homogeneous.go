@@ -57,24 +57,7 @@ func walkHomogeneous(h homogeneous, T int, eps float64) nodeResult {
 	rStart := 1
 	for i := 1; i <= T; i++ {
 		best := nodeResult{sigma: float64(T) / eps, node: i, quilt: Quilt{i, T - i + 1}}
-		// right-only
-		first := true
-		for b := rStart; b <= T-i; b++ {
-			if float64(i+b-1) >= best.sigma*eps {
-				break
-			}
-			e := h.rightOnly(b)
-			if e >= eps {
-				if first {
-					rStart = b + 1
-				}
-				continue
-			}
-			first = false
-			if s := score(i+b-1, eps, e); s < best.sigma {
-				best = nodeResult{sigma: s, node: i, quilt: Quilt{i, b}, e: e}
-			}
-		}
+		rightOnlyBest(h.rightOnly, i, T, eps, &rStart, &best)
 		// two-sided, a = 1..i−1
 		if i > 1 {
 			b2 = append(b2, twoScan{a: i - 1})
@@ -106,6 +89,30 @@ func walkHomogeneous(h homogeneous, T int, eps float64) nodeResult {
 		}
 	}
 	return top
+}
+
+// rightOnlyBest lowers best to the best right-only quilt {X_{i+b}} of node
+// i, with influences eR(b) that do not depend on the node. Feasibility
+// (eR(b) < ε) depends on b alone, so b below the first feasible distance
+// met at an earlier node is skipped (rStart).
+func rightOnlyBest(eR func(int) float64, i, T int, eps float64, rStart *int, best *nodeResult) {
+	first := true
+	for b := *rStart; b <= T-i; b++ {
+		if float64(i+b-1) >= best.sigma*eps {
+			break
+		}
+		e := eR(b)
+		if e >= eps {
+			if first {
+				*rStart = b + 1
+			}
+			continue
+		}
+		first = false
+		if s := score(i+b-1, eps, e); s < best.sigma {
+			*best = nodeResult{sigma: s, node: i, quilt: Quilt{i, b}, e: e}
+		}
+	}
 }
 
 // twoScan minimises the two-sided score (a+b−1)/(ε − e(a,b)) of one left

@@ -84,24 +84,7 @@ func walkAny(o *exactOracle, lb homogeneous, T int, eps float64) nodeResult {
 	rStart := 1
 	for i := 1; i <= T; i++ {
 		best := nodeResult{sigma: float64(T) / eps, node: i, quilt: Quilt{i, T - i + 1}}
-		// right-only: exact (as walkHomogeneous)
-		first := true
-		for b := rStart; b <= T-i; b++ {
-			if float64(i+b-1) >= best.sigma*eps {
-				break
-			}
-			e := rightOnly(b)
-			if e >= eps {
-				if first {
-					rStart = b + 1
-				}
-				continue
-			}
-			first = false
-			if s := score(i+b-1, eps, e); s < best.sigma {
-				best = nodeResult{sigma: s, node: i, quilt: Quilt{i, b}, e: e}
-			}
-		}
+		rightOnlyBest(rightOnly, i, T, eps, &rStart, &best) // exact: no node term
 		// two-sided: the lower bound's scan proves most a hopeless; the
 		// rest are searched exactly over the b its scores leave open
 		if i > 1 {
