@@ -48,8 +48,12 @@ type Report struct {
 }
 
 // Compare sanitises each raw binary series with the flip of kind at ε
-// for chain ch (bdp.ChainFlip), trains the LSTM on the first trainFrac of
-// every series and scores the four attackers on the rest. src draws the
+// for chain ch (bdp.ChainFlip), trains the LSTM on a fraction trainFrac of
+// every series and scores the four attackers on the rest. The split is by
+// blocks of (up to) Block readings spread evenly over each series (a fraction
+// 1 − trainFrac of them held out), so both parts see the whole time range:
+// a record whose level drifts would otherwise train on one regime and be
+// scored on another. src draws the
 // sanitisation (seed it for a reproducible run). Series are joined end to
 // end for the LSTM's windows (a window may straddle two series: it reads
 // outputs only, which are public).
@@ -83,12 +87,12 @@ func Compare(series [][]int, ch *markov.Chain, kind bdp.FlipKind, eps, trainFrac
 		if err != nil {
 			return Report{}, fmt.Errorf("series %d: %w", s, err)
 		}
-		cut := int(math.Round(trainFrac * float64(len(xs))))
+		block := min(Block, max(1, len(xs)/20))
 		for t := range xs {
-			if t < cut {
-				train = append(train, len(x)+t)
-			} else {
+			if heldOut(t/block, trainFrac) {
 				test = append(test, len(x)+t)
+			} else {
+				train = append(train, len(x)+t)
 			}
 			g := 0
 			if p[t][1] > p[t][0] {
@@ -100,6 +104,14 @@ func Compare(series [][]int, ch *markov.Chain, kind bdp.FlipKind, eps, trainFrac
 	}
 	if len(train) == 0 || len(test) == 0 {
 		return Report{}, errors.New("learned: too few readings to split into training and held-out parts")
+	}
+	if cfg.Score > 0 && len(test) > cfg.Score {
+		stride := (len(test) + cfg.Score - 1) / cfg.Score
+		kept := test[:0]
+		for i := 0; i < len(test); i += stride {
+			kept = append(kept, test[i])
+		}
+		test = kept
 	}
 	start := time.Now()
 	a, err := Train(x, y, train, cfg)
@@ -128,6 +140,18 @@ func Compare(series [][]int, ch *markov.Chain, kind bdp.FlipKind, eps, trainFrac
 		r.ImpliedPrior[name] = max(0, logit(p)-logit(q))
 	}
 	return r, nil
+}
+
+// Block is the length of the blocks the split assigns whole (a series of
+// fewer than 20 blocks uses blocks of a twentieth of its length).
+const Block = 500
+
+// heldOut reports whether block j is held out: when
+// ⌊(j+1)(1−f)⌋ > ⌊j(1−f)⌋, which spreads a fraction 1 − f of the blocks
+// evenly.
+func heldOut(block int, f float64) bool {
+	j := float64(block)
+	return math.Floor((j+1)*(1-f)) > math.Floor(j*(1-f))
 }
 
 func b(ok bool) float64 {

@@ -44,6 +44,9 @@ type Config struct {
 	Batch    int     // examples per Adam step
 	Rate     float64 // Adam step size
 	Seed     uint64
+	// Score, when > 0, caps the held-out readings scored (Compare): every
+	// attacker is scored on the same evenly spaced subset.
+	Score int
 }
 
 // Default is the size used by puff local attack: measured on synthetic
@@ -52,7 +55,7 @@ type Config struct {
 var Default = Config{Half: 8, Hidden: 8, Examples: 2000, Epochs: 3, Batch: 32, Rate: 0.01, Seed: 1}
 
 // Fast is the size of the tests and of puff experiment --fast.
-var Fast = Config{Half: 5, Hidden: 6, Examples: 600, Epochs: 2, Batch: 32, Rate: 0.02, Seed: 1}
+var Fast = Config{Half: 5, Hidden: 6, Examples: 600, Epochs: 2, Batch: 32, Rate: 0.02, Seed: 1, Score: 2000}
 
 func (c Config) check() error {
 	if c.Half < 0 || c.Half > 64 || c.Hidden < 1 || c.Hidden > 256 || c.Examples < 1 || c.Epochs < 1 || c.Batch < 1 || !(c.Rate > 0) {

@@ -1,15 +1,21 @@
 package main
 
 import (
+	bin "encoding/binary"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pufferfish-privacy/pufferfish/bdp"
 	"github.com/pufferfish-privacy/pufferfish/internal/checks"
+	"github.com/pufferfish-privacy/pufferfish/learned"
+	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/noise"
 )
 
 func localCmd() *cobra.Command {
@@ -140,13 +146,31 @@ func localAttackCmd() *cobra.Command {
 	var n, target, trials int
 	var seed uint64
 	var asJSON bool
+	var adversary, flip string
+	var df dataFlags
+	cfg := learned.Default
+	trainFrac := 0.7
 	c := &cobra.Command{
-		Use:   "attack --theta T[,T...] --epsilon E --length N [--target I] [--json]",
-		Short: "How well a correlation-aware adversary guesses a reading, per flip",
+		Use:   "attack (--theta T[,T...] --length N | --adversary lstm --data FILE [--flip F]) --epsilon E [--json]",
+		Short: "How well a correlation-aware or a learned adversary guesses readings, per flip",
 		Long:  help("local-attack"),
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			eps := epsF.Float()
+			switch adversary {
+			case "model":
+			case "lstm":
+				if err := checkEps(eps); err != nil {
+					return err
+				}
+				cfg.Seed = seed
+				return lstmAttack(cmd, &df, eps, flip, trainFrac, cfg, asJSON)
+			default:
+				return fmt.Errorf("--adversary %q: want model (exact, synthetic chains) or lstm (learned, on --data)", adversary)
+			}
+			if df.path != "" {
+				return fmt.Errorf("--data is read by --adversary lstm; the model adversary runs on synthetic chains (--theta)")
+			}
 			if len(thetas) == 0 {
 				return fmt.Errorf("--theta is required")
 			}
@@ -183,9 +207,76 @@ func localAttackCmd() *cobra.Command {
 	f.IntVar(&n, "length", 30, "number of readings N")
 	f.IntVar(&target, "target", 0, "target reading (1-based; default the middle)")
 	f.IntVar(&trials, "trials", 100000, "Monte-Carlo draws when exact enumeration is too large")
-	f.Uint64Var(&seed, "seed", 1, "seed of the Monte-Carlo generator (not used for real data)")
+	f.Uint64Var(&seed, "seed", 1, "seed of the Monte-Carlo generator, or (lstm) of the sanitisation and the training")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
+	f.StringVar(&adversary, "adversary", "model", "model (exact success on synthetic chains) | lstm (a trained bidirectional LSTM on --data)")
+	f.StringVar(&flip, "flip", "certified", "lstm: the flip that sanitises --data: dp | published | certified")
+	f.Float64Var(&trainFrac, "train-fraction", trainFrac, "lstm: the fraction of each series (in blocks of 500 readings spread over it) that trains the LSTM; the rest is scored")
+	f.IntVar(&cfg.Half, "lstm-half-window", cfg.Half, "lstm: the attacker sees 2h+1 sanitised readings around each target")
+	f.IntVar(&cfg.Hidden, "lstm-hidden", cfg.Hidden, "lstm: units per direction")
+	f.IntVar(&cfg.Epochs, "lstm-epochs", cfg.Epochs, "lstm: training epochs")
+	f.IntVar(&cfg.Examples, "lstm-examples", cfg.Examples, "lstm: training examples per epoch")
+	df.register(c)
 	return c
+}
+
+// lstmAttack is puff local attack --adversary lstm: sanitise the binary
+// series of --data with the flip for ε (seeded), train the LSTM on the
+// first part of each series and score it and the model-based attackers on
+// the rest.
+func lstmAttack(cmd *cobra.Command, df *dataFlags, eps float64, flip string, trainFrac float64, cfg learned.Config, asJSON bool) error {
+	if df.path == "" {
+		return fmt.Errorf("--adversary lstm needs --data FILE (a binary series, as puff local sanitize reads)")
+	}
+	kind, err := bdp.ParseFlipKind(flip)
+	if err != nil {
+		return fmt.Errorf("--flip: %w", err)
+	}
+	data, name, err := df.read()
+	if err != nil {
+		return err
+	}
+	if len(data.States) != 2 {
+		return fmt.Errorf("%s: the attack needs binary readings (two states), found %d (%s); name them with --states", name, len(data.States), strings.Join(data.States, ", "))
+	}
+	ch, err := markov.Fit(data.States, data.Runs(), 0)
+	if err != nil {
+		return fmt.Errorf("%s: fitting the chain the model-based attackers know: %w", name, err)
+	}
+	src := noise.Source(chachaSource{rand.New(rand.NewChaCha8(seedBytes(cfg.Seed)))})
+	r, err := learned.Compare(data.Runs(), ch, kind, eps, trainFrac, cfg, src)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if asJSON {
+		return writeJSON(cmd.OutOrStdout(), r)
+	}
+	w := cmd.OutOrStdout()
+	fmt.Fprintf(w, "%s: %s flip at ε = %g (ρ0 = %.6g, ρ1 = %.6g), %d readings train the LSTM, %d are scored\n", name, r.Flip, r.Epsilon, r.Rho0, r.Rho1, r.TrainReadings, r.TestReadings)
+	fmt.Fprintf(w, "guarantee: %s; no adversary with the majority prior (%.4f) exceeds accuracy %.4f if every reading is ε-private to it\n", r.Covers, r.Prior, r.AccuracyBound)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "attacker\taccuracy\timplied ε\timplied ε beyond the prior")
+	for _, a := range []struct {
+		name, key string
+		acc       float64
+	}{{"output as is", "single", r.Single}, {"posterior (chain)", "posterior", r.Posterior}, {"Viterbi (chain)", "viterbi", r.Viterbi}, {"LSTM (learned)", "lstm", r.LSTM}} {
+		fmt.Fprintf(tw, "%s\t%.4f\t%.4f\t%.4f\n", a.name, a.acc, r.Implied[a.key], r.ImpliedPrior[a.key])
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "LSTM: half-window %d, %d units, %d epochs × %d examples, trained in %.1f s (seed %d)\n", cfg.Half, cfg.Hidden, cfg.Epochs, cfg.Examples, r.TrainSeconds, cfg.Seed)
+	return err
+}
+
+type chachaSource struct{ r *rand.Rand }
+
+func (c chachaSource) Uint64() uint64 { return c.r.Uint64() }
+
+func seedBytes(seed uint64) [32]byte {
+	var b [32]byte
+	bin.LittleEndian.PutUint64(b[:], seed)
+	return b
 }
 
 func localSanitizeCmd() *cobra.Command {

@@ -134,3 +134,50 @@ func TestLocalSanitize(t *testing.T) {
 		}
 	}
 }
+
+// The learned attacker's contract: one JSON object with the four
+// accuracies, the flip and ε; the same seed gives the same numbers.
+func TestLocalAttackLSTM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a network")
+	}
+	args := []string{"local", "attack", "--adversary", "lstm", "--data", "../../examples/n10_heart_binary.csv.gz", "--states", "low,high",
+		"--epsilon", "1", "--flip", "dp", "--lstm-examples", "300", "--lstm-epochs", "1", "--lstm-half-window", "4", "--json"}
+	out, err := run(args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r map[string]any
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"lstm_accuracy", "posterior_accuracy", "viterbi_accuracy", "single_accuracy", "epsilon", "accuracy_bound"} {
+		if v, ok := r[k].(float64); !ok || v <= 0 || v > 1 && k != "epsilon" {
+			t.Fatalf("%s = %v in %s", k, r[k], out)
+		}
+	}
+	if r["flip"] != "dp" || r["epsilon"] != 1.0 {
+		t.Fatalf("%s", out)
+	}
+	// the posterior attacker knows the chain: on the DP flip it beats reading the output as is
+	if r["posterior_accuracy"].(float64) <= r["single_accuracy"].(float64) {
+		t.Fatalf("%s", out)
+	}
+	again, _ := run(args...)
+	var r2 map[string]any
+	json.Unmarshal([]byte(again), &r2)
+	if r2["lstm_accuracy"] != r["lstm_accuracy"] || r2["single_accuracy"] != r["single_accuracy"] {
+		t.Fatalf("not reproducible:\n%s\n%s", out, again)
+	}
+	for _, bad := range [][]string{
+		{"local", "attack", "--adversary", "lstm", "--epsilon", "1"},
+		{"local", "attack", "--adversary", "lstm", "--data", "../../examples/n10_heart_binary.csv.gz", "--states", "low,high", "--epsilon", "1", "--flip", "magic"},
+		{"local", "attack", "--adversary", "lstm", "--data", write(t, "three.csv", "series,time,state\na,1,x\na,2,y\na,3,z\n"), "--epsilon", "1"},
+		{"local", "attack", "--adversary", "neural", "--epsilon", "1"},
+		{"local", "attack", "--adversary", "lstm", "--data", "../../examples/n10_heart_binary.csv.gz", "--states", "low,high", "--epsilon", "1", "--lstm-hidden", "0"},
+	} {
+		if out, err := run(bad...); err == nil || out != "" {
+			t.Errorf("%v: %v %q", bad, err, out)
+		}
+	}
+}
