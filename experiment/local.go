@@ -218,6 +218,8 @@ func runLSTM(o Options, w *writer) error {
 	}
 	// One worker per core; each job draws its sanitisation from its own
 	// seeded stream, so the results do not depend on the scheduling.
+	bar := newProgress(o.Progress, "local lstm", len(jobs))
+	var barMu sync.Mutex
 	next := make(chan *job)
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
@@ -225,6 +227,9 @@ func runLSTM(o Options, w *writer) error {
 			for j := range next {
 				data, _ := rngs(o.Seed, fmt.Sprintf("lstm %s %g %s", j.rec, j.eps, j.flip))
 				j.r, j.err = learned.Compare([][]int{j.x}, j.ch, j.flip, j.eps, 0.7, cfg, seeded{data})
+				barMu.Lock()
+				bar.step()
+				barMu.Unlock()
 			}
 		})
 	}
