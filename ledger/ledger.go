@@ -234,3 +234,27 @@ func validName(name string) error {
 }
 
 func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// Brief is an entry without its record's segments: what a listing of a
+// dataset's releases shows (puff ledger show, the service's ledger).
+type Brief struct {
+	ID        int64           `json:"id"`
+	Time      time.Time       `json:"time"`
+	Token     string          `json:"token,omitempty"`
+	Mechanism string          `json:"mechanism"`
+	Epsilon   float64         `json:"epsilon"`
+	Query     string          `json:"query"`
+	Segments  int             `json:"segments"`
+	Spent     json.Number     `json:"spent"` // the dataset's composed ε after this release
+	Rule      string          `json:"rule"`
+	Result    json.RawMessage `json:"result,omitempty"`
+}
+
+// Brief summarises the entry; withResult keeps its noisy result.
+func (e Entry) Brief(withResult bool) Brief {
+	b := Brief{e.ID, e.Time, e.Token, string(e.Record.Mechanism), e.Record.Epsilon, e.Record.Query, len(e.Record.Segments), e.Spent, e.Rule, nil}
+	if withResult {
+		b.Result = e.Result
+	}
+	return b
+}

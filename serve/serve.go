@@ -686,21 +686,9 @@ func (s *Server) getLedger(w http.ResponseWriter, r *http.Request, _ *ledger.Tok
 	if err != nil {
 		return err
 	}
-	type entry struct {
-		ID        int64           `json:"id"`
-		Time      time.Time       `json:"time"`
-		Token     string          `json:"token,omitempty"`
-		Mechanism string          `json:"mechanism"`
-		Epsilon   float64         `json:"epsilon"`
-		Query     string          `json:"query"`
-		Segments  int             `json:"segments"`
-		Spent     json.Number     `json:"spent"`
-		Rule      string          `json:"rule"`
-		Result    json.RawMessage `json:"result"`
-	}
-	rs := []entry{}
+	rs := []ledger.Brief{}
 	for _, e := range es {
-		rs = append(rs, entry{e.ID, e.Time, e.Token, string(e.Record.Mechanism), e.Record.Epsilon, e.Record.Query, len(e.Record.Segments), e.Spent, e.Rule, e.Result})
+		rs = append(rs, e.Brief(true))
 	}
 	body := strictjson.AddField(mustJSON(st), "releases", rs)
 	writeRaw(w, http.StatusOK, body)

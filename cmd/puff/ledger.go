@@ -145,20 +145,9 @@ func ledgerShowCmd() *cobra.Command {
 				return err
 			}
 			if asJSON {
-				type brief struct {
-					ID        int64       `json:"id"`
-					Time      string      `json:"time"`
-					Token     string      `json:"token,omitempty"`
-					Mechanism string      `json:"mechanism"`
-					Epsilon   float64     `json:"epsilon"`
-					Query     string      `json:"query"`
-					Segments  int         `json:"segments"`
-					Spent     json.Number `json:"spent"`
-					Rule      string      `json:"rule"`
-				}
-				rs := []brief{}
+				rs := []ledger.Brief{}
 				for _, e := range es {
-					rs = append(rs, brief{e.ID, e.Time.Format("2006-01-02T15:04:05.000Z07:00"), e.Token, string(e.Record.Mechanism), e.Record.Epsilon, e.Record.Query, len(e.Record.Segments), e.Spent, e.Rule})
+					rs = append(rs, e.Brief(false))
 				}
 				return writeJSON(w, map[string]any{"dataset": st, "releases": rs})
 			}
