@@ -164,6 +164,10 @@ type exactOracle struct {
 	// memo of influences for node-independent evaluation (stationary):
 	// key (a, b) with 0 meaning open.
 	memo map[[2]int]float64
+	// stationary two-sided fast path: the secret pairs (x·k+x') and, per
+	// left distance a, N + L_a over them (the node term is constant).
+	pairs []int32
+	nl    map[int][]float64
 }
 
 func newExactOracle(ch *markov.Chain, T int) (*exactOracle, error) {
@@ -433,6 +437,11 @@ func (o *exactOracle) eval(i, a, b int, leftOpen, rightOpen bool) float64 {
 			return e
 		}
 	}
+	if o.memo != nil && !leftOpen && !rightOpen {
+		e := o.twoStationary(a, b)
+		o.memo[key] = e
+		return e
+	}
 	N := o.nodeTerm(i)
 	var L, R []float64
 	if !leftOpen {
@@ -478,6 +487,53 @@ func (o *exactOracle) eval(i, a, b int, leftOpen, rightOpen bool) float64 {
 	}
 	if o.memo != nil {
 		o.memo[key] = e
+	}
+	return e
+}
+
+// twoStationary is eval of a two-sided quilt of a stationary chain: the
+// same maximum over the secret pairs of N + L_a + R_b, with N + L_a
+// tabulated once per a over the pairs only, so each (a, b) is one tight
+// loop. A NaN (never produced by valid chains) is reported as in eval.
+func (o *exactOracle) twoStationary(a, b int) float64 {
+	if o.nl == nil {
+		for p, n := range o.nodeTerm(1) {
+			if !math.IsNaN(n) {
+				o.pairs = append(o.pairs, int32(p))
+			}
+		}
+		o.nl = map[int][]float64{}
+	}
+	nl, ok := o.nl[a]
+	if !ok {
+		N, L := o.nodeTerm(1), o.leftTerm(a, o.suppID(1))
+		nl = make([]float64, len(o.pairs))
+		for j, p := range o.pairs {
+			nl[j] = N[p] + L[p]
+		}
+		o.nl[a] = nl
+	}
+	R := o.rightTerm(b)
+	e, nan := 0.0, false
+	for j, p := range o.pairs {
+		v := nl[j] + R[p]
+		if v > e {
+			e = v
+		}
+		nan = nan || v != v
+	}
+	if nan {
+		k := o.k
+		for j, p := range o.pairs {
+			if v := nl[j] + R[p]; v != v {
+				o.nan = fmt.Errorf("influence of the quilt (%d, %d) is undefined (NaN) for states %q, %q", a, b, o.ch.States[int(p)/k], o.ch.States[int(p)%k])
+				break
+			}
+		}
+		return math.Inf(1)
+	}
+	if !math.IsInf(e, 1) {
+		e += o.allowance(a, b)
 	}
 	return e
 }
