@@ -305,11 +305,34 @@ func startFree(class *markov.Class, m mechanism.Name) bool {
 // is drawn). cache holds scales shared across calls on the same class and
 // options (the windows of one release).
 func plan(data *Data, class *markov.Class, fitted bool, opts Options, cache *ScaleCache) (*Report, func() error, error) {
-	if data == nil || data.Observations() == 0 {
+	if data == nil {
 		return nil, nil, errors.New("no observations to release")
 	}
-	if !slices.Equal(data.States, class.States) {
-		return nil, nil, errors.New("data states are not aligned with the class (call Data.Align)")
+	r, quilts, draw, err := planSummary(data.Summary(), class, fitted, opts, cache)
+	if err != nil {
+		return nil, nil, err
+	}
+	r.Record = &record.Release{Mechanism: opts.Method, Epsilon: opts.Epsilon, Class: class.Hash(), Query: r.Query}
+	for i, sq := range data.Seqs {
+		if len(sq) == 0 {
+			continue
+		}
+		ob := data.Observation(i)
+		r.Record.Segments = append(r.Record.Segments, record.Segment{Series: data.Series[i], First: ob.Start, Last: ob.End(),
+			Readings: ob.Len, Quilt: quilts[PatternKey(ob)]})
+	}
+	return r, draw, nil
+}
+
+// planSummary is plan on a summary of the data: the report (without the
+// ledger record, which names series), the active quilt of each pattern
+// with a two-sided quilt, and draw.
+func planSummary(sum *Summary, class *markov.Class, fitted bool, opts Options, cache *ScaleCache) (*Report, map[string]*mqm.Quilt, func() error, error) {
+	if sum == nil || sum.Observations == 0 {
+		return nil, nil, nil, errors.New("no observations to release")
+	}
+	if !slices.Equal(sum.States, class.States) {
+		return nil, nil, nil, errors.New("data states are not aligned with the class (call Data.Align)")
 	}
 	// One search per distinct observation pattern: consecutive series by
 	// length, series with missing readings by their offsets.
@@ -317,21 +340,11 @@ func plan(data *Data, class *markov.Class, fitted bool, opts Options, cache *Sca
 		ob  mqm.Observation
 		key string
 	}
-	seen := map[string]bool{}
 	var pats []pattern
-	minL, maxL := math.MaxInt, 0
-	for i, sq := range data.Seqs {
-		if len(sq) == 0 {
-			continue
-		}
-		minL, maxL = min(minL, len(sq)), max(maxL, len(sq))
-		ob := data.Observation(i)
-		key := fmt.Sprint(ob.Start, ob.Len, ob.Times)
-		if !seen[key] {
-			seen[key] = true
-			pats = append(pats, pattern{ob, key})
-		}
+	for k, p := range sum.Patterns {
+		pats = append(pats, pattern{p.Observation, k})
 	}
+	minL, maxL := sum.MinLength, sum.MaxLength
 	slices.SortFunc(pats, func(a, b pattern) int {
 		if a.ob.Len != b.ob.Len {
 			return a.ob.Len - b.ob.Len
@@ -339,10 +352,10 @@ func plan(data *Data, class *markov.Class, fitted bool, opts Options, cache *Sca
 		return strings.Compare(a.key, b.key)
 	})
 	r := &Report{Method: opts.Method, Epsilon: opts.Epsilon, Class: Summarize(class, fitted),
-		Sequences: len(data.Seqs), Observations: data.Observations(), Missing: data.Missing(), MinLength: minL, MaxLength: maxL,
+		Sequences: sum.Sequences, Observations: sum.Observations, Missing: sum.Missing, MinLength: minL, MaxLength: maxL,
 		Noise: "Laplace snapped to a power-of-two grid, geometric sampling, crypto/rand (package noise)"}
-	if data.Step > 0 {
-		r.TimeStep = &TimeStep{Step: data.Step, Source: data.StepSource}
+	if sum.Step > 0 {
+		r.TimeStep = &TimeStep{Step: sum.Step, Source: sum.StepSource}
 	}
 	quilts := map[string]*mqm.Quilt{}
 	free := startFree(class, opts.Method)
@@ -365,12 +378,12 @@ func plan(data *Data, class *markov.Class, fitted bool, opts Options, cache *Sca
 		} else {
 			var err error
 			if s, err = ComputeScaleAt(class, p.ob, opts.Epsilon, opts.Method); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			cache.put(ck, *s)
 		}
 		if !s.Applicable {
-			return nil, nil, fmt.Errorf("method %s does not apply to sequences of length %d: %s", opts.Method, p.ob.Len, s.Guarantee)
+			return nil, nil, nil, fmt.Errorf("method %s does not apply to sequences of length %d: %s", opts.Method, p.ob.Len, s.Guarantee)
 		}
 		s.Class = nil
 		if s.TwoSided != nil && *s.TwoSided && !s.UpperBound {
@@ -385,12 +398,7 @@ func plan(data *Data, class *markov.Class, fitted bool, opts Options, cache *Sca
 		}
 	}
 	N := float64(r.Observations)
-	counts := make([]float64, len(class.States))
-	for _, s := range data.Seqs {
-		for _, v := range s {
-			counts[v]++
-		}
-	}
+	counts := slices.Clone(sum.Counts)
 	query := opts.Query
 	if query == "" {
 		query = "counts"
@@ -411,10 +419,10 @@ func plan(data *Data, class *markov.Class, fitted bool, opts Options, cache *Sca
 	case "mean":
 		// the mean level value: one reading changes it by at most
 		// (max − min level value)/N
-		if data.Levels == nil {
-			return nil, nil, errors.New("the mean query needs numeric readings with levels")
+		if sum.Levels == nil {
+			return nil, nil, nil, errors.New("the mean query needs numeric readings with levels")
 		}
-		lv := data.Levels.Values
+		lv := sum.Levels.Values
 		sum := 0.0
 		for i, c := range counts {
 			sum += c * lv[i]
@@ -426,24 +434,15 @@ func plan(data *Data, class *markov.Class, fitted bool, opts Options, cache *Sca
 		r.Query, r.Lipschitz = "mean", divUp(spread, N)
 		values = []float64{sum / N}
 	default:
-		return nil, nil, fmt.Errorf("query %q: want counts, relative or mean", query)
+		return nil, nil, nil, fmt.Errorf("query %q: want counts, relative or mean", query)
 	}
-	r.Clipped, r.MissingValues = data.Clipped, data.MissingValues
+	r.Clipped, r.MissingValues = sum.Clipped, sum.MissingValues
 	r.PerBinScale = noise.ScaleFor(r.Sigma, r.Lipschitz)
 	r.NoiseScale = noise.EffectiveScale(r.PerBinScale, r.Lipschitz)
 	if math.IsInf(r.NoiseScale, 0) || math.IsNaN(r.NoiseScale) || r.NoiseScale > maxScale {
-		return nil, nil, fmt.Errorf("ε = %g needs a per-bin noise scale of %.3g, beyond what can be sampled (at most %g): choose a larger ε", opts.Epsilon, r.PerBinScale, maxScale)
+		return nil, nil, nil, fmt.Errorf("ε = %g needs a per-bin noise scale of %.3g, beyond what can be sampled (at most %g): choose a larger ε", opts.Epsilon, r.PerBinScale, maxScale)
 	}
 	r.Protects = protects(opts.Method, r.Class)
-	r.Record = &record.Release{Mechanism: opts.Method, Epsilon: opts.Epsilon, Class: class.Hash(), Query: r.Query}
-	for i, sq := range data.Seqs {
-		if len(sq) == 0 {
-			continue
-		}
-		ob := data.Observation(i)
-		r.Record.Segments = append(r.Record.Segments, record.Segment{Series: data.Series[i], First: ob.Start, Last: ob.End(),
-			Readings: ob.Len, Quilt: quilts[fmt.Sprint(ob.Start, ob.Len, ob.Times)]})
-	}
 	draw := func() error {
 		noisy, err := noise.NewLaplace(opts.Source).Release(values, r.Sigma, r.Lipschitz)
 		if err != nil {
@@ -455,7 +454,7 @@ func plan(data *Data, class *markov.Class, fitted bool, opts Options, cache *Sca
 		}
 		for i, v := range noisy {
 			b := Bin{State: class.States[i], Value: v}
-			if l := data.Levels; l != nil {
+			if l := sum.Levels; l != nil {
 				b.Range = fmt.Sprintf("[%g, %g%s", l.Edges[i], l.Edges[i+1], map[bool]string{true: "]", false: ")"}[i == l.N()-1])
 			}
 			r.Histogram = append(r.Histogram, b)
@@ -471,5 +470,5 @@ func plan(data *Data, class *markov.Class, fitted bool, opts Options, cache *Sca
 	if opts.Method == mechanism.DP {
 		r.Warnings = append(r.Warnings, "dp protects single entries only; correlated entries can be inferred from their neighbours")
 	}
-	return r, draw, nil
+	return r, quilts, draw, nil
 }

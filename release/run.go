@@ -192,3 +192,15 @@ func ParseDelimiter(s string) (rune, error) {
 	r, _ := utf8.DecodeRuneInString(d)
 	return r, nil
 }
+
+// PrepareSummary is Prepare on a summary of the data (a pipeline's, built
+// series by series): the same report, σ and sizes as on the data itself.
+// Its Record is nil: a summary names no series, so it cannot be recorded
+// in a ledger segment by segment.
+func PrepareSummary(sum *Summary, class *markov.Class, fitted bool, opts Options) (*Pending, error) {
+	rep, _, draw, err := planSummary(sum, class, fitted, opts, NewScaleCache())
+	if err != nil {
+		return nil, err
+	}
+	return &Pending{Class: class, out: rep, draw: draw}, nil
+}
