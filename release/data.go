@@ -62,6 +62,8 @@ type CSVOptions struct {
 	// Sort orders each series by time instead of refusing times that go
 	// backwards (repeated times are refused either way).
 	Sort bool
+
+	rows func(Row) error // ReadRows: each data row, unassembled
 }
 
 // DefaultCSV is the long format series,time,state.
@@ -303,6 +305,7 @@ type row struct {
 	t     float64 // seconds (NaN without a time column)
 	text  string  // the time as written
 	v     int     // state index, or −1 for a missing value
+	file  string
 	line  int
 	order int // row index within the series
 }
@@ -406,7 +409,7 @@ func (d *Data) readLong(cr *csv.Reader, name string, header []string, idx map[st
 			rows = append(rows, nil)
 			d.Series = append(d.Series, key)
 		}
-		r := row{t: math.NaN(), v: v, line: line, order: len(rows[s])}
+		r := row{t: math.NaN(), v: v, file: name, line: line, order: len(rows[s])}
 		if hasTime {
 			parts := make([]string, len(timeCs))
 			for i, c := range timeCs {
@@ -417,7 +420,16 @@ func (d *Data) readLong(cr *csv.Reader, name string, header []string, idx map[st
 				return nil, fmt.Errorf("%s:%d: field %q: %q: %v", name, line, opts.TimeCol, r.text, err)
 			}
 		}
+		if opts.rows != nil {
+			if err := opts.rows(Row{Series: key, Time: r.t, TimeText: r.text, State: r.v, File: name, Line: line}); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		rows[s] = append(rows[s], r)
+	}
+	if opts.rows != nil {
+		return d, nil
 	}
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("%s: no data rows after the header", name)
@@ -512,47 +524,19 @@ func (d *Data) place(rows [][]row, name string, opts CSVOptions) error {
 		}
 	}
 	for s, rs := range rows {
-		pos := make([]int, len(rs))
-		for j := 1; j < len(rs); j++ {
-			g := 1.0
-			if hasTime {
-				g = (rs[j].t - rs[j-1].t) / step
-			}
-			r := math.Round(g)
-			if r < 1 || math.Abs(g-r) > 1e-6*r {
-				return fmt.Errorf("%s:%d: time %s is %.6g steps of %v after the previous reading of series %q (line %d): readings must lie on a grid of that step; set the time step option", name, rs[j].line, rs[j].text, g, step, d.Series[s], rs[j-1].line)
-			}
-			if float64(pos[j-1])+r >= MaxSpan {
-				return fmt.Errorf("%s:%d: series %q spans more than %d steps of %v; is the time step right?", name, rs[j].line, d.Series[s], MaxSpan, step)
-			}
-			pos[j] = pos[j-1] + int(r)
+		seq, off, err := placeOne(rs, step, hasTime, d.Series[s])
+		if err != nil {
+			return err
 		}
-		var off []int
-		for j, r := range rs {
-			if r.v < 0 {
+		d.Seqs[s], d.Offsets[s] = seq, off
+		for _, r := range rs {
+			if r.v < 0 || !hasTime {
 				continue
 			}
-			if off == nil {
-				off = []int{}
+			d.Times[s] = append(d.Times[s], r.t)
+			if opts.KeepTimes {
+				d.TimeText[s] = append(d.TimeText[s], r.text)
 			}
-			d.Seqs[s] = append(d.Seqs[s], r.v)
-			off = append(off, pos[j])
-			if hasTime {
-				d.Times[s] = append(d.Times[s], r.t)
-				if opts.KeepTimes {
-					d.TimeText[s] = append(d.TimeText[s], r.text)
-				}
-			}
-		}
-		if len(off) == 0 {
-			continue
-		}
-		first := off[0]
-		for j := range off {
-			off[j] -= first
-		}
-		if off[len(off)-1] != len(off)-1 {
-			d.Offsets[s] = off // some readings are missing
 		}
 	}
 	// drop series without any reading (only missing values)
@@ -581,6 +565,55 @@ func (d *Data) place(rows [][]row, name string, opts CSVOptions) error {
 		return fmt.Errorf("%s: no readings (every value is missing)", name)
 	}
 	return nil
+}
+
+// placeOne puts one series' rows (in time order) on the grid of step and
+// returns its readings and their offsets from the first reading (nil when
+// consecutive). Without times, rows are consecutive steps.
+func placeOne(rs []row, step float64, hasTime bool, series string) ([]int, []int, error) {
+	pos := make([]int, len(rs))
+	for j := 1; j < len(rs); j++ {
+		g := 1.0
+		if hasTime {
+			g = (rs[j].t - rs[j-1].t) / step
+		}
+		r := math.Round(g)
+		if r < 1 || math.Abs(g-r) > 1e-6*r {
+			return nil, nil, fmt.Errorf("%s:%d: time %s is %.6g steps of %v after the previous reading of series %q (%s): readings must lie on a grid of that step; set the time step option", rs[j].file, rs[j].line, rs[j].text, g, step, series, where(rs[j], rs[j-1]))
+		}
+		if float64(pos[j-1])+r >= MaxSpan {
+			return nil, nil, fmt.Errorf("%s:%d: series %q spans more than %d steps of %v; is the time step right?", rs[j].file, rs[j].line, series, MaxSpan, step)
+		}
+		pos[j] = pos[j-1] + int(r)
+	}
+	var seq, off []int
+	for j, r := range rs {
+		if r.v < 0 {
+			continue
+		}
+		seq = append(seq, r.v)
+		off = append(off, pos[j])
+	}
+	if len(off) == 0 {
+		return nil, nil, nil
+	}
+	first := off[0]
+	for j := range off {
+		off[j] -= first
+	}
+	if off[len(off)-1] == len(off)-1 {
+		off = nil // consecutive
+	}
+	return seq, off, nil
+}
+
+// where names the previous row of a series: its line, and its file when
+// that differs (rows of one series may come from several files).
+func where(r, prev row) string {
+	if prev.file != r.file {
+		return fmt.Sprintf("%s:%d", prev.file, prev.line)
+	}
+	return fmt.Sprintf("line %d", prev.line)
 }
 
 // otherDelimiter returns a common delimiter other than delim found in a

@@ -1,0 +1,104 @@
+package release
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/mechanism"
+)
+
+// Rows spread over files in any order, assembled per series with the
+// data's step, summarise to exactly what ReadData gives on the whole file:
+// numeric readings with levels, gaps, missing values, series split across
+// files.
+func TestRowsAssembleAsReadData(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	header := "series,time,kw\n"
+	var all []string
+	for s := range 40 {
+		tm := 0
+		for range 5 + rng.IntN(60) {
+			tm += 60 * (1 + rng.IntN(2)*rng.IntN(3)) // mostly one step, sometimes gaps
+			v := fmt.Sprintf("%.2f", rng.Float64()*3)
+			if rng.IntN(15) == 0 {
+				v = "NA"
+			}
+			all = append(all, fmt.Sprintf("s%02d,%d,%s\n", s, tm, v))
+		}
+	}
+	levels, err := ParseLevels("0:2:4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := CSVOptions{SeriesCol: "series", TimeCol: "time", ValueCol: "kw", Levels: levels, States: levels.Names()}
+	whole, err := ReadData(strings.NewReader(header+strings.Join(all, "")), "whole.csv", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// three files, rows shuffled
+	rng.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+	files := []string{header, header, header}
+	for i, r := range all {
+		files[i%3] += r
+	}
+	bySeries := map[string][]Row{}
+	var stats RowStats
+	for i, f := range files {
+		st, err := ReadRows(strings.NewReader(f), fmt.Sprintf("part%d.csv", i), opts, func(r Row) error {
+			bySeries[r.Series] = append(bySeries[r.Series], r)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		stats.Clipped += st.Clipped
+		stats.MissingValues += st.MissingValues
+	}
+	step := math.Inf(1)
+	for _, rs := range bySeries {
+		step = min(step, SeriesStep(rs))
+	}
+	sum := NewSummary(levels.Names(), levels)
+	sum.Step, sum.StepSource = step, whole.StepSource
+	sum.Clipped, sum.MissingValues = stats.Clipped, stats.MissingValues
+	for _, rs := range bySeries {
+		seq, ob, err := AssembleSeries(rs, step)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sum.AddSeries(seq, ob); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ch, _ := markov.New(levels.Names(), [][]float64{{0.7, 0.2, 0.05, 0.05}, {0.2, 0.6, 0.1, 0.1}, {0.1, 0.2, 0.6, 0.1}, {0.05, 0.05, 0.2, 0.7}}, markov.InitStationary, nil)
+	class, _ := markov.NewClass(ch.States, ch)
+	o := Options{Epsilon: 1, Method: mechanism.Exact, Query: "mean"}
+	a, err := PrepareSummary(sum, class, false, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := PrepareData(whole, class, false, o, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ra, _ := a.Draw()
+	rb, _ := b.Draw()
+	if sa, sb := strip(t, ra), strip(t, rb); sa != sb {
+		t.Fatalf("rows and whole file differ:\n%s\n%s", sa, sb)
+	}
+	if whole.Missing() == 0 || whole.MissingValues == 0 {
+		t.Fatal("the data has no gaps or missing values: the test proves little")
+	}
+	// a repeated time across files names both rows
+	_, _, err = AssembleSeries([]Row{{Series: "x", Time: 60, TimeText: "60", State: 0, File: "a.csv", Line: 2}, {Series: "x", Time: 60, TimeText: "60", State: 1, File: "b.csv", Line: 7}}, 60)
+	if err == nil || !strings.Contains(err.Error(), "b.csv:7") || !strings.Contains(err.Error(), "a.csv:2") {
+		t.Fatalf("repeated time: %v", err)
+	}
+	if _, err := ReadRows(strings.NewReader("state\na\nb\n"), "plain.csv", CSVOptions{StateCol: "state", States: []string{"a", "b"}}, func(Row) error { return nil }); err == nil {
+		t.Fatal("a file without times was read as rows")
+	}
+}
