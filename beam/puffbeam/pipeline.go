@@ -1,0 +1,308 @@
+// Package puffbeam is puff release as an Apache Beam pipeline, for
+// populations whose readings do not fit one machine. The distributed part
+// is counting: each file's rows are read with the core's parser
+// (release.ReadRows), grouped by series, ordered by time and placed on the
+// data's time grid (release.AssembleSeries, with the step the smallest
+// positive difference over every series, as puff release's default), and
+// summarised: readings per state and the multiset of observation patterns
+// (release.Summary). σ depends on the data only through those patterns,
+// so it is computed once, on a single element, by the core (mqm via
+// release.PrepareSummary), and the noise is drawn once per bin with the
+// core's secure sampler. The report is puff release --json's, with the
+// same σ, sizes and lengths; only the noise differs.
+package puffbeam
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"reflect"
+	"strings"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/fileio"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/mechanism"
+	"github.com/pufferfish-privacy/pufferfish/mqm"
+	"github.com/pufferfish-privacy/pufferfish/release"
+)
+
+// Config is one release: the data flags of puff release (as a Spec), the
+// class (JSON), ε, method and query, and where the report goes.
+type Config struct {
+	Input   string // glob
+	Spec    release.Spec
+	Class   string // class JSON (the --class file's content)
+	Epsilon float64
+	Method  string
+	Query   string
+	Output  string // path of the JSON report
+	Warning string // a warning for the report (e.g. --gap has no effect)
+}
+
+func init() {
+	register.DoFn4x1[context.Context, fileio.ReadableFile, func(string, release.Row), func(release.RowStats), error](&readFn{})
+	register.Emitter2[string, release.Row]()
+	register.Emitter1[release.RowStats]()
+	register.Function3x0(stepFn)
+	register.Emitter1[float64]()
+	register.DoFn4x1[string, func(*release.Row) bool, float64, func(Partial), error](&assembleFn{})
+	register.Emitter1[Partial]()
+	register.Combiner3[Acc, Partial, Acc](&summaryFn{})
+	register.Combiner3[float64, float64, float64](&minFn{})
+	register.Combiner3[release.RowStats, release.RowStats, release.RowStats](&statsFn{})
+	register.DoFn4x1[context.Context, Acc, float64, release.RowStats, error](&reportFn{})
+	beam.RegisterType(reflect.TypeOf((*release.Row)(nil)).Elem())
+	beam.RegisterType(reflect.TypeOf((*release.RowStats)(nil)).Elem())
+	beam.RegisterType(reflect.TypeOf((*Partial)(nil)).Elem())
+	beam.RegisterType(reflect.TypeOf((*Acc)(nil)).Elem())
+}
+
+// Build adds the release to the pipeline.
+func Build(s beam.Scope, cfg Config) error {
+	class, err := markov.ParseClass(strings.NewReader(cfg.Class), "class")
+	if err != nil {
+		return err
+	}
+	if _, err := cfg.Spec.CSV(); err != nil {
+		return err
+	}
+	k := len(class.States)
+	files := fileio.ReadMatches(s, fileio.MatchFiles(s, cfg.Input, fileio.MatchEmptyDisallow()))
+	rows, stats := beam.ParDo2(s, &readFn{Spec: cfg.Spec, States: class.States}, files)
+	grouped := beam.GroupByKey(s, rows)
+	step := beam.Combine(s, &minFn{}, beam.ParDo(s, stepFn, grouped))
+	partials := beam.ParDo(s, &assembleFn{States: k, Step: cfg.Spec.Step}, grouped, beam.SideInput{Input: step})
+	sum := beam.Combine(s, &summaryFn{States: k}, partials)
+	total := beam.Combine(s, &statsFn{}, stats)
+	beam.ParDo0(s, &reportFn{Cfg: cfg}, sum, beam.SideInput{Input: step}, beam.SideInput{Input: total})
+	return nil
+}
+
+// readFn reads one file's rows (errors name the file and line: a bad row
+// fails the pipeline, nothing is dropped silently).
+type readFn struct {
+	Spec   release.Spec
+	States []string
+}
+
+func (f *readFn) ProcessElement(ctx context.Context, file fileio.ReadableFile, emit func(string, release.Row), emitStats func(release.RowStats)) error {
+	opts, err := f.Spec.CSV()
+	if err != nil {
+		return err
+	}
+	if opts.Levels == nil {
+		opts.States = f.States
+	}
+	rc, err := file.Open(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: %w", file.Metadata.Path, err)
+	}
+	defer rc.Close()
+	st, err := release.ReadRows(rc, file.Metadata.Path, opts, func(r release.Row) error {
+		emit(r.Series, r)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	emitStats(st)
+	return nil
+}
+
+// stepFn is one series' smallest positive time difference.
+func stepFn(_ string, rows func(*release.Row) bool, emit func(float64)) {
+	var rs []release.Row
+	var r release.Row
+	for rows(&r) {
+		rs = append(rs, r)
+	}
+	emit(release.SeriesStep(rs))
+}
+
+type minFn struct{}
+
+func (minFn) CreateAccumulator() float64             { return math.Inf(1) }
+func (minFn) AddInput(a, v float64) float64          { return min(a, v) }
+func (minFn) MergeAccumulators(a, b float64) float64 { return min(a, b) }
+
+type statsFn struct{}
+
+func (statsFn) CreateAccumulator() release.RowStats { return release.RowStats{} }
+func (statsFn) AddInput(a, v release.RowStats) release.RowStats {
+	return release.RowStats{Clipped: a.Clipped + v.Clipped, MissingValues: a.MissingValues + v.MissingValues}
+}
+func (statsFn) MergeAccumulators(a, b release.RowStats) release.RowStats {
+	return release.RowStats{Clipped: a.Clipped + b.Clipped, MissingValues: a.MissingValues + b.MissingValues}
+}
+// Partial is one series' contribution to the summary.
+type Partial struct {
+	Counts  []float64
+	Pattern string // JSON of the observation pattern
+	Len     int
+	Gaps    int
+}
+
+// assembleFn orders and places one series on the grid.
+type assembleFn struct {
+	States int
+	Step   float64 // given step (0: the side input's)
+}
+
+func (f *assembleFn) ProcessElement(series string, rows func(*release.Row) bool, dataStep float64, emit func(Partial)) error {
+	var rs []release.Row
+	var r release.Row
+	for rows(&r) {
+		rs = append(rs, r)
+	}
+	step := f.Step
+	if step == 0 {
+		step = dataStep
+		if math.IsInf(step, 1) {
+			step = 1 // no series has two times: nothing to place
+		}
+	}
+	seq, ob, err := release.AssembleSeries(rs, step)
+	if err != nil || len(seq) == 0 {
+		return err
+	}
+	p := Partial{Counts: make([]float64, f.States), Len: ob.Len, Gaps: ob.Gaps()}
+	for _, v := range seq {
+		p.Counts[v]++
+	}
+	b, err := json.Marshal(ob)
+	if err != nil {
+		return err
+	}
+	p.Pattern = string(b)
+	emit(p)
+	return nil
+}
+
+// Acc is the summary being combined: readings per state, series per
+// observation pattern, sizes.
+type Acc struct {
+	Counts                                             []float64
+	Patterns                                           map[string]int
+	Sequences, Observations, Missing, MinLen, MaxLen   int
+}
+
+type summaryFn struct{ States int }
+
+func (f *summaryFn) CreateAccumulator() Acc {
+	return Acc{Counts: make([]float64, f.States), Patterns: map[string]int{}}
+}
+
+func (f *summaryFn) AddInput(a Acc, p Partial) Acc {
+	for i, c := range p.Counts {
+		a.Counts[i] += c
+	}
+	if a.Patterns == nil {
+		a.Patterns = map[string]int{}
+	}
+	a.Patterns[p.Pattern]++
+	if a.Sequences == 0 || p.Len < a.MinLen {
+		a.MinLen = p.Len
+	}
+	a.MaxLen = max(a.MaxLen, p.Len)
+	a.Sequences++
+	a.Observations += p.Len
+	a.Missing += p.Gaps
+	return a
+}
+
+func (f *summaryFn) MergeAccumulators(a, b Acc) Acc {
+	if len(a.Counts) == 0 {
+		a.Counts = make([]float64, len(b.Counts))
+	}
+	for i, c := range b.Counts {
+		a.Counts[i] += c
+	}
+	if a.Patterns == nil {
+		a.Patterns = map[string]int{}
+	}
+	for k, n := range b.Patterns {
+		a.Patterns[k] += n
+	}
+	if b.Sequences > 0 && (a.Sequences == 0 || b.MinLen < a.MinLen) {
+		a.MinLen = b.MinLen
+	}
+	a.MaxLen = max(a.MaxLen, b.MaxLen)
+	a.Sequences += b.Sequences
+	a.Observations += b.Observations
+	a.Missing += b.Missing
+	return a
+}
+
+// reportFn releases from the combined summary (one element: σ is
+// computed once) and writes the report.
+type reportFn struct{ Cfg Config }
+
+func (f *reportFn) ProcessElement(ctx context.Context, a Acc, dataStep float64, st release.RowStats) error {
+	class, err := markov.ParseClass(strings.NewReader(f.Cfg.Class), "class")
+	if err != nil {
+		return err
+	}
+	sum, err := a.Summary(class, f.Cfg.Spec, dataStep, st)
+	if err != nil {
+		return err
+	}
+	method, err := mechanism.Parse(f.Cfg.Method)
+	if err != nil {
+		return err
+	}
+	p, err := release.PrepareSummary(sum, class, false, release.Options{Epsilon: f.Cfg.Epsilon, Method: method, Query: f.Cfg.Query})
+	if err != nil {
+		return err
+	}
+	out, err := p.Draw()
+	if err != nil {
+		return err
+	}
+	if f.Cfg.Warning != "" {
+		if r, ok := out.(*release.Report); ok {
+			r.Warnings = append(r.Warnings, f.Cfg.Warning)
+		}
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(f.Cfg.Output, append(b, '\n'), 0o644)
+}
+
+// Summary turns the combined accumulator into the core's summary.
+func (a Acc) Summary(class *markov.Class, spec release.Spec, dataStep float64, st release.RowStats) (*release.Summary, error) {
+	opts, err := spec.CSV()
+	if err != nil {
+		return nil, err
+	}
+	sum := release.NewSummary(class.States, opts.Levels)
+	sum.Step, sum.StepSource = spec.Step, "given"
+	if spec.Step == 0 {
+		sum.Step, sum.StepSource = dataStep, "the smallest difference between consecutive times in the data"
+		if math.IsInf(dataStep, 1) {
+			sum.Step = 1
+		}
+	}
+	sum.Clipped, sum.MissingValues = st.Clipped, st.MissingValues
+	part := release.NewSummary(class.States, opts.Levels)
+	part.Step = sum.Step
+	for key, n := range a.Patterns {
+		var ob mqm.Observation
+		if err := json.Unmarshal([]byte(key), &ob); err != nil {
+			return nil, err
+		}
+		part.Patterns[release.PatternKey(ob)] = &release.Pattern{Observation: ob, Series: n}
+	}
+	copy(part.Counts, a.Counts)
+	part.Sequences, part.Observations, part.Missing, part.MinLength, part.MaxLength = a.Sequences, a.Observations, a.Missing, a.MinLen, a.MaxLen
+	if err := sum.Merge(part); err != nil {
+		return nil, err
+	}
+	return sum, nil
+}
