@@ -23,6 +23,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/fileio"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local" // local paths
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
@@ -63,7 +64,13 @@ func init() {
 }
 
 // Build adds the release to the pipeline.
-func Build(s beam.Scope, cfg Config) error {
+func Build(s beam.Scope, cfg Config) (err error) {
+	defer func() {
+		// Beam's construction panics on, e.g., an unregistered file system
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
 	class, err := markov.ParseClass(strings.NewReader(cfg.Class), "class")
 	if err != nil {
 		return err
@@ -139,6 +146,7 @@ func (statsFn) AddInput(a, v release.RowStats) release.RowStats {
 func (statsFn) MergeAccumulators(a, b release.RowStats) release.RowStats {
 	return release.RowStats{Clipped: a.Clipped + b.Clipped, MissingValues: a.MissingValues + b.MissingValues}
 }
+
 // Partial is one series' contribution to the summary.
 type Partial struct {
 	Counts  []float64
@@ -186,9 +194,9 @@ func (f *assembleFn) ProcessElement(series string, rows func(*release.Row) bool,
 // Acc is the summary being combined: readings per state, series per
 // observation pattern, sizes.
 type Acc struct {
-	Counts                                             []float64
-	Patterns                                           map[string]int
-	Sequences, Observations, Missing, MinLen, MaxLen   int
+	Counts                                           []float64
+	Patterns                                         map[string]int
+	Sequences, Observations, Missing, MinLen, MaxLen int
 }
 
 type summaryFn struct{ States int }

@@ -1,0 +1,146 @@
+package puffbeam
+
+import (
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
+
+	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/mechanism"
+	"github.com/pufferfish-privacy/pufferfish/release"
+)
+
+func TestMain(m *testing.M) { ptest.Main(m) }
+
+const class = `{"states": ["0", "1", "2"], "chains": [{"transition": [[0.8, 0.15, 0.05], [0.1, 0.8, 0.1], [0.05, 0.15, 0.8]], "initial": "stationary"}]}`
+
+// generate writes n series of readings over nFiles files (rows shuffled,
+// series split across files, some gzip), with gaps and missing values, and
+// returns the whole data as one CSV for the core.
+func generate(t *testing.T, dir string, n, nFiles int) string {
+	rng := rand.New(rand.NewPCG(5, 6))
+	header := "series,time,kw\n"
+	var rows []string
+	for s := range n {
+		tm := 0
+		for range 3 + rng.IntN(25) {
+			tm += 60
+			if rng.IntN(10) == 0 {
+				tm += 60 * (1 + rng.IntN(3)) // a gap
+			}
+			v := fmt.Sprintf("%.2f", rng.Float64()*3.3) // some above the levels' bound
+			if rng.IntN(20) == 0 {
+				v = "NA" // a missing value
+			}
+			rows = append(rows, fmt.Sprintf("p%05d,%d,%s\n", s, tm, v))
+		}
+	}
+	whole := header + strings.Join(rows, "")
+	rng.Shuffle(len(rows), func(i, j int) { rows[i], rows[j] = rows[j], rows[i] })
+	parts := make([]string, nFiles)
+	for i, r := range rows {
+		parts[i%nFiles] += r
+	}
+	for i, p := range parts {
+		name := filepath.Join(dir, fmt.Sprintf("part-%02d.csv", i))
+		if i%2 == 1 {
+			f, _ := os.Create(name + ".gz")
+			gz := gzip.NewWriter(f)
+			gz.Write([]byte(header + p))
+			gz.Close()
+			f.Close()
+			continue
+		}
+		os.WriteFile(name, []byte(header+p), 0o644)
+	}
+	return whole
+}
+
+// strip is a report's JSON without its noisy values.
+func strip(t *testing.T, b []byte) string {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	delete(m, "histogram")
+	delete(m, "mean")
+	out, _ := json.Marshal(m)
+	return string(out)
+}
+
+// 10⁴ series spread over files in any order, with gaps and missing
+// values: the pipeline's report equals the core's on the whole data except
+// for the noise (same σ, scales, sizes and lengths).
+func TestPipelineEqualsCore(t *testing.T) {
+	dir := t.TempDir()
+	whole := generate(t, dir, 10000, 6)
+	cl, err := markov.ParseClass(strings.NewReader(class), "class")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []mechanism.Name{mechanism.Exact, mechanism.Approx} {
+		out := filepath.Join(dir, "report-"+string(m)+".json")
+		cfg := Config{Input: filepath.Join(dir, "part-*"), Class: class, Epsilon: 0.5, Method: string(m), Output: out,
+			Spec: release.Spec{ValueCol: "kw", Levels: "0:3:3", TimeCol: "time", SeriesCol: "series"}}
+		p, s := beam.NewPipelineWithRoot()
+		if err := Build(s, cfg); err != nil {
+			t.Fatal(err)
+		}
+		if err := ptest.Run(p); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts, _ := cfg.Spec.CSV()
+		rep, _, err := release.Run(strings.NewReader(whole), "whole.csv", release.Request{CSV: opts, Class: cl, Options: release.Options{Epsilon: 0.5, Method: m}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := json.Marshal(rep)
+		if g, w := strip(t, got), strip(t, want); g != w {
+			t.Fatalf("%s: pipeline and core differ:\n%s\n%s", m, g, w)
+		}
+		if rep.Missing == 0 || rep.MissingValues == 0 || rep.Clipped == 0 || rep.Sequences != 10000 {
+			t.Fatalf("the data has %d missing steps, %d missing values, %d clipped and %d series", rep.Missing, rep.MissingValues, rep.Clipped, rep.Sequences)
+		}
+	}
+}
+
+// A malformed row fails the pipeline with its file and line; nothing is
+// dropped silently.
+func TestBadRowFails(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "good.csv"), []byte("series,time,state\nx,1,0\nx,2,1\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "bad.csv"), []byte("series,time,state\ny,1,0\ny,two,1\n"), 0o644)
+	cfg := Config{Input: filepath.Join(dir, "*.csv"), Class: class, Epsilon: 1, Method: "exact", Output: filepath.Join(dir, "out.json")}
+	p, s := beam.NewPipelineWithRoot()
+	if err := Build(s, cfg); err != nil {
+		t.Fatal(err)
+	}
+	err := ptest.Run(p)
+	if err == nil || !strings.Contains(err.Error(), "bad.csv:3") {
+		t.Fatalf("error %v, want one naming bad.csv:3", err)
+	}
+	if _, err := os.Stat(cfg.Output); err == nil {
+		t.Fatal("a failed pipeline wrote a report")
+	}
+	// a repeated time of one series across files names both rows
+	os.Remove(filepath.Join(dir, "bad.csv"))
+	os.WriteFile(filepath.Join(dir, "dup.csv"), []byte("series,time,state\nx,2,2\n"), 0o644)
+	p, s = beam.NewPipelineWithRoot()
+	Build(s, cfg)
+	if err := ptest.Run(p); err == nil || !strings.Contains(err.Error(), "repeated") {
+		t.Fatalf("repeated time across files: %v", err)
+	}
+}
