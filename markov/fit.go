@@ -3,6 +3,7 @@ package markov
 import (
 	"errors"
 	"fmt"
+	"math"
 )
 
 // Fit returns the maximum-likelihood chain for one or many observed
@@ -19,14 +20,10 @@ func Fit(states []string, seqs [][]int, alpha float64) (*Chain, error) {
 	if k == 0 {
 		return nil, errors.New("fit: no states")
 	}
-	if alpha < 0 || alpha != alpha {
-		return nil, fmt.Errorf("fit: smoothing %v, want ≥ 0", alpha)
-	}
 	counts := make([][]float64, k)
 	for i := range counts {
 		counts[i] = make([]float64, k)
 	}
-	n := 0
 	for s, seq := range seqs {
 		for t, x := range seq {
 			if x < 0 || x >= k {
@@ -34,8 +31,35 @@ func Fit(states []string, seqs [][]int, alpha float64) (*Chain, error) {
 			}
 			if t > 0 {
 				counts[seq[t-1]][x]++
-				n++
 			}
+		}
+	}
+	return FitCounts(states, counts, alpha)
+}
+
+// FitCounts is Fit from transition counts (counts[x][y]: transitions from
+// x to y), as a pipeline that counts them in parallel has them.
+func FitCounts(states []string, counts [][]float64, alpha float64) (*Chain, error) {
+	k := len(states)
+	if k == 0 {
+		return nil, errors.New("fit: no states")
+	}
+	if alpha < 0 || alpha != alpha {
+		return nil, fmt.Errorf("fit: smoothing %v, want ≥ 0", alpha)
+	}
+	if len(counts) != k {
+		return nil, fmt.Errorf("fit: %d rows of transition counts for %d states", len(counts), k)
+	}
+	n := 0.0
+	for x, row := range counts {
+		if len(row) != k {
+			return nil, fmt.Errorf("fit: row %d of transition counts has %d entries, want %d", x, len(row), k)
+		}
+		for _, c := range row {
+			if !(c >= 0) || math.IsInf(c, 0) {
+				return nil, fmt.Errorf("fit: transition count %v, want a finite number ≥ 0", c)
+			}
+			n += c
 		}
 	}
 	if n == 0 && alpha == 0 {

@@ -43,6 +43,37 @@ type Config struct {
 	Query   string
 	Output  string // path of the JSON report
 	Warning string // a warning for the report (e.g. --gap has no effect)
+	// Fit estimates one chain (stationary start) from the transition
+	// counts the pipeline adds up, instead of Class, over the declared
+	// states (Spec.States, or the levels), as puff release --fit.
+	Fit       bool
+	Smoothing float64
+}
+
+// states are the histogram's bins: the class's, or with Fit the declared
+// states or levels.
+func (c Config) states() ([]string, error) {
+	if !c.Fit {
+		class, err := markov.ParseClass(strings.NewReader(c.Class), "class")
+		if err != nil {
+			return nil, err
+		}
+		return class.States, nil
+	}
+	if c.Class != "" {
+		return nil, fmt.Errorf("give a class or fit one, not both")
+	}
+	opts, err := c.Spec.CSV()
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case opts.Levels != nil:
+		return opts.Levels.Names(), nil
+	case opts.States != nil:
+		return opts.States, nil
+	}
+	return nil, fmt.Errorf("fitting needs the declared states (--states a,b,c): the histogram's bins must be declared, not read off the data")
 }
 
 func init() {
@@ -71,19 +102,19 @@ func Build(s beam.Scope, cfg Config) (err error) {
 			err = fmt.Errorf("%v", r)
 		}
 	}()
-	class, err := markov.ParseClass(strings.NewReader(cfg.Class), "class")
+	states, err := cfg.states()
 	if err != nil {
 		return err
 	}
 	if _, err := cfg.Spec.CSV(); err != nil {
 		return err
 	}
-	k := len(class.States)
+	k := len(states)
 	files := fileio.ReadMatches(s, fileio.MatchFiles(s, cfg.Input, fileio.MatchEmptyDisallow()))
-	rows, stats := beam.ParDo2(s, &readFn{Spec: cfg.Spec, States: class.States}, files)
+	rows, stats := beam.ParDo2(s, &readFn{Spec: cfg.Spec, States: states}, files)
 	grouped := beam.GroupByKey(s, rows)
 	step := beam.Combine(s, &minFn{}, beam.ParDo(s, stepFn, grouped))
-	partials := beam.ParDo(s, &assembleFn{States: k, Step: cfg.Spec.Step}, grouped, beam.SideInput{Input: step})
+	partials := beam.ParDo(s, &assembleFn{States: k, Step: cfg.Spec.Step, Fit: cfg.Fit}, grouped, beam.SideInput{Input: step})
 	sum := beam.Combine(s, &summaryFn{States: k}, partials)
 	total := beam.Combine(s, &statsFn{}, stats)
 	beam.ParDo0(s, &reportFn{Cfg: cfg}, sum, beam.SideInput{Input: step}, beam.SideInput{Input: total})
@@ -150,7 +181,8 @@ func (statsFn) MergeAccumulators(a, b release.RowStats) release.RowStats {
 // Partial is one series' contribution to the summary.
 type Partial struct {
 	Counts  []float64
-	Pattern string // JSON of the observation pattern
+	Trans   []float64 // with Fit: transition counts (k×k, row-major) between readings one step apart
+	Pattern string    // JSON of the observation pattern
 	Len     int
 	Gaps    int
 }
@@ -159,6 +191,7 @@ type Partial struct {
 type assembleFn struct {
 	States int
 	Step   float64 // given step (0: the side input's)
+	Fit    bool
 }
 
 func (f *assembleFn) ProcessElement(series string, rows func(*release.Row) bool, dataStep float64, emit func(Partial)) error {
@@ -182,6 +215,15 @@ func (f *assembleFn) ProcessElement(series string, rows func(*release.Row) bool,
 	for _, v := range seq {
 		p.Counts[v]++
 	}
+	if f.Fit {
+		// a transition of P is two readings one step apart (Data.Runs)
+		p.Trans = make([]float64, f.States*f.States)
+		for j := 1; j < len(seq); j++ {
+			if ob.Times == nil || ob.Times[j]-ob.Times[j-1] == 1 {
+				p.Trans[seq[j-1]*f.States+seq[j]]++
+			}
+		}
+	}
 	b, err := json.Marshal(ob)
 	if err != nil {
 		return err
@@ -195,6 +237,7 @@ func (f *assembleFn) ProcessElement(series string, rows func(*release.Row) bool,
 // observation pattern, sizes.
 type Acc struct {
 	Counts                                           []float64
+	Trans                                            []float64
 	Patterns                                         map[string]int
 	Sequences, Observations, Missing, MinLen, MaxLen int
 }
@@ -209,6 +252,7 @@ func (f *summaryFn) AddInput(a Acc, p Partial) Acc {
 	for i, c := range p.Counts {
 		a.Counts[i] += c
 	}
+	a.Trans = addTo(a.Trans, p.Trans)
 	if a.Patterns == nil {
 		a.Patterns = map[string]int{}
 	}
@@ -230,6 +274,7 @@ func (f *summaryFn) MergeAccumulators(a, b Acc) Acc {
 	for i, c := range b.Counts {
 		a.Counts[i] += c
 	}
+	a.Trans = addTo(a.Trans, b.Trans)
 	if a.Patterns == nil {
 		a.Patterns = map[string]int{}
 	}
@@ -246,12 +291,23 @@ func (f *summaryFn) MergeAccumulators(a, b Acc) Acc {
 	return a
 }
 
+// addTo adds b to a element-wise (a grows to b's length).
+func addTo(a, b []float64) []float64 {
+	if len(a) < len(b) {
+		a = append(a, make([]float64, len(b)-len(a))...)
+	}
+	for i, v := range b {
+		a[i] += v
+	}
+	return a
+}
+
 // reportFn releases from the combined summary (one element: σ is
 // computed once) and writes the report.
 type reportFn struct{ Cfg Config }
 
 func (f *reportFn) ProcessElement(ctx context.Context, a Acc, dataStep float64, st release.RowStats) error {
-	class, err := markov.ParseClass(strings.NewReader(f.Cfg.Class), "class")
+	class, err := f.Cfg.class(a)
 	if err != nil {
 		return err
 	}
@@ -263,7 +319,7 @@ func (f *reportFn) ProcessElement(ctx context.Context, a Acc, dataStep float64, 
 	if err != nil {
 		return err
 	}
-	p, err := release.PrepareSummary(sum, class, false, release.Options{Epsilon: f.Cfg.Epsilon, Method: method, Query: f.Cfg.Query})
+	p, err := release.PrepareSummary(sum, class, f.Cfg.Fit, release.Options{Epsilon: f.Cfg.Epsilon, Method: method, Query: f.Cfg.Query})
 	if err != nil {
 		return err
 	}
@@ -281,6 +337,31 @@ func (f *reportFn) ProcessElement(ctx context.Context, a Acc, dataStep float64, 
 		return err
 	}
 	return os.WriteFile(f.Cfg.Output, append(b, '\n'), 0o644)
+}
+
+// class is the class Θ: given, or fitted from the summed transition
+// counts (one chain, stationary start, as puff release --fit).
+func (c Config) class(a Acc) (*markov.Class, error) {
+	if !c.Fit {
+		return markov.ParseClass(strings.NewReader(c.Class), "class")
+	}
+	states, err := c.states()
+	if err != nil {
+		return nil, err
+	}
+	k := len(states)
+	counts := make([][]float64, k)
+	for x := range counts {
+		counts[x] = make([]float64, k)
+		if len(a.Trans) == k*k {
+			copy(counts[x], a.Trans[x*k:(x+1)*k])
+		}
+	}
+	ch, err := markov.FitCounts(states, counts, c.Smoothing)
+	if err != nil {
+		return nil, err
+	}
+	return markov.NewClass(ch.States, ch)
 }
 
 // Summary turns the combined accumulator into the core's summary.

@@ -87,10 +87,19 @@ func TestPipelineEqualsCore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range []mechanism.Name{mechanism.Exact, mechanism.Approx} {
-		out := filepath.Join(dir, "report-"+string(m)+".json")
+	for _, c := range []struct {
+		m   mechanism.Name
+		fit bool
+	}{{mechanism.Exact, false}, {mechanism.Approx, false}, {mechanism.Exact, true}} {
+		m := c.m
+		out := filepath.Join(dir, fmt.Sprintf("report-%s-%v.json", m, c.fit))
 		cfg := Config{Input: filepath.Join(dir, "part-*"), Class: class, Epsilon: 0.5, Method: string(m), Output: out,
 			Spec: release.Spec{ValueCol: "kw", Levels: "0:3:3", TimeCol: "time", SeriesCol: "series"}}
+		req := release.Request{Class: cl}
+		if c.fit {
+			cfg.Class, cfg.Fit, cfg.Smoothing = "", true, 0.5
+			req = release.Request{Fit: true, Smoothing: 0.5}
+		}
 		p, s := beam.NewPipelineWithRoot()
 		if err := Build(s, cfg); err != nil {
 			t.Fatal(err)
@@ -102,14 +111,15 @@ func TestPipelineEqualsCore(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		opts, _ := cfg.Spec.CSV()
-		rep, _, err := release.Run(strings.NewReader(whole), "whole.csv", release.Request{CSV: opts, Class: cl, Options: release.Options{Epsilon: 0.5, Method: m}})
+		req.CSV, _ = cfg.Spec.CSV()
+		req.Options = release.Options{Epsilon: 0.5, Method: m}
+		rep, _, err := release.Run(strings.NewReader(whole), "whole.csv", req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		want, _ := json.Marshal(rep)
 		if g, w := strip(t, got), strip(t, want); g != w {
-			t.Fatalf("%s: pipeline and core differ:\n%s\n%s", m, g, w)
+			t.Fatalf("%s (fit %v): pipeline and core differ:\n%s\n%s", m, c.fit, g, w)
 		}
 		if rep.Missing == 0 || rep.MissingValues == 0 || rep.Clipped == 0 || rep.Sequences != 10000 {
 			t.Fatalf("the data has %d missing steps, %d missing values, %d clipped and %d series", rep.Missing, rep.MissingValues, rep.Clipped, rep.Sequences)

@@ -33,6 +33,9 @@ func main() {
 	var tf formats
 	flag.StringVar(&cfg.Input, "input", "", "glob of long-format CSV files (gzip by .gz), e.g. 'data/part-*.csv.gz'")
 	flag.StringVar(&classPath, "class", "", "class file (JSON) describing Θ, as puff release --class")
+	flag.BoolVar(&cfg.Fit, "fit", false, "fit one chain (stationary start) from the transition counts instead of --class; needs --states or levels")
+	flag.Float64Var(&cfg.Smoothing, "smoothing", 0, "additive smoothing α for --fit")
+	flag.StringVar(&cfg.Spec.States, "states", "", "the declared states in order, a,b,c (with --fit)")
 	flag.StringVar(&eps, "epsilon", "1", "privacy parameter ε > 0: a decimal, a fraction or ln(r)")
 	flag.StringVar(&cfg.Method, "method", "exact", "exact | approx | gk16 | groupdp | dp")
 	flag.StringVar(&cfg.Query, "query", "", "counts (default), relative or mean")
@@ -60,8 +63,8 @@ func main() {
 }
 
 func run(cfg puffbeam.Config, classPath, eps string, gap float64) error {
-	if cfg.Input == "" || classPath == "" || cfg.Output == "" {
-		return fmt.Errorf("--input, --class and --output are required")
+	if cfg.Input == "" || cfg.Output == "" || (classPath == "") == !cfg.Fit {
+		return fmt.Errorf("--input and --output are required, and --class FILE or --fit (not both)")
 	}
 	e, err := hmm.ParseEpsilon(eps)
 	if err != nil {
@@ -79,11 +82,13 @@ func run(cfg puffbeam.Config, classPath, eps string, gap float64) error {
 			cfg.Warning = "--gap has no effect: series are never split into independent pieces (pieces of one series are correlated); readings are placed on the time grid and missing ones are accounted for"
 		}
 	})
-	b, err := os.ReadFile(classPath)
-	if err != nil {
-		return fmt.Errorf("class: %w", err)
+	if classPath != "" {
+		b, err := os.ReadFile(classPath)
+		if err != nil {
+			return fmt.Errorf("class: %w", err)
+		}
+		cfg.Class = string(b)
 	}
-	cfg.Class = string(b)
 	if _, err := cfg.Spec.CSV(); err != nil {
 		return fmt.Errorf("--%w", err)
 	}
