@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/pufferfish-privacy/pufferfish/mqm"
 )
@@ -93,7 +94,7 @@ func AssembleSeries(rows []Row, step float64) ([]int, mqm.Observation, error) {
 			return c
 		}
 		if a.file != b.file {
-			return cmpString(a.file, b.file)
+			return strings.Compare(a.file, b.file)
 		}
 		return a.line - b.line
 	})
@@ -119,14 +120,4 @@ func AssembleSeries(rows []Row, step float64) ([]int, mqm.Observation, error) {
 	}
 	ob, err := mqm.At(times)
 	return seq, ob, err
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
