@@ -79,11 +79,11 @@ func SeriesStep(rows []Row) float64 {
 // AssembleSeries orders one series' rows by time (they may come from
 // several files in any order; a repeated time is an error naming both
 // rows) and places them on the grid of step, as ReadData does: it returns
-// the readings and their observation pattern (the chain from time 1), or
-// no readings when every value is missing.
-func AssembleSeries(rows []Row, step float64) ([]int, mqm.Observation, error) {
+// the readings, their times (seconds) and their observation pattern (the
+// chain from time 1), or no readings when every value is missing.
+func AssembleSeries(rows []Row, step float64) ([]int, []float64, mqm.Observation, error) {
 	if !(step > 0) || math.IsInf(step, 0) {
-		return nil, mqm.Observation{}, fmt.Errorf("time step %v: want a finite number > 0", step)
+		return nil, nil, mqm.Observation{}, fmt.Errorf("time step %v: want a finite number > 0", step)
 	}
 	rs := make([]row, len(rows))
 	for i, r := range rows {
@@ -104,20 +104,26 @@ func AssembleSeries(rows []Row, step float64) ([]int, mqm.Observation, error) {
 	}
 	for j := 1; j < len(rs); j++ {
 		if !(rs[j].t > rs[j-1].t) {
-			return nil, mqm.Observation{}, fmt.Errorf("%s:%d: time %s of series %q does not increase (repeated) (%s has %s)", rs[j].file, rs[j].line, rs[j].text, series, where(rs[j], rs[j-1]), rs[j-1].text)
+			return nil, nil, mqm.Observation{}, fmt.Errorf("%s:%d: time %s of series %q does not increase (repeated) (%s has %s)", rs[j].file, rs[j].line, rs[j].text, series, where(rs[j], rs[j-1]), rs[j-1].text)
 		}
 	}
 	seq, off, err := placeOne(rs, step, true, series)
 	if err != nil || len(seq) == 0 {
-		return nil, mqm.Observation{}, err
+		return nil, nil, mqm.Observation{}, err
+	}
+	var secs []float64
+	for _, r := range rs {
+		if r.v >= 0 {
+			secs = append(secs, r.t)
+		}
 	}
 	if off == nil {
-		return seq, mqm.Consecutive(1, len(seq)), nil
+		return seq, secs, mqm.Consecutive(1, len(seq)), nil
 	}
 	times := make([]int, len(off))
 	for j, o := range off {
 		times[j] = o + 1
 	}
 	ob, err := mqm.At(times)
-	return seq, ob, err
+	return seq, secs, ob, err
 }

@@ -1,11 +1,13 @@
 package release
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
@@ -66,7 +68,7 @@ func TestRowsAssembleAsReadData(t *testing.T) {
 	sum.Step, sum.StepSource = step, whole.StepSource
 	sum.Clipped, sum.MissingValues = stats.Clipped, stats.MissingValues
 	for _, rs := range bySeries {
-		seq, ob, err := AssembleSeries(rs, step)
+		seq, _, ob, err := AssembleSeries(rs, step)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,11 +96,93 @@ func TestRowsAssembleAsReadData(t *testing.T) {
 		t.Fatal("the data has no gaps or missing values: the test proves little")
 	}
 	// a repeated time across files names both rows
-	_, _, err = AssembleSeries([]Row{{Series: "x", Time: 60, TimeText: "60", State: 0, File: "a.csv", Line: 2}, {Series: "x", Time: 60, TimeText: "60", State: 1, File: "b.csv", Line: 7}}, 60)
+	_, _, _, err = AssembleSeries([]Row{{Series: "x", Time: 60, TimeText: "60", State: 0, File: "a.csv", Line: 2}, {Series: "x", Time: 60, TimeText: "60", State: 1, File: "b.csv", Line: 7}}, 60)
 	if err == nil || !strings.Contains(err.Error(), "b.csv:7") || !strings.Contains(err.Error(), "a.csv:2") {
 		t.Fatalf("repeated time: %v", err)
 	}
 	if _, err := ReadRows(strings.NewReader("state\na\nb\n"), "plain.csv", CSVOptions{StateCol: "state", States: []string{"a", "b"}}, func(Row) error { return nil }); err == nil {
 		t.Fatal("a file without times was read as rows")
 	}
+}
+
+// Windows from rows (SplitWindows per series, a summary per window,
+// signatures for the total) release exactly what Windows does on the data.
+func TestWindowSummariesAsWindows(t *testing.T) {
+	class, err := markov.ParseClass(ExampleClass(), "example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := DefaultCSV
+	opts.States = class.States
+	opts.TimeUnit = 60
+	d, err := ReadData(ExampleData(), "example", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bySeries := map[string][]Row{}
+	if _, err := ReadRows(ExampleData(), "example", opts, func(r Row) error {
+		bySeries[r.Series] = append(bySeries[r.Series], r)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	width := 2 * time.Hour
+	wins := map[int64]*Summary{}
+	sigs := map[string]*Signature{}
+	for _, rs := range bySeries {
+		seq, secs, ob, err := AssembleSeries(rs, d.Step)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts, err := SplitWindows(seq, secs, ob, width, time.UTC)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sig Signature
+		for _, p := range parts {
+			if wins[p.Window] == nil {
+				wins[p.Window] = NewSummary(d.States, d.Levels)
+				wins[p.Window].Step, wins[p.Window].StepSource = d.Step, d.StepSource
+			}
+			wins[p.Window].AddSeries(p.Seq, p.Ob)
+			sig.Parts = append(sig.Parts, SignaturePart{Window: p.Window, First: p.Ob.Start, Last: p.Ob.End(), Pattern: PatternKey(p.Ob)})
+		}
+		key := fmt.Sprint(sig.Parts)
+		if sigs[key] == nil {
+			sigs[key] = &sig
+		}
+		sigs[key].Series++
+	}
+	var list []Signature
+	for _, s := range sigs {
+		list = append(list, *s)
+	}
+	for _, m := range []mechanism.Name{mechanism.Exact, mechanism.Approx} {
+		o := Options{Epsilon: 1, Method: m}
+		a, err := PrepareWindowSummaries(wins, list, class, false, o, width, time.UTC)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := PrepareData(d, class, false, o, width, time.UTC)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ra, _ := a.Draw()
+		rb, _ := b.Draw()
+		if sa, sb := stripWindows(t, ra), stripWindows(t, rb); sa != sb {
+			t.Fatalf("%s: windows from rows and from data differ:\n%s\n%s", m, sa, sb)
+		}
+	}
+}
+
+func stripWindows(t *testing.T, o Output) string {
+	t.Helper()
+	b, _ := json.Marshal(o)
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	for _, w := range m["windows"].([]any) {
+		delete(w.(map[string]any), "histogram")
+	}
+	out, _ := json.Marshal(m)
+	return string(out)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pufferfish-privacy/pufferfish/compose"
 	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/mqm"
 	"github.com/pufferfish-privacy/pufferfish/record"
 )
 
@@ -69,12 +70,7 @@ func planWindows(data *Data, class *markov.Class, fitted bool, opts Options, wid
 		loc = time.UTC
 	}
 	w := width.Seconds()
-	// window index of a time: floor of its wall-clock seconds / width
-	index := func(t float64) int64 {
-		tt := time.Unix(0, int64(t*1e9)).In(loc)
-		_, off := tt.Zone()
-		return int64(math.Floor((t + float64(off)) / w))
-	}
+	index := func(t float64) int64 { return WindowOf(t, width, loc) }
 	type part struct{ s, from, to int } // series s, readings [from, to)
 	byWindow := map[int64][]part{}
 	var order []int64
@@ -145,6 +141,17 @@ func planWindows(data *Data, class *markov.Class, fitted bool, opts Options, wid
 // obsTime is the chain time of reading j (0-based) of an observation.
 func obsTime(ob interface{ Time(int) int }, j int) int { return ob.Time(j + 1) }
 
+// WindowOf is the calendar window of a time t (seconds): the floor of its
+// wall-clock seconds in loc over the width, so 24h windows are local days.
+func WindowOf(t float64, width time.Duration, loc *time.Location) int64 {
+	if loc == nil {
+		loc = time.UTC
+	}
+	tt := time.Unix(0, int64(t*1e9)).In(loc)
+	_, off := tt.Zone()
+	return int64(math.Floor((t + float64(off)) / width.Seconds()))
+}
+
 func windowStart(k int64, w float64, loc *time.Location) string {
 	// wall-clock seconds k·w in loc: find the instant with that wall clock
 	wall := time.Unix(int64(float64(k)*w), 0).UTC()
@@ -170,4 +177,115 @@ func (wr *WindowedReport) WriteText(out io.Writer, extra ...[2]string) error {
 		}
 	}
 	return nil
+}
+
+// WindowPart is one series' readings in one window, as a pipeline sees
+// it: the window, the part's observation pattern (chain times of its
+// readings, so a later window starts later in the chain) and its
+// readings.
+type WindowPart struct {
+	Window int64
+	Seq    []int
+	Ob     mqm.Observation
+}
+
+// SplitWindows cuts one assembled series (AssembleSeries: readings, their
+// times in seconds and chain times) into its calendar windows, as Windows
+// does.
+func SplitWindows(seq []int, times []float64, ob mqm.Observation, width time.Duration, loc *time.Location) ([]WindowPart, error) {
+	if len(seq) != len(times) || len(seq) != ob.Len {
+		return nil, errors.New("release: readings, times and observation differ in length")
+	}
+	if width < time.Second {
+		return nil, fmt.Errorf("window %v: want at least a second", width)
+	}
+	var out []WindowPart
+	from := 0
+	for j := 1; j <= len(seq); j++ {
+		if j < len(seq) && WindowOf(times[j], width, loc) == WindowOf(times[from], width, loc) {
+			continue
+		}
+		ct := make([]int, j-from)
+		for i := range ct {
+			ct[i] = ob.Time(from + i + 1)
+		}
+		part, err := mqm.At(ct)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, WindowPart{Window: WindowOf(times[from], width, loc), Seq: seq[from:j], Ob: part})
+		from = j
+	}
+	return out, nil
+}
+
+// Signature is the windows of one series (segment by segment, with the
+// pattern key of each part) and how many series share it: what the total
+// guarantee of a windowed release needs from a pipeline.
+type Signature struct {
+	Parts  []SignaturePart
+	Series int
+}
+
+// SignaturePart is one window of a series: its chain segment and pattern.
+type SignaturePart struct {
+	Window      int64
+	First, Last int
+	Pattern     string // PatternKey of the part
+}
+
+// PrepareWindowSummaries is PrepareSummary per calendar window (the
+// summaries by window index; their Clipped and MissingValues are zero, as
+// Windows reports them per window) with the total guarantee of all
+// windows from the series' signatures (compose.Records, series being
+// independent: one representative chain per distinct signature).
+func PrepareWindowSummaries(wins map[int64]*Summary, sigs []Signature, class *markov.Class, fitted bool, opts Options, width time.Duration, loc *time.Location) (*Pending, error) {
+	if loc == nil {
+		loc = time.UTC
+	}
+	if len(wins) == 0 {
+		return nil, errors.New("no observations to release")
+	}
+	var order []int64
+	for k := range wins {
+		order = append(order, k)
+	}
+	slices.Sort(order)
+	w := width.Seconds()
+	out := &WindowedReport{Width: width.String(), Zone: loc.String()}
+	cache := NewScaleCache()
+	quilts := map[int64]map[string]*mqm.Quilt{}
+	var draws []func() error
+	for _, k := range order {
+		r, q, draw, err := planSummary(wins[k], class, fitted, opts, cache)
+		if err != nil {
+			return nil, fmt.Errorf("window %s: %w", windowStart(k, w, loc), err)
+		}
+		quilts[k] = q
+		draws = append(draws, draw)
+		out.Windows = append(out.Windows, Window{Start: windowStart(k, w, loc), End: windowStart(k+1, w, loc), Report: r})
+	}
+	var recs []*record.Release
+	query := out.Windows[0].Report.Query
+	for i, sg := range sigs {
+		rec := &record.Release{Mechanism: opts.Method, Epsilon: opts.Epsilon, Class: class.Hash(), Query: query}
+		for _, p := range sg.Parts {
+			rec.Segments = append(rec.Segments, record.Segment{Series: fmt.Sprint("signature ", i), First: p.First, Last: p.Last,
+				Readings: 0, Quilt: quilts[p.Window][p.Pattern]})
+		}
+		recs = append(recs, rec)
+	}
+	v, err := compose.Records(class, recs)
+	if err != nil {
+		return nil, err
+	}
+	out.Total = Total{Epsilon: v.Epsilon, Rule: v.Rule, Theorem: v.Theorem}
+	return &Pending{Class: class, out: out, draw: func() error {
+		for _, d := range draws {
+			if err := d(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}, nil
 }

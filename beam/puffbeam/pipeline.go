@@ -207,7 +207,7 @@ func (f *assembleFn) ProcessElement(series string, rows func(*release.Row) bool,
 			step = 1 // no series has two times: nothing to place
 		}
 	}
-	seq, ob, err := release.AssembleSeries(rs, step)
+	seq, _, ob, err := release.AssembleSeries(rs, step)
 	if err != nil || len(seq) == 0 {
 		return err
 	}
