@@ -20,6 +20,7 @@ import (
 	"os"
 	"reflect"
 	"strings"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/fileio"
@@ -48,6 +49,9 @@ type Config struct {
 	// states (Spec.States, or the levels), as puff release --fit.
 	Fit       bool
 	Smoothing float64
+	// Window > 0 releases one histogram per calendar window of this width
+	// (in Spec.TZ), with the total guarantee, as puff release --window.
+	Window time.Duration
 }
 
 // states are the histogram's bins: the class's, or with Fit the declared
@@ -88,6 +92,12 @@ func init() {
 	register.Combiner3[float64, float64, float64](&minFn{})
 	register.Combiner3[release.RowStats, release.RowStats, release.RowStats](&statsFn{})
 	register.DoFn4x1[context.Context, Acc, float64, release.RowStats, error](&reportFn{})
+	register.DoFn5x1[string, func(*release.Row) bool, float64, func(int64, Partial), func(string), error](&windowFn{})
+	register.Emitter2[int64, Partial]()
+	register.Emitter1[string]()
+	register.DoFn6x1[context.Context, []byte, float64, release.RowStats, func(*int64, *Acc) bool, func(*string, *int) bool, error](&windowReportFn{})
+	register.Function1x2(withOne)
+	register.Combiner1[int](&countFn{})
 	beam.RegisterType(reflect.TypeOf((*release.Row)(nil)).Elem())
 	beam.RegisterType(reflect.TypeOf((*release.RowStats)(nil)).Elem())
 	beam.RegisterType(reflect.TypeOf((*Partial)(nil)).Elem())
@@ -114,9 +124,20 @@ func Build(s beam.Scope, cfg Config) (err error) {
 	rows, stats := beam.ParDo2(s, &readFn{Spec: cfg.Spec, States: states}, files)
 	grouped := beam.GroupByKey(s, rows)
 	step := beam.Combine(s, &minFn{}, beam.ParDo(s, stepFn, grouped))
+	total := beam.Combine(s, &statsFn{}, stats)
+	if cfg.Window > 0 {
+		if cfg.Fit {
+			return fmt.Errorf("--window with --fit is not supported yet: give --class")
+		}
+		parts, sigs := beam.ParDo2(s, &windowFn{States: k, Step: cfg.Spec.Step, Width: cfg.Window, TZ: cfg.Spec.TZ}, grouped, beam.SideInput{Input: step})
+		perWindow := beam.CombinePerKey(s, &summaryFn{States: k}, parts)
+		sigCounts := beam.CombinePerKey(s, &countFn{}, beam.ParDo(s, withOne, sigs))
+		beam.ParDo0(s, &windowReportFn{Cfg: cfg}, beam.Impulse(s), beam.SideInput{Input: step}, beam.SideInput{Input: total},
+			beam.SideInput{Input: perWindow}, beam.SideInput{Input: sigCounts})
+		return nil
+	}
 	partials := beam.ParDo(s, &assembleFn{States: k, Step: cfg.Spec.Step, Fit: cfg.Fit}, grouped, beam.SideInput{Input: step})
 	sum := beam.Combine(s, &summaryFn{States: k}, partials)
-	total := beam.Combine(s, &statsFn{}, stats)
 	beam.ParDo0(s, &reportFn{Cfg: cfg}, sum, beam.SideInput{Input: step}, beam.SideInput{Input: total})
 	return nil
 }
@@ -394,4 +415,131 @@ func (a Acc) Summary(class *markov.Class, spec release.Spec, dataStep float64, s
 		return nil, err
 	}
 	return sum, nil
+}
+
+// windowFn places one series on the grid and cuts it into its calendar
+// windows: one partial summary per window, and the series' signature
+// (its window segments) for the total guarantee.
+type windowFn struct {
+	States int
+	Step   float64
+	Width  time.Duration
+	TZ     string
+}
+
+func (f *windowFn) ProcessElement(series string, rows func(*release.Row) bool, dataStep float64, emit func(int64, Partial), emitSig func(string)) error {
+	var rs []release.Row
+	var r release.Row
+	for rows(&r) {
+		rs = append(rs, r)
+	}
+	step := f.Step
+	if step == 0 {
+		step = dataStep
+		if math.IsInf(step, 1) {
+			step = 1
+		}
+	}
+	seq, secs, ob, err := release.AssembleSeries(rs, step)
+	if err != nil || len(seq) == 0 {
+		return err
+	}
+	loc, err := location(f.TZ)
+	if err != nil {
+		return err
+	}
+	parts, err := release.SplitWindows(seq, secs, ob, f.Width, loc)
+	if err != nil {
+		return err
+	}
+	var sig []release.SignaturePart
+	for _, p := range parts {
+		pt := Partial{Counts: make([]float64, f.States), Len: p.Ob.Len, Gaps: p.Ob.Gaps()}
+		for _, v := range p.Seq {
+			pt.Counts[v]++
+		}
+		b, err := json.Marshal(p.Ob)
+		if err != nil {
+			return err
+		}
+		pt.Pattern = string(b)
+		emit(p.Window, pt)
+		sig = append(sig, release.SignaturePart{Window: p.Window, First: p.Ob.Start, Last: p.Ob.End(), Pattern: release.PatternKey(p.Ob)})
+	}
+	b, err := json.Marshal(sig)
+	if err != nil {
+		return err
+	}
+	emitSig(string(b))
+	return nil
+}
+
+func location(tz string) (*time.Location, error) {
+	if tz == "" {
+		return time.UTC, nil
+	}
+	return time.LoadLocation(tz)
+}
+
+func withOne(s string) (string, int) { return s, 1 }
+
+type countFn struct{}
+
+func (countFn) CreateAccumulator() int         { return 0 }
+func (countFn) AddInput(a, v int) int          { return a + v }
+func (countFn) MergeAccumulators(a, b int) int { return a + b }
+
+// windowReportFn releases every window from its summary and the total
+// from the signatures, once, and writes the report.
+type windowReportFn struct{ Cfg Config }
+
+func (f *windowReportFn) ProcessElement(ctx context.Context, _ []byte, dataStep float64, st release.RowStats, wins func(*int64, *Acc) bool, sigs func(*string, *int) bool) error {
+	class, err := f.Cfg.class(Acc{})
+	if err != nil {
+		return err
+	}
+	loc, err := location(f.Cfg.Spec.TZ)
+	if err != nil {
+		return err
+	}
+	sums := map[int64]*release.Summary{}
+	var k int64
+	var a Acc
+	for wins(&k, &a) {
+		// per window, as puff release --window: no clipped or missing-value counts
+		sum, err := a.Summary(class, f.Cfg.Spec, dataStep, release.RowStats{})
+		if err != nil {
+			return err
+		}
+		sums[k] = sum
+		a = Acc{}
+	}
+	var list []release.Signature
+	var key string
+	var n int
+	for sigs(&key, &n) {
+		var sg release.Signature
+		if err := json.Unmarshal([]byte(key), &sg.Parts); err != nil {
+			return err
+		}
+		sg.Series = n
+		list = append(list, sg)
+	}
+	method, err := mechanism.Parse(f.Cfg.Method)
+	if err != nil {
+		return err
+	}
+	p, err := release.PrepareWindowSummaries(sums, list, class, false, release.Options{Epsilon: f.Cfg.Epsilon, Method: method, Query: f.Cfg.Query}, f.Cfg.Window, loc)
+	if err != nil {
+		return err
+	}
+	out, err := p.Draw()
+	if err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(f.Cfg.Output, append(b, '\n'), 0o644)
 }

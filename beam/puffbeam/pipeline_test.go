@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
@@ -153,4 +154,55 @@ func TestBadRowFails(t *testing.T) {
 	if err := ptest.Run(p); err == nil || !strings.Contains(err.Error(), "repeated") {
 		t.Fatalf("repeated time across files: %v", err)
 	}
+}
+
+// --window: one report per calendar window and the composed total, equal
+// to puff release --window's on the same data.
+func TestPipelineWindowsEqualCore(t *testing.T) {
+	dir := t.TempDir()
+	whole := generate(t, dir, 2000, 4)
+	cl, err := markov.ParseClass(strings.NewReader(class), "class")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "windows.json")
+	cfg := Config{Input: filepath.Join(dir, "part-*"), Class: class, Epsilon: 0.5, Method: "exact", Output: out, Window: 10 * time.Minute,
+		Spec: release.Spec{ValueCol: "kw", Levels: "0:3:3", TimeCol: "time", SeriesCol: "series"}}
+	p, s := beam.NewPipelineWithRoot()
+	if err := Build(s, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if err := ptest.Run(p); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts, _ := cfg.Spec.CSV()
+	wr, err := release.RunWindows(strings.NewReader(whole), "whole.csv", release.Request{CSV: opts, Class: cl, Options: release.Options{Epsilon: 0.5, Method: mechanism.Exact}}, cfg.Window)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := json.Marshal(wr)
+	if g, w := stripWindows(t, got), stripWindows(t, want); g != w {
+		t.Fatalf("pipeline and core windows differ:\n%.2000s\n%.2000s", g, w)
+	}
+	if len(wr.Windows) < 3 {
+		t.Fatalf("%d windows: the test proves little", len(wr.Windows))
+	}
+}
+
+func stripWindows(t *testing.T, b []byte) string {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	for _, w := range m["windows"].([]any) {
+		delete(w.(map[string]any), "histogram")
+		delete(w.(map[string]any), "mean")
+	}
+	out, _ := json.Marshal(m)
+	return string(out)
 }
