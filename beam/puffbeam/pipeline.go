@@ -92,10 +92,10 @@ func init() {
 	register.Combiner3[float64, float64, float64](&minFn{})
 	register.Combiner3[release.RowStats, release.RowStats, release.RowStats](&statsFn{})
 	register.DoFn4x1[context.Context, Acc, float64, release.RowStats, error](&reportFn{})
-	register.DoFn5x1[string, func(*release.Row) bool, float64, func(int64, Partial), func(string), error](&windowFn{})
+	register.DoFn6x1[string, func(*release.Row) bool, float64, func(int64, Partial), func(string), func(Partial), error](&windowFn{})
 	register.Emitter2[int64, Partial]()
 	register.Emitter1[string]()
-	register.DoFn6x1[context.Context, []byte, float64, release.RowStats, func(*int64, *Acc) bool, func(*string, *int) bool, error](&windowReportFn{})
+	register.DoFn7x1[context.Context, []byte, float64, release.RowStats, Acc, func(*int64, *Acc) bool, func(*string, *int) bool, error](&windowReportFn{})
 	register.Function1x2(withOne)
 	register.Combiner1[int](&countFn{})
 	beam.RegisterType(reflect.TypeOf((*release.Row)(nil)).Elem())
@@ -126,14 +126,12 @@ func Build(s beam.Scope, cfg Config) (err error) {
 	step := beam.Combine(s, &minFn{}, beam.ParDo(s, stepFn, grouped))
 	total := beam.Combine(s, &statsFn{}, stats)
 	if cfg.Window > 0 {
-		if cfg.Fit {
-			return fmt.Errorf("--window with --fit is not supported yet: give --class")
-		}
-		parts, sigs := beam.ParDo2(s, &windowFn{States: k, Step: cfg.Spec.Step, Width: cfg.Window, TZ: cfg.Spec.TZ}, grouped, beam.SideInput{Input: step})
+		parts, sigs, whole := beam.ParDo3(s, &windowFn{States: k, Step: cfg.Spec.Step, Width: cfg.Window, TZ: cfg.Spec.TZ, Fit: cfg.Fit}, grouped, beam.SideInput{Input: step})
 		perWindow := beam.CombinePerKey(s, &summaryFn{States: k}, parts)
 		sigCounts := beam.CombinePerKey(s, &countFn{}, beam.ParDo(s, withOne, sigs))
+		fitted := beam.Combine(s, &summaryFn{States: k}, whole) // --fit: the whole series' transitions
 		beam.ParDo0(s, &windowReportFn{Cfg: cfg}, beam.Impulse(s), beam.SideInput{Input: step}, beam.SideInput{Input: total},
-			beam.SideInput{Input: perWindow}, beam.SideInput{Input: sigCounts})
+			beam.SideInput{Input: fitted}, beam.SideInput{Input: perWindow}, beam.SideInput{Input: sigCounts})
 		return nil
 	}
 	partials := beam.ParDo(s, &assembleFn{States: k, Step: cfg.Spec.Step, Fit: cfg.Fit}, grouped, beam.SideInput{Input: step})
@@ -237,13 +235,7 @@ func (f *assembleFn) ProcessElement(series string, rows func(*release.Row) bool,
 		p.Counts[v]++
 	}
 	if f.Fit {
-		// a transition of P is two readings one step apart (Data.Runs)
-		p.Trans = make([]float64, f.States*f.States)
-		for j := 1; j < len(seq); j++ {
-			if ob.Times == nil || ob.Times[j]-ob.Times[j-1] == 1 {
-				p.Trans[seq[j-1]*f.States+seq[j]]++
-			}
-		}
+		p.Trans = transitions(seq, ob, f.States)
 	}
 	b, err := json.Marshal(ob)
 	if err != nil {
@@ -252,6 +244,18 @@ func (f *assembleFn) ProcessElement(series string, rows func(*release.Row) bool,
 	p.Pattern = string(b)
 	emit(p)
 	return nil
+}
+
+// transitions counts a series' transitions: two readings one step apart
+// (Data.Runs), k×k row-major.
+func transitions(seq []int, ob mqm.Observation, k int) []float64 {
+	t := make([]float64, k*k)
+	for j := 1; j < len(seq); j++ {
+		if ob.Times == nil || ob.Times[j]-ob.Times[j-1] == 1 {
+			t[seq[j-1]*k+seq[j]]++
+		}
+	}
+	return t
 }
 
 // Acc is the summary being combined: readings per state, series per
@@ -425,9 +429,10 @@ type windowFn struct {
 	Step   float64
 	Width  time.Duration
 	TZ     string
+	Fit    bool
 }
 
-func (f *windowFn) ProcessElement(series string, rows func(*release.Row) bool, dataStep float64, emit func(int64, Partial), emitSig func(string)) error {
+func (f *windowFn) ProcessElement(series string, rows func(*release.Row) bool, dataStep float64, emit func(int64, Partial), emitSig func(string), emitWhole func(Partial)) error {
 	var rs []release.Row
 	var r release.Row
 	for rows(&r) {
@@ -452,6 +457,14 @@ func (f *windowFn) ProcessElement(series string, rows func(*release.Row) bool, d
 	if err != nil {
 		return err
 	}
+	// the fit reads the whole series (puff release --fit --window fits
+	// once, before cutting windows); emitted always, so the combined side
+	// input exists
+	whole := Partial{Counts: make([]float64, f.States)}
+	if f.Fit {
+		whole.Trans = transitions(seq, ob, f.States)
+	}
+	emitWhole(whole)
 	var sig []release.SignaturePart
 	for _, p := range parts {
 		pt := Partial{Counts: make([]float64, f.States), Len: p.Ob.Len, Gaps: p.Ob.Gaps()}
@@ -493,8 +506,8 @@ func (countFn) MergeAccumulators(a, b int) int { return a + b }
 // from the signatures, once, and writes the report.
 type windowReportFn struct{ Cfg Config }
 
-func (f *windowReportFn) ProcessElement(ctx context.Context, _ []byte, dataStep float64, st release.RowStats, wins func(*int64, *Acc) bool, sigs func(*string, *int) bool) error {
-	class, err := f.Cfg.class(Acc{})
+func (f *windowReportFn) ProcessElement(ctx context.Context, _ []byte, dataStep float64, st release.RowStats, whole Acc, wins func(*int64, *Acc) bool, sigs func(*string, *int) bool) error {
+	class, err := f.Cfg.class(whole)
 	if err != nil {
 		return err
 	}
@@ -529,7 +542,7 @@ func (f *windowReportFn) ProcessElement(ctx context.Context, _ []byte, dataStep 
 	if err != nil {
 		return err
 	}
-	p, err := release.PrepareWindowSummaries(sums, list, class, false, release.Options{Epsilon: f.Cfg.Epsilon, Method: method, Query: f.Cfg.Query}, f.Cfg.Window, loc)
+	p, err := release.PrepareWindowSummaries(sums, list, class, f.Cfg.Fit, release.Options{Epsilon: f.Cfg.Epsilon, Method: method, Query: f.Cfg.Query}, f.Cfg.Window, loc)
 	if err != nil {
 		return err
 	}

@@ -165,31 +165,39 @@ func TestPipelineWindowsEqualCore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := filepath.Join(dir, "windows.json")
-	cfg := Config{Input: filepath.Join(dir, "part-*"), Class: class, Epsilon: 0.5, Method: "exact", Output: out, Window: 10 * time.Minute,
-		Spec: release.Spec{ValueCol: "kw", Levels: "0:3:3", TimeCol: "time", SeriesCol: "series"}}
-	p, s := beam.NewPipelineWithRoot()
-	if err := Build(s, cfg); err != nil {
-		t.Fatal(err)
-	}
-	if err := ptest.Run(p); err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts, _ := cfg.Spec.CSV()
-	wr, err := release.RunWindows(strings.NewReader(whole), "whole.csv", release.Request{CSV: opts, Class: cl, Options: release.Options{Epsilon: 0.5, Method: mechanism.Exact}}, cfg.Window)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, _ := json.Marshal(wr)
-	if g, w := stripWindows(t, got), stripWindows(t, want); g != w {
-		t.Fatalf("pipeline and core windows differ:\n%.2000s\n%.2000s", g, w)
-	}
-	if len(wr.Windows) < 3 {
-		t.Fatalf("%d windows: the test proves little", len(wr.Windows))
+	for _, fit := range []bool{false, true} {
+		out := filepath.Join(dir, fmt.Sprintf("windows-%v.json", fit))
+		cfg := Config{Input: filepath.Join(dir, "part-*"), Class: class, Epsilon: 0.5, Method: "exact", Output: out, Window: 10 * time.Minute,
+			Spec: release.Spec{ValueCol: "kw", Levels: "0:3:3", TimeCol: "time", SeriesCol: "series"}}
+		req := release.Request{Class: cl}
+		if fit {
+			cfg.Class, cfg.Fit, cfg.Smoothing = "", true, 0.5
+			req = release.Request{Fit: true, Smoothing: 0.5}
+		}
+		p, s := beam.NewPipelineWithRoot()
+		if err := Build(s, cfg); err != nil {
+			t.Fatal(err)
+		}
+		if err := ptest.Run(p); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.CSV, _ = cfg.Spec.CSV()
+		req.Options = release.Options{Epsilon: 0.5, Method: mechanism.Exact}
+		wr, err := release.RunWindows(strings.NewReader(whole), "whole.csv", req, cfg.Window)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := json.Marshal(wr)
+		if g, w := stripWindows(t, got), stripWindows(t, want); g != w {
+			t.Fatalf("pipeline and core windows differ:\n%.2000s\n%.2000s", g, w)
+		}
+		if len(wr.Windows) < 3 {
+			t.Fatalf("%d windows: the test proves little", len(wr.Windows))
+		}
 	}
 }
 
