@@ -213,20 +213,30 @@ type assembleFn struct {
 	Fit    bool
 }
 
-func (f *assembleFn) ProcessElement(series string, rows func(*release.Row) bool, dataStep float64, emit func(Partial)) error {
+// gridStep is the step readings are placed on: given, or the data's
+// smallest difference (1 when no series has two times: nothing to place).
+func gridStep(given, data float64) float64 {
+	switch {
+	case given > 0:
+		return given
+	case math.IsInf(data, 1):
+		return 1
+	}
+	return data
+}
+
+// assemble collects one series' rows and places them (AssembleSeries).
+func assemble(rows func(*release.Row) bool, given, dataStep float64) ([]int, []float64, mqm.Observation, error) {
 	var rs []release.Row
 	var r release.Row
 	for rows(&r) {
 		rs = append(rs, r)
 	}
-	step := f.Step
-	if step == 0 {
-		step = dataStep
-		if math.IsInf(step, 1) {
-			step = 1 // no series has two times: nothing to place
-		}
-	}
-	seq, _, ob, err := release.AssembleSeries(rs, step)
+	return release.AssembleSeries(rs, gridStep(given, dataStep))
+}
+
+func (f *assembleFn) ProcessElement(series string, rows func(*release.Row) bool, dataStep float64, emit func(Partial)) error {
+	seq, _, ob, err := assemble(rows, f.Step, dataStep)
 	if err != nil || len(seq) == 0 {
 		return err
 	}
@@ -396,12 +406,9 @@ func (a Acc) Summary(class *markov.Class, spec release.Spec, dataStep float64, s
 		return nil, err
 	}
 	sum := release.NewSummary(class.States, opts.Levels)
-	sum.Step, sum.StepSource = spec.Step, "given"
+	sum.Step, sum.StepSource = gridStep(spec.Step, dataStep), "given"
 	if spec.Step == 0 {
-		sum.Step, sum.StepSource = dataStep, "the smallest difference between consecutive times in the data"
-		if math.IsInf(dataStep, 1) {
-			sum.Step = 1
-		}
+		sum.StepSource = "the smallest difference between consecutive times in the data"
 	}
 	sum.Clipped, sum.MissingValues = st.Clipped, st.MissingValues
 	part := release.NewSummary(class.States, opts.Levels)
@@ -433,19 +440,7 @@ type windowFn struct {
 }
 
 func (f *windowFn) ProcessElement(series string, rows func(*release.Row) bool, dataStep float64, emit func(int64, Partial), emitSig func(string), emitWhole func(Partial)) error {
-	var rs []release.Row
-	var r release.Row
-	for rows(&r) {
-		rs = append(rs, r)
-	}
-	step := f.Step
-	if step == 0 {
-		step = dataStep
-		if math.IsInf(step, 1) {
-			step = 1
-		}
-	}
-	seq, secs, ob, err := release.AssembleSeries(rs, step)
+	seq, secs, ob, err := assemble(rows, f.Step, dataStep)
 	if err != nil || len(seq) == 0 {
 		return err
 	}

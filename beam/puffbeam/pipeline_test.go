@@ -65,6 +65,36 @@ func generate(t *testing.T, dir string, n, nFiles int) string {
 	return whole
 }
 
+// setFit makes cfg fit its class (smoothing 0.5) when fit, and returns
+// the core request that releases the same.
+func setFit(cfg *Config, cl *markov.Class, fit bool, m mechanism.Name) release.Request {
+	req := release.Request{Class: cl}
+	if fit {
+		cfg.Class, cfg.Fit, cfg.Smoothing = "", true, 0.5
+		req = release.Request{Fit: true, Smoothing: 0.5}
+	}
+	req.CSV, _ = cfg.Spec.CSV()
+	req.Options = release.Options{Epsilon: cfg.Epsilon, Method: m}
+	return req
+}
+
+// runPipeline builds and runs the release and returns its report.
+func runPipeline(t *testing.T, cfg Config) []byte {
+	t.Helper()
+	p, s := beam.NewPipelineWithRoot()
+	if err := Build(s, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if err := ptest.Run(p); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(cfg.Output)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
 // strip is a report's JSON without its noisy values.
 func strip(t *testing.T, b []byte) string {
 	t.Helper()
@@ -96,24 +126,8 @@ func TestPipelineEqualsCore(t *testing.T) {
 		out := filepath.Join(dir, fmt.Sprintf("report-%s-%v.json", m, c.fit))
 		cfg := Config{Input: filepath.Join(dir, "part-*"), Class: class, Epsilon: 0.5, Method: string(m), Output: out,
 			Spec: release.Spec{ValueCol: "kw", Levels: "0:3:3", TimeCol: "time", SeriesCol: "series"}}
-		req := release.Request{Class: cl}
-		if c.fit {
-			cfg.Class, cfg.Fit, cfg.Smoothing = "", true, 0.5
-			req = release.Request{Fit: true, Smoothing: 0.5}
-		}
-		p, s := beam.NewPipelineWithRoot()
-		if err := Build(s, cfg); err != nil {
-			t.Fatal(err)
-		}
-		if err := ptest.Run(p); err != nil {
-			t.Fatal(err)
-		}
-		got, err := os.ReadFile(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.CSV, _ = cfg.Spec.CSV()
-		req.Options = release.Options{Epsilon: 0.5, Method: m}
+		req := setFit(&cfg, cl, c.fit, m)
+		got := runPipeline(t, cfg)
 		rep, _, err := release.Run(strings.NewReader(whole), "whole.csv", req)
 		if err != nil {
 			t.Fatal(err)
@@ -169,24 +183,8 @@ func TestPipelineWindowsEqualCore(t *testing.T) {
 		out := filepath.Join(dir, fmt.Sprintf("windows-%v.json", fit))
 		cfg := Config{Input: filepath.Join(dir, "part-*"), Class: class, Epsilon: 0.5, Method: "exact", Output: out, Window: 10 * time.Minute,
 			Spec: release.Spec{ValueCol: "kw", Levels: "0:3:3", TimeCol: "time", SeriesCol: "series"}}
-		req := release.Request{Class: cl}
-		if fit {
-			cfg.Class, cfg.Fit, cfg.Smoothing = "", true, 0.5
-			req = release.Request{Fit: true, Smoothing: 0.5}
-		}
-		p, s := beam.NewPipelineWithRoot()
-		if err := Build(s, cfg); err != nil {
-			t.Fatal(err)
-		}
-		if err := ptest.Run(p); err != nil {
-			t.Fatal(err)
-		}
-		got, err := os.ReadFile(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.CSV, _ = cfg.Spec.CSV()
-		req.Options = release.Options{Epsilon: 0.5, Method: mechanism.Exact}
+		req := setFit(&cfg, cl, fit, mechanism.Exact)
+		got := runPipeline(t, cfg)
 		wr, err := release.RunWindows(strings.NewReader(whole), "whole.csv", req, cfg.Window)
 		if err != nil {
 			t.Fatal(err)
