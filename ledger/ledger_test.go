@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"path/filepath"
 	"sync"
 	"testing"
 
@@ -16,13 +15,6 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"github.com/pufferfish-privacy/pufferfish/record"
 )
-
-// stores runs f against a fresh SQLite ledger and, when PUFF_TEST_POSTGRES
-// is set, a fresh PostgreSQL one: the same suite for both stores.
-func stores(t *testing.T, f func(t *testing.T, dsn string)) {
-	t.Run("sqlite", func(t *testing.T) { f(t, filepath.Join(t.TempDir(), "ledger.db")) })
-	t.Run("postgres", func(t *testing.T) { f(t, pgtest.DSN(t)) })
-}
 
 func testClass(t testing.TB, stay float64) *markov.Class {
 	ch, err := markov.New([]string{"a", "b"}, [][]float64{{stay, 1 - stay}, {0.3, 0.7}}, markov.InitStationary, nil)
@@ -58,7 +50,7 @@ func result(s string) func() (json.RawMessage, error) {
 }
 
 func TestTenTenthsFitABudgetOfOne(t *testing.T) {
-	stores(t, func(t *testing.T, dsn string) {
+	pgtest.Stores(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
 		s := open(t, dsn, true)
 		cl := testClass(t, 0.9)
@@ -120,7 +112,7 @@ func TestTenTenthsFitABudgetOfOne(t *testing.T) {
 // The ledger's total is compose's verdict over the recorded records: here
 // two series and, in one series, disjoint segments (the parallel rule).
 func TestSpentIsTheComposedGuarantee(t *testing.T) {
-	stores(t, func(t *testing.T, dsn string) {
+	pgtest.Stores(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
 		s := open(t, dsn, true)
 		cl := testClass(t, 0.6)
@@ -158,7 +150,7 @@ func TestSpentIsTheComposedGuarantee(t *testing.T) {
 }
 
 func TestRefusals(t *testing.T) {
-	stores(t, func(t *testing.T, dsn string) {
+	pgtest.Stores(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
 		if _, err := Open(ctx, dsn+"-missing", false); dsn[0] == '/' && err == nil {
 			t.Fatal("a missing SQLite file opened without create")
@@ -209,7 +201,7 @@ func TestRefusals(t *testing.T) {
 // Goroutines with their own connections (the test of processes is in
 // cmd/puff): 8 × 5 releases of 0.1 on a budget of 1 → exactly 10 accepted.
 func TestConcurrentSpendsNeverOverspend(t *testing.T) {
-	stores(t, func(t *testing.T, dsn string) {
+	pgtest.Stores(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
 		s0 := open(t, dsn, true)
 		cl := testClass(t, 0.9)
@@ -273,7 +265,7 @@ func TestDecimal(t *testing.T) {
 }
 
 func TestTokensAndIdempotency(t *testing.T) {
-	stores(t, func(t *testing.T, dsn string) {
+	pgtest.Stores(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
 		s := open(t, dsn, true)
 		cl := testClass(t, 0.9)

@@ -23,13 +23,6 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/release"
 )
 
-// ledgers runs f against a fresh SQLite file and, with PUFF_TEST_POSTGRES,
-// a fresh PostgreSQL database.
-func ledgers(t *testing.T, f func(t *testing.T, dsn string)) {
-	t.Run("sqlite", func(t *testing.T) { f(t, filepath.Join(t.TempDir(), "budget.db")) })
-	t.Run("postgres", func(t *testing.T) { f(t, pgtest.DSN(t)) })
-}
-
 func puffRun(bin string, args ...string) (stdout, stderr string, code int) {
 	cmd := exec.Command(bin, args...)
 	var o, e bytes.Buffer
@@ -52,7 +45,7 @@ func TestLedgerProcessesNeverOverspend(t *testing.T) {
 		t.Skip("runs 40 processes")
 	}
 	bin := binary(t)
-	ledgers(t, func(t *testing.T, dsn string) {
+	pgtest.Stores(t, func(t *testing.T, dsn string) {
 		if _, e, code := puffRun(bin, "ledger", "init", "--ledger", dsn, "--dataset", "ex", "--budget", "1"); code != 0 {
 			t.Fatal(e)
 		}
@@ -141,7 +134,7 @@ func TestLedgerSurvivesSIGKILL(t *testing.T) {
 		t.Skip("kills processes in a loop")
 	}
 	bin := binary(t)
-	ledgers(t, func(t *testing.T, dsn string) {
+	pgtest.Stores(t, func(t *testing.T, dsn string) {
 		if _, e, code := puffRun(bin, "ledger", "init", "--ledger", dsn, "--dataset", "ex", "--budget", "1000"); code != 0 {
 			t.Fatal(e)
 		}

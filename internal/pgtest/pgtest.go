@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"net/url"
 	"os"
+	"path/filepath"
 	"testing"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
@@ -50,4 +51,11 @@ func DSN(t testing.TB) string {
 	}
 	u.Path = "/" + name
 	return u.String()
+}
+
+// Stores runs f against a fresh SQLite ledger file and, when a server is
+// configured, a fresh PostgreSQL database: one suite for both stores.
+func Stores(t *testing.T, f func(t *testing.T, dsn string)) {
+	t.Run("sqlite", func(t *testing.T) { f(t, filepath.Join(t.TempDir(), "ledger.db")) })
+	t.Run("postgres", func(t *testing.T) { f(t, DSN(t)) })
 }
