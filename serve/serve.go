@@ -401,6 +401,7 @@ func (s *Server) createDataset(w http.ResponseWriter, r *http.Request, _ *ledger
 		return err
 	}
 	src.Sizes = sizesOf(d.data)
+	d.src.Sizes = src.Sizes
 	srcJSON, err := json.Marshal(src)
 	if err != nil {
 		return err
@@ -534,10 +535,7 @@ func (s *Server) describe(st ledger.State, d *dataset) datasetView {
 	v := datasetView{Name: st.Dataset, Ledger: st}
 	if d != nil && d.class != nil {
 		v.Class = release.Summarize(d.class, d.fitted)
-		z := d.src.Sizes
-		if d.data != nil {
-			z = sizesOf(d.data)
-		}
+		z := d.src.Sizes // computed once, at registration
 		v.Sizes = &z
 	}
 	return v
@@ -748,9 +746,6 @@ func (s *Server) scale(w http.ResponseWriter, r *http.Request, tok *ledger.Token
 		return err
 	}
 	T := d.src.Sizes.MaxLength
-	if d.data != nil {
-		T = sizesOf(d.data).MaxLength
-	}
 	if l := q.Get("length"); l != "" {
 		if T, err = strconv.Atoi(l); err != nil || T < 1 || T > maxPlanLength {
 			return bad("length", "length %q: want an integer ≥ 1", l)
