@@ -97,37 +97,65 @@ func abs(x int) int {
 	return x
 }
 
-// GeometricModel is the α-geometric mechanism on {0..m} as a one-shot HMM
-// with its DP neighbour pairs (inputs differing by one).
-func GeometricModel(alpha *big.Rat, m int) (*Model, []Secret, error) {
+// GeometricMechanism is the α-geometric mechanism on {0..m} with its DP
+// neighbour pairs (inputs differing by one).
+func GeometricMechanism(alpha *big.Rat, m int) (*DPMechanism, error) {
 	geo, err := Geometric(alpha, m)
+	if err != nil {
+		return nil, err
+	}
+	outs := make([]string, m+1)
+	for v := range outs {
+		outs[v] = strconv.Itoa(v)
+	}
+	return &DPMechanism{
+		Inputs: m + 1, Outputs: outs, Name: strconv.Itoa,
+		Dist: func() func(int) []*big.Rat { return func(x int) []*big.Rat { return geo[x] } },
+		Neighbours: func(x int, yield func(int)) {
+			if x < m {
+				yield(x + 1)
+			}
+		},
+	}, nil
+}
+
+// GeometricModel is GeometricMechanism as a one-shot HMM with its secrets.
+func GeometricModel(alpha *big.Rat, m int) (*Model, []Secret, error) {
+	d, err := GeometricMechanism(alpha, m)
 	if err != nil {
 		return nil, nil, err
 	}
-	names := make([]string, m+1)
-	for v := range names {
-		names[v] = strconv.Itoa(v)
-	}
-	model := OneShot(names, names, func(i int) []*big.Rat { return geo[i] })
-	return model, NeighbourPairs(names, func(i, j int) bool { return abs(i-j) == 1 }), nil
+	return d.Model()
 }
 
-// RandomizedResponseModel is binary randomized response that reports the
-// truth with probability keep, as a one-shot HMM with its one DP pair.
-func RandomizedResponseModel(keep *big.Rat) (*Model, []Secret, error) {
+// RandomizedResponse is binary randomized response that reports the truth
+// with probability keep, with its one DP pair.
+func RandomizedResponse(keep *big.Rat) (*DPMechanism, error) {
 	one := big.NewRat(1, 1)
 	if keep.Sign() < 0 || keep.Cmp(one) > 0 {
-		return nil, nil, fmt.Errorf("hmm: keep probability %s is not in [0, 1]", keep.RatString())
+		return nil, fmt.Errorf("hmm: keep probability %s is not in [0, 1]", keep.RatString())
 	}
 	flip := new(big.Rat).Sub(one, keep)
-	names := []string{"0", "1"}
-	model := OneShot(names, names, func(i int) []*big.Rat {
-		if i == 0 {
-			return []*big.Rat{keep, flip}
-		}
-		return []*big.Rat{flip, keep}
-	})
-	return model, NeighbourPairs(names, func(i, j int) bool { return true }), nil
+	rows := [][]*big.Rat{{keep, flip}, {flip, keep}}
+	return &DPMechanism{
+		Inputs: 2, Outputs: []string{"0", "1"}, Name: strconv.Itoa,
+		Dist: func() func(int) []*big.Rat { return func(x int) []*big.Rat { return rows[x] } },
+		Neighbours: func(x int, yield func(int)) {
+			if x == 0 {
+				yield(1)
+			}
+		},
+	}, nil
+}
+
+// RandomizedResponseModel is RandomizedResponse as a one-shot HMM with its
+// secret.
+func RandomizedResponseModel(keep *big.Rat) (*Model, []Secret, error) {
+	d, err := RandomizedResponse(keep)
+	if err != nil {
+		return nil, nil, err
+	}
+	return d.Model()
 }
 
 // NoisyMaxReturns selects what Noisy Max reports.
@@ -217,47 +245,68 @@ func newIndexMemo(geo [][]*big.Rat, n int) *indexMemo {
 	return c
 }
 
-func (c *indexMemo) dist(vs [][]int) func(i int) []*big.Rat {
+func (c *indexMemo) dist(v []int) []*big.Rat {
 	m := len(c.geo) - 1
-	return func(i int) []*big.Rat {
-		v := vs[i]
-		before := make([]int, m+1)
-		after := make([]int, m+1)
-		for _, a := range v {
-			after[a]++
-		}
-		out := make([]*big.Rat, len(v))
-		key := make([]byte, 0, 2*(m+1)+1)
-		for r, a := range v {
-			after[a]--
-			key = key[:0]
-			key = append(key, byte(a))
-			for x := range m + 1 {
-				key = append(key, byte(before[x]), byte(after[x]))
-			}
-			p, ok := c.cache[string(key)]
-			if !ok {
-				p = new(big.Rat)
-				for z := range m + 1 {
-					t := new(big.Rat).Set(c.geo[a][z])
-					for x := range m + 1 {
-						for range before[x] {
-							t.Mul(t, c.cdf[x][z]) // G_x(z − 1)
-						}
-						for range after[x] {
-							t.Mul(t, c.cdf[x][z+1]) // G_x(z)
-						}
-					}
-					p.Add(p, t)
-				}
-				c.cache[string(key)] = p
-			}
-			out[r] = p
-			before[a]++
-		}
-		return out
+	before := make([]int, m+1)
+	after := make([]int, m+1)
+	for _, a := range v {
+		after[a]++
 	}
+	out := make([]*big.Rat, len(v))
+	key := make([]byte, 0, 2*(m+1)+1)
+	for r, a := range v {
+		after[a]--
+		key = key[:0]
+		key = append(key, byte(a))
+		for x := range m + 1 {
+			key = append(key, byte(before[x]), byte(after[x]))
+		}
+		p, ok := c.cache[string(key)]
+		if !ok {
+			p = new(big.Rat)
+			for z := range m + 1 {
+				t := new(big.Rat).Set(c.geo[a][z])
+				for x := range m + 1 {
+					for range before[x] {
+						t.Mul(t, c.cdf[x][z]) // G_x(z − 1)
+					}
+					for range after[x] {
+						t.Mul(t, c.cdf[x][z+1]) // G_x(z)
+					}
+				}
+				p.Add(p, t)
+			}
+			c.cache[string(key)] = p
+		}
+		out[r] = p
+		before[a]++
+	}
+	return out
 }
+
+// valueMemo computes the reported maximum's distribution (NoisyMaxDist
+// with ReturnValue), which depends only on how many answers take each
+// value, once per such count vector.
+type valueMemo struct {
+	geo   [][]*big.Rat
+	cache map[string][]*big.Rat
+}
+
+func (c *valueMemo) dist(v []int) []*big.Rat {
+	counts := make([]byte, len(c.geo))
+	for _, a := range v {
+		counts[a]++
+	}
+	if p, ok := c.cache[string(counts)]; ok {
+		return p
+	}
+	p := NoisyMaxDist(c.geo, v, ReturnValue)
+	c.cache[string(counts)] = p
+	return p
+}
+
+// MaxNoisyMaxInputs is the most answer vectors ((m+1)^n) NoisyMax accepts.
+const MaxNoisyMaxInputs = 1 << 24
 
 // NoisyMaxInputs lists every answer vector in {0..m}^n (first coordinate
 // fastest) with names like "021".
@@ -294,50 +343,94 @@ const (
 	DifferAnyhow
 )
 
-// NoisyMaxModel is Noisy Max over n queries with answers in {0..m} and
-// α-geometric noise, as a one-shot HMM, with its DP neighbour pairs.
-// [LWZ]'s instance is α = 1/2, m = 2.
-func NoisyMaxModel(n, m int, alpha *big.Rat, ret NoisyMaxReturns, nb Neighbours) (*Model, []Secret, error) {
+// NoisyMax is Noisy Max over n queries with answers in {0..m} and
+// α-geometric noise, with its DP neighbour pairs. Input x is the answer
+// vector whose t-th answer is the base-(m+1) digit of x at weight
+// (m+1)^t (first answer fastest), named like "021"; neighbours are listed
+// under the input whose differing answer is smaller, by answer position
+// and then the other input's answer. [LWZ]'s instance is α = 1/2, m = 2.
+func NoisyMax(n, m int, alpha *big.Rat, ret NoisyMaxReturns, nb Neighbours) (*DPMechanism, error) {
 	if n < 1 {
-		return nil, nil, fmt.Errorf("hmm: Noisy Max needs at least one query")
+		return nil, fmt.Errorf("hmm: Noisy Max needs at least one query")
+	}
+	if m > 250 {
+		return nil, fmt.Errorf("hmm: Noisy Max answers in 0..%d: at most 0..250", m)
 	}
 	geo, err := Geometric(alpha, m)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	vs, names := NoisyMaxInputs(n, m)
-	outputs := make([]string, 0)
+	total := 1
+	for range n {
+		if total > MaxNoisyMaxInputs/(m+1) {
+			return nil, fmt.Errorf("%w: %d queries in 0..%d make more than %d answer vectors", ErrTooLarge, n, m, MaxNoisyMaxInputs)
+		}
+		total *= m + 1
+	}
+	digits := func(x int, v []int) {
+		for j := range n {
+			v[j] = x % (m + 1)
+			x /= m + 1
+		}
+	}
+	var outs []string
 	if ret == ReturnIndex {
 		for r := range n {
-			outputs = append(outputs, "index "+strconv.Itoa(r+1))
+			outs = append(outs, "index "+strconv.Itoa(r+1))
 		}
 	} else {
 		for z := range m + 1 {
-			outputs = append(outputs, "max "+strconv.Itoa(z))
+			outs = append(outs, "max "+strconv.Itoa(z))
 		}
 	}
-	dist := func(i int) []*big.Rat { return NoisyMaxDist(geo, vs[i], ret) }
-	if ret == ReturnIndex {
-		dist = newIndexMemo(geo, n).dist(vs)
-	}
-	model := OneShot(names, outputs, dist)
-	// Neighbours are generated directly (input index x has digit v_t at
-	// weight (m+1)^t), not by testing every pair of inputs.
-	var pairs []Secret
-	for x, v := range vs {
-		w := 1
-		for t := range n {
-			for z := v[t] + 1; z <= m; z++ {
-				if nb == DifferByOne && z != v[t]+1 {
-					break
-				}
-				y := x + (z-v[t])*w
-				pairs = append(pairs, Secret{Name: names[x] + " vs " + names[y], PiAt: x, TauAt: y})
+	return &DPMechanism{
+		Inputs: total, Outputs: outs,
+		Name: func(x int) string {
+			v := make([]int, n)
+			digits(x, v)
+			var b strings.Builder
+			for _, a := range v {
+				b.WriteString(strconv.Itoa(a))
 			}
-			w *= m + 1
-		}
+			return b.String()
+		},
+		Dist: func() func(int) []*big.Rat {
+			v := make([]int, n)
+			var dist func([]int) []*big.Rat
+			if ret == ReturnIndex {
+				dist = newIndexMemo(geo, n).dist
+			} else {
+				dist = (&valueMemo{geo: geo, cache: map[string][]*big.Rat{}}).dist
+			}
+			return func(x int) []*big.Rat {
+				digits(x, v)
+				return dist(v)
+			}
+		},
+		Neighbours: func(x int, yield func(int)) {
+			w, y := 1, x
+			for range n {
+				vt := y % (m + 1)
+				y /= m + 1
+				for z := vt + 1; z <= m; z++ {
+					if nb == DifferByOne && z != vt+1 {
+						break
+					}
+					yield(x + (z-vt)*w)
+				}
+				w *= m + 1
+			}
+		},
+	}, nil
+}
+
+// NoisyMaxModel is NoisyMax as a one-shot HMM with its secret pairs.
+func NoisyMaxModel(n, m int, alpha *big.Rat, ret NoisyMaxReturns, nb Neighbours) (*Model, []Secret, error) {
+	d, err := NoisyMax(n, m, alpha, ret, nb)
+	if err != nil {
+		return nil, nil, err
 	}
-	return model, pairs, nil
+	return d.Model()
 }
 
 // Example71 is [LWZ] Example 7.1 built as the paper describes it: three

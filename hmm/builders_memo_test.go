@@ -14,9 +14,9 @@ func TestIndexMemoEqualsNoisyMaxDist(t *testing.T) {
 		}
 		for _, n := range []int{1, 2, 4} {
 			vs, _ := NoisyMaxInputs(n, m)
-			dist := newIndexMemo(geo, n).dist(vs)
-			for i, v := range vs {
-				got, want := dist(i), NoisyMaxDist(geo, v, ReturnIndex)
+			memo := newIndexMemo(geo, n)
+			for _, v := range vs {
+				got, want := memo.dist(v), NoisyMaxDist(geo, v, ReturnIndex)
 				for r := range want {
 					if got[r].Cmp(want[r]) != 0 {
 						t.Fatalf("m=%d v=%v r=%d: memo %s, direct %s", m, v, r, got[r].RatString(), want[r].RatString())

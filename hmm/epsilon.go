@@ -109,11 +109,16 @@ func Check(m *Model, secrets []Secret, n int, eps Epsilon) (Verdict, Result, err
 	if err != nil {
 		return "", r, err
 	}
+	return verdictOf(r, eps), r, nil
+}
+
+// verdictOf compares an exact loss with e^ε.
+func verdictOf(r Result, eps Epsilon) Verdict {
 	switch {
 	case r.Ratio == nil || r.Ratio.Cmp(eps.Hi) > 0:
-		return Violated, r, nil
+		return Violated
 	case r.Ratio.Cmp(eps.Lo) <= 0:
-		return Holds, r, nil
+		return Holds
 	}
-	return Undecided, r, nil
+	return Undecided
 }

@@ -196,7 +196,7 @@ func SweepResultOf(points []SweepPoint, axes []Axis, n int, eps Epsilon) SweepRe
 		for k, v := range pt.Params {
 			params[k] = v.RatString()
 		}
-		lr := NewLossReport(pt.Model, "", n, pt.Evaluation)
+		lr := NewLossReport(pt.Model.Obs, "", n, pt.Evaluation)
 		out.Rows = append(out.Rows, SweepRow{params, pt.Verdict, lr.Loss, lr.Ratio})
 	}
 	return out

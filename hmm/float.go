@@ -78,7 +78,7 @@ func LossFloat(m *Model, secrets []Secret, n int) (FloatResult, error) {
 	close(jobs)
 	wg.Wait()
 	if s.explored.Load() > MaxExplored {
-		return FloatResult{}, tooLarge(m, n)
+		return FloatResult{}, tooLarge(m, len(secrets), n)
 	}
 	if failed.Load() {
 		return FloatResult{}, ErrUnderflow

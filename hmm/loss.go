@@ -151,7 +151,7 @@ func Loss(m *Model, secrets []Secret, n int) (Result, error) {
 	close(jobs)
 	wg.Wait()
 	if s.explored.Load() > MaxExplored {
-		return Result{}, tooLarge(m, n)
+		return Result{}, tooLarge(m, len(secrets), n)
 	}
 	r := Result{Witness: s.witness, Secret: s.secret, Larger: s.larger, Explored: s.explored.Load()}
 	canonicalWitness(c, init, secrets, n, s, &r)
@@ -350,8 +350,8 @@ const (
 // MaxExplored sequences.
 var ErrTooLarge = errors.New("hmm: search too large")
 
-func tooLarge(m *Model, n int) error {
-	return fmt.Errorf("%w: more than %d observation sequences visited without finishing (lengths 1..%d over %d observations: up to %.3g sequences); use a shorter length", ErrTooLarge, MaxExplored, n, len(m.Obs), math.Pow(float64(len(m.Obs)), float64(n)))
+func tooLarge(m *Model, secrets, n int) error {
+	return fmt.Errorf("%w: more than %d observation sequences visited without finishing (%d secret pairs × lengths 1..%d over %d observations: up to %.3g sequences); use a shorter length or fewer pairs", ErrTooLarge, MaxExplored, secrets, n, len(m.Obs), float64(secrets)*math.Pow(float64(len(m.Obs)), float64(n)))
 }
 
 func checkInputs(m *Model, secrets []Secret, n int) error {

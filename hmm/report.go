@@ -31,9 +31,9 @@ type LossReport struct {
 	LossUpper *float64 `json:"loss_upper,omitempty"`
 }
 
-// NewLossReport describes an evaluation of model m (desc names it) over
-// sequences of lengths 1..n.
-func NewLossReport(m *Model, desc string, n int, ev Evaluation) LossReport {
+// NewLossReport describes an evaluation of a model with observations obs
+// (desc names it) over sequences of lengths 1..n.
+func NewLossReport(obs []string, desc string, n int, ev Evaluation) LossReport {
 	out := LossReport{Model: desc, Length: n, Ratio: "inf"}
 	var witness []int
 	if ev.Float != nil {
@@ -57,7 +57,7 @@ func NewLossReport(m *Model, desc string, n int, ev Evaluation) LossReport {
 		witness = r.Witness
 	}
 	for _, o := range witness {
-		out.Witness.Observations = append(out.Witness.Observations, m.Obs[o])
+		out.Witness.Observations = append(out.Witness.Observations, obs[o])
 	}
 	return out
 }

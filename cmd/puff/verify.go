@@ -57,28 +57,28 @@ func parseRat(flag, s string) (*big.Rat, error) {
 	return r, nil
 }
 
-// load returns the model, its secret pairs, a description, and the default
-// length (1 for one-shot built-ins, 0 = must be given for files).
-func (mf *modelFlags) load(args []string) (*hmm.Model, []hmm.Secret, string, int, error) {
+// load returns what to check with its description and default length (1
+// for one-shot built-ins, 0 = must be given for files).
+func (mf *modelFlags) load(args []string) (builtin.Model, error) {
 	if (len(args) == 1) == (mf.builtin != "") {
-		return nil, nil, "", 0, fmt.Errorf("give a MODEL.json file or --builtin, not both or neither")
+		return builtin.Model{}, fmt.Errorf("give a MODEL.json file or --builtin, not both or neither")
 	}
 	if len(args) == 1 {
 		f, err := os.Open(args[0])
 		if err != nil {
-			return nil, nil, "", 0, err
+			return builtin.Model{}, err
 		}
 		defer f.Close()
 		file, err := hmm.ParseFile(f, args[0])
 		if err != nil {
-			return nil, nil, "", 0, err
+			return builtin.Model{}, err
 		}
 		set, err := hmm.ParseSet(mf.set)
 		if err != nil {
-			return nil, nil, "", 0, fmt.Errorf("--set %w", err)
+			return builtin.Model{}, fmt.Errorf("--set %w", err)
 		}
 		m, secs, err := file.Build(args[0], set)
-		return m, secs, args[0], 0, err
+		return builtin.Model{Problem: hmm.Problem{Model: m, Secrets: secs}, Description: args[0]}, err
 	}
 	var p builtin.Params
 	var err error
@@ -87,48 +87,44 @@ func (mf *modelFlags) load(args []string) (*hmm.Model, []hmm.Secret, string, int
 		dst       **big.Rat
 	}{{"alpha", mf.alpha, &p.Alpha}, {"keep", mf.keep, &p.Keep}, {"p1", mf.p1, &p.P1}, {"p2", mf.p2, &p.P2}, {"alpha-threshold", mf.alphaT, &p.AlphaThreshold}} {
 		if *r.dst, err = parseRat(r.flag, r.val); err != nil {
-			return nil, nil, "", 0, err
+			return builtin.Model{}, err
 		}
 	}
 	p.Queries, p.Returns, p.Neighbours, p.Range, p.Threshold, p.Cutoff = mf.queries, mf.returns, mf.neighbour, mf.rangeM, mf.threshold, mf.cutoff
 	b, err := builtin.Load(mf.builtin, p)
 	if err != nil {
-		return nil, nil, "", 0, fmt.Errorf("--builtin %s: %w", mf.builtin, err)
+		return builtin.Model{}, fmt.Errorf("--builtin %s: %w", mf.builtin, err)
 	}
-	return b.Model, b.Secrets, b.Description, b.DefaultLength, nil
+	return b, nil
 }
 
 // loadWithLength loads the model and settles the sequence length: n, or
 // the built-in's default.
-func (mf *modelFlags) loadWithLength(args []string, n int) (*hmm.Model, []hmm.Secret, string, int, error) {
-	m, secs, desc, def, err := mf.load(args)
+func (mf *modelFlags) loadWithLength(args []string, n int) (builtin.Model, int, error) {
+	b, err := mf.load(args)
 	if err != nil {
-		return nil, nil, "", 0, err
+		return b, 0, err
 	}
 	if n == 0 {
-		n = def
+		n = b.DefaultLength
 	}
 	if n < 1 {
-		return nil, nil, "", 0, fmt.Errorf("--length N is required for a model file (observation sequences of lengths 1..N)")
+		return b, 0, fmt.Errorf("--length N is required for a model file (observation sequences of lengths 1..N)")
 	}
-	return m, secs, desc, n, nil
+	return b, n, nil
 }
 
-// evaluate runs hmm.Evaluate and shapes its answer as the JSON contract.
-func evaluate(m *hmm.Model, secs []hmm.Secret, desc string, n int, arith string, eps *hmm.Epsilon) (hmm.Verdict, hmm.LossReport, error) {
+// evaluate evaluates b and shapes its answer as the JSON contract.
+func evaluate(b builtin.Model, n int, arith string, eps *hmm.Epsilon) (hmm.Verdict, hmm.LossReport, error) {
 	a, err := hmm.ParseArithmetic(arith)
 	if err != nil {
 		return "", hmm.LossReport{}, fmt.Errorf("--%w", err)
 	}
-	ev, err := hmm.Evaluate(m, secs, n, a, eps)
+	ev, err := b.Evaluate(n, a, eps)
 	if err != nil {
 		return "", hmm.LossReport{}, err
 	}
-	return ev.Verdict, evaluationJSON(m, desc, n, ev), nil
-}
-
-func evaluationJSON(m *hmm.Model, desc string, n int, ev hmm.Evaluation) hmm.LossReport {
-	return hmm.NewLossReport(m, desc, n, ev)
+	return ev.Verdict, hmm.NewLossReport(b.Obs(), b.Description, n, ev), nil
 }
 
 func verifyCmd() *cobra.Command {
@@ -152,11 +148,12 @@ func verifyLossCmd() *cobra.Command {
 		Long:  help("verify-loss"),
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			m, secs, desc, n, err := mf.loadWithLength(args, n)
+			b, n, err := mf.loadWithLength(args, n)
 			if err != nil {
 				return err
 			}
-			_, out, err := evaluate(m, secs, desc, n, arith, nil)
+			desc := b.Description
+			_, out, err := evaluate(b, n, arith, nil)
 			if err != nil {
 				return err
 			}
@@ -173,7 +170,7 @@ func verifyLossCmd() *cobra.Command {
 	mf.register(c)
 	c.Flags().IntVar(&n, "length", 0, "longest observation sequence (default 1 for built-ins)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
-	c.Flags().StringVar(&arith, "arithmetic", "exact", "exact (rational; gives the ratio), float (float64 enclosure, for large models) or auto (float, exact on underflow)")
+	c.Flags().StringVar(&arith, "arithmetic", "exact", "exact (rational; gives the ratio), float (float64 enclosure, for large models) or auto (float, exact on underflow); one-shot DP built-ins at length 1 are always exact (streamed)")
 	return c
 }
 
@@ -196,11 +193,12 @@ func verifyCheckCmd() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("--epsilon: %v", err)
 			}
-			m, secs, desc, n, err := mf.loadWithLength(args, n)
+			b, n, err := mf.loadWithLength(args, n)
 			if err != nil {
 				return err
 			}
-			v, lj, err := evaluate(m, secs, desc, n, arith, &eps)
+			desc := b.Description
+			v, lj, err := evaluate(b, n, arith, &eps)
 			if err != nil {
 				return err
 			}
@@ -233,7 +231,7 @@ func verifyCheckCmd() *cobra.Command {
 	c.Flags().IntVar(&n, "length", 0, "longest observation sequence (default 1 for built-ins)")
 	c.Flags().StringVar(&epsS, "epsilon", "", "ε, e.g. ln(2) (exact) or 0.7")
 	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
-	c.Flags().StringVar(&arith, "arithmetic", "exact", "exact (rational; gives the ratio), float (float64 enclosure; may answer undecided) or auto (float first, exact when it cannot decide): float and auto for large models")
+	c.Flags().StringVar(&arith, "arithmetic", "exact", "exact (rational; gives the ratio), float (float64 enclosure; may answer undecided) or auto (float first, exact when it cannot decide): float and auto for large models; one-shot DP built-ins at length 1 are always exact (streamed)")
 	return c
 }
 

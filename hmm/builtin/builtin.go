@@ -28,11 +28,12 @@ type Params struct {
 	Cutoff         int // sparse-vector
 }
 
-// Model is a built-in: its model, secret pairs, a description and the
-// observation length that covers it (1 for one-shot mechanisms).
+// Model is a built-in: what to check, a description and the observation
+// length that covers it (1 for one-shot mechanisms). Noisy Max, the
+// geometric mechanism and randomized response come as a DP mechanism
+// (their model is built only when a length above 1 asks for it).
 type Model struct {
-	*hmm.Model
-	Secrets       []hmm.Secret
+	hmm.Problem
 	Description   string
 	DefaultLength int
 }
@@ -51,18 +52,15 @@ func Load(name string, p Params) (Model, error) {
 		if !ok {
 			return Model{}, fmt.Errorf("neighbours %q: want one or any", p.Neighbours)
 		}
-		if p.Queries < 1 || p.Queries > 12 {
-			return Model{}, fmt.Errorf("queries %d: want 1..12 (the model has (RANGE+1)^queries inputs)", p.Queries)
-		}
-		m, secs, err := hmm.NoisyMaxModel(p.Queries, p.Range, p.Alpha, r, n)
+		d, err := hmm.NoisyMax(p.Queries, p.Range, p.Alpha, r, n)
 		desc := fmt.Sprintf("Noisy Max over %d queries in 0..%d, α = %s, returns %s, DP neighbours %s", p.Queries, p.Range, p.Alpha.RatString(), p.Returns, p.Neighbours)
-		return Model{m, secs, desc, 1}, err
+		return Model{Problem: hmm.Problem{DP: d}, Description: desc, DefaultLength: 1}, err
 	case "geometric":
-		m, secs, err := hmm.GeometricModel(p.Alpha, p.Range)
-		return Model{m, secs, fmt.Sprintf("α-geometric mechanism on 0..%d, α = %s, DP neighbours differ by one", p.Range, p.Alpha.RatString()), 1}, err
+		d, err := hmm.GeometricMechanism(p.Alpha, p.Range)
+		return Model{Problem: hmm.Problem{DP: d}, Description: fmt.Sprintf("α-geometric mechanism on 0..%d, α = %s, DP neighbours differ by one", p.Range, p.Alpha.RatString()), DefaultLength: 1}, err
 	case "rr":
-		m, secs, err := hmm.RandomizedResponseModel(p.Keep)
-		return Model{m, secs, "randomized response, keep " + p.Keep.RatString(), 1}, err
+		d, err := hmm.RandomizedResponse(p.Keep)
+		return Model{Problem: hmm.Problem{DP: d}, Description: "randomized response, keep " + p.Keep.RatString(), DefaultLength: 1}, err
 	case "above-threshold", "sparse-vector":
 		if p.Queries < 1 || p.Queries > 8 {
 			return Model{}, fmt.Errorf("queries %d: want 1..8 (every answer vector in 0..RANGE is an input)", p.Queries)
@@ -74,10 +72,10 @@ func Load(name string, p Params) (Model, error) {
 		m, secs, err := hmm.SparseVectorDP(p.Queries, p.Threshold, p.Range, c, p.AlphaThreshold, p.Alpha)
 		desc := fmt.Sprintf("%s over %d queries in 0..%d, threshold %d, α threshold %s, α answers %s, DP neighbours: every answer changes by ≤ 1",
 			label, p.Queries, p.Range, p.Threshold, p.AlphaThreshold.RatString(), p.Alpha.RatString())
-		return Model{m, secs, desc, p.Queries}, err
+		return Model{Problem: hmm.Problem{Model: m, Secrets: secs}, Description: desc, DefaultLength: p.Queries}, err
 	case "example71":
 		m, sec, err := hmm.Example71(p.P1, p.P2)
-		return Model{m, []hmm.Secret{sec}, fmt.Sprintf("[LWZ] Example 7.1, p1 = %s, p2 = %s", p.P1.RatString(), p.P2.RatString()), 1}, err
+		return Model{Problem: hmm.Problem{Model: m, Secrets: []hmm.Secret{sec}}, Description: fmt.Sprintf("[LWZ] Example 7.1, p1 = %s, p2 = %s", p.P1.RatString(), p.P2.RatString()), DefaultLength: 1}, err
 	}
 	return Model{}, fmt.Errorf("built-in %q: want one of %v", name, Names)
 }

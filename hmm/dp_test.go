@@ -1,0 +1,166 @@
+package hmm
+
+import (
+	"fmt"
+	"math/big"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// sameResult fails unless the streaming answer equals the model search's
+// in every field: ratio, witness, pair, side and the sequences counted.
+func sameResult(t *testing.T, label string, got, want Result) {
+	t.Helper()
+	if (got.Ratio == nil) != (want.Ratio == nil) || got.Ratio != nil && got.Ratio.Cmp(want.Ratio) != 0 {
+		t.Fatalf("%s: ratio %v, model search %v", label, got.Ratio, want.Ratio)
+	}
+	if got.Loss != want.Loss || !slices.Equal(got.Witness, want.Witness) || got.Secret != want.Secret || got.Larger != want.Larger || got.Explored != want.Explored {
+		t.Fatalf("%s: streaming %v %v %q %s explored %d; model search %v %v %q %s explored %d", label,
+			got.Loss, got.Witness, got.Secret, got.Larger, got.Explored, want.Loss, want.Witness, want.Secret, want.Larger, want.Explored)
+	}
+}
+
+func checkAgainstModel(t *testing.T, label string, d *DPMechanism) {
+	t.Helper()
+	got, err := d.Loss()
+	if err != nil {
+		t.Fatal(label, err)
+	}
+	m, secs, err := d.Model()
+	if err != nil {
+		t.Fatal(label, err)
+	}
+	if err := m.Validate(); err != nil {
+		t.Fatal(label, err)
+	}
+	want, err := Loss(m, secs, 1)
+	if err != nil {
+		t.Fatal(label, err)
+	}
+	sameResult(t, label, got, want)
+}
+
+// The streaming solver gives exactly the model search's Result on every
+// built-in DP mechanism small enough to build, with blocks small enough
+// that several workers share the inputs.
+func TestDPMechanismEqualsModelSearch(t *testing.T) {
+	defer func(b int) { dpBlock = b }(dpBlock)
+	for _, block := range []int{1, 7, 1 << 12} {
+		dpBlock = block
+		for _, m := range []int{1, 2, 3} {
+			for n := 1; n <= 6-m; n++ {
+				for _, ret := range []NoisyMaxReturns{ReturnIndex, ReturnValue} {
+					for _, nb := range []Neighbours{DifferByOne, DifferAnyhow} {
+						d, err := NoisyMax(n, m, big.NewRat(1, 2), ret, nb)
+						if err != nil {
+							t.Fatal(err)
+						}
+						checkAgainstModel(t, fmt.Sprintf("block %d noisy max n=%d m=%d ret=%d nb=%d", block, n, m, ret, nb), d)
+					}
+				}
+			}
+		}
+		g, _ := GeometricMechanism(big.NewRat(2, 3), 9)
+		checkAgainstModel(t, "geometric", g)
+		rr, _ := RandomizedResponse(big.NewRat(3, 4))
+		checkAgainstModel(t, "rr", rr)
+		rr, _ = RandomizedResponse(big.NewRat(1, 1))
+		checkAgainstModel(t, "rr keep 1 (infinite)", rr)
+	}
+}
+
+// Random mechanisms with ties, zeros (0/0 skipped, p/0 infinite), shared
+// and fresh value pointers, and random neighbour lists.
+func TestDPMechanismRandom(t *testing.T) {
+	defer func(b int) { dpBlock = b }(dpBlock)
+	rng := rand.New(rand.NewPCG(7, 11))
+	for trial := range 300 {
+		dpBlock = 1 + rng.IntN(5)
+		inputs, outs := 1+rng.IntN(12), 1+rng.IntN(4)
+		zeros := trial%3 == 0
+		rows := make([][]*big.Rat, inputs)
+		for x := range rows {
+			// random weights (few distinct values, so ties are common),
+			// normalised
+			w := make([]int64, outs)
+			var sum int64
+			for o := range w {
+				w[o] = int64(1 + rng.IntN(3))
+				if zeros && rng.IntN(3) == 0 {
+					w[o] = 0
+				}
+				sum += w[o]
+			}
+			if sum == 0 {
+				w[0], sum = 1, 1
+			}
+			rows[x] = make([]*big.Rat, outs)
+			for o := range w {
+				rows[x][o] = big.NewRat(w[o], sum)
+			}
+		}
+		shared := trial%2 == 0
+		adj := make([][]int, inputs)
+		for x := range inputs {
+			for y := range inputs {
+				if x != y && rng.IntN(3) == 0 {
+					adj[x] = append(adj[x], y)
+				}
+			}
+		}
+		if inputs > 1 && len(adj[0]) == 0 {
+			adj[0] = []int{1}
+		}
+		if inputs == 1 {
+			adj[0] = []int{0} // a pair of an input with itself: ratio 1
+		}
+		names := func(x int) string { return fmt.Sprintf("in%02d", x) }
+		d := &DPMechanism{Inputs: inputs, Outputs: make([]string, outs), Name: names,
+			Dist: func() func(int) []*big.Rat {
+				return func(x int) []*big.Rat {
+					if shared {
+						return rows[x]
+					}
+					out := make([]*big.Rat, outs)
+					for o := range out {
+						out[o] = new(big.Rat).Set(rows[x][o])
+					}
+					return out
+				}
+			},
+			Neighbours: func(x int, yield func(int)) {
+				for _, y := range adj[x] {
+					yield(y)
+				}
+			}}
+		for o := range d.Outputs {
+			d.Outputs[o] = fmt.Sprint("o", o)
+		}
+		checkAgainstModel(t, fmt.Sprintf("trial %d", trial), d)
+	}
+}
+
+// Sizes beyond the limits are refused before any work.
+func TestDPMechanismLimits(t *testing.T) {
+	if _, err := NoisyMax(25, 2, big.NewRat(1, 2), ReturnIndex, DifferAnyhow); err == nil {
+		t.Fatal("3^25 answer vectors accepted")
+	}
+	if _, err := NoisyMax(3, 1000, big.NewRat(1, 2), ReturnIndex, DifferAnyhow); err == nil {
+		t.Fatal("range 1000 accepted")
+	}
+	d, err := NoisyMax(12, 2, big.NewRat(1, 2), ReturnIndex, DifferAnyhow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := d.Model(); err == nil {
+		t.Fatal("a model with 12·3^12 secret pairs built")
+	}
+	d, err = NoisyMax(15, 2, big.NewRat(1, 2), ReturnIndex, DifferAnyhow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Loss(); err == nil {
+		t.Fatal("15 queries streamed past MaxStreamed")
+	}
+}
