@@ -1,8 +1,10 @@
 package mqm
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
@@ -493,5 +495,105 @@ func TestUnderflowIsNotAStructuralZero(t *testing.T) {
 	r, err := Scale(class, 3, 1, Exact)
 	if err != nil || r.Sigma < 3 {
 		t.Fatalf("σ_max = %v, %v; want 3", r.Sigma, err)
+	}
+}
+
+// The stationary oracle works in ratio form (one logarithm per influence,
+// reciprocal products, minima for the reverse direction, the shared
+// maximiser shortcut); the general path sums logarithms of quotients. The
+// two agree to rounding on every quilt of random chains — dense, sparse
+// (0 and +Inf ratios, the log-domain fallback) and with entries near
+// underflow — and both report the same undefined influences.
+func TestStationaryRatioFormEqualsLogForm(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 8))
+	for trial := range 60 {
+		k := 2 + trial%7
+		zero := []float64{0, 0.3, 0.6}[trial%3]
+		P := randomChain(rng, k, zero)
+		if trial%4 == 3 {
+			// a state almost never left and almost never entered: tiny
+			// entries in the powers
+			for x := range P {
+				s := 0.0
+				for y := range P[x] {
+					if y == 0 && x != 0 {
+						P[x][y] *= 1e-200
+					}
+					s += P[x][y]
+				}
+				for y := range P[x] {
+					P[x][y] /= s
+				}
+			}
+		}
+		ch, err := markov.New(nil, P, markov.InitStationary, nil)
+		if err != nil {
+			continue
+		}
+		if _, err := ch.Stationary(); err != nil {
+			continue
+		}
+		const T = 40
+		ratio, err := newExactOracle(ch, T)
+		if err != nil {
+			t.Fatal(err)
+		}
+		logs, _ := newExactOracle(ch, T)
+		logs.memo = nil // the general path
+		for a := 0; a <= 12; a++ {
+			for b := 0; b <= 12; b++ {
+				if a == 0 && b == 0 {
+					continue
+				}
+				i := a + 1 // a node with room for the left end
+				got := ratio.eval(i, a, b, a == 0, b == 0)
+				want := logs.eval(i, a, b, a == 0, b == 0)
+				if (ratio.nan == nil) != (logs.nan == nil) {
+					t.Fatalf("trial %d (%d, %d): NaN reported %v by the ratio form, %v by the log form", trial, a, b, ratio.nan, logs.nan)
+				}
+				if !near(got, want, 1e-13) {
+					t.Fatalf("trial %d k=%d (%d, %d): ratio form %v, log form %v\nP=%v", trial, k, a, b, got, want, P)
+				}
+			}
+		}
+	}
+}
+
+// The pruned block maximum equals the full one bit for bit, whatever the
+// order of the pairs (sorted, reversed, random) and the length.
+func TestMaxProductPruned(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := range 300 {
+		n := 1 + rng.IntN(400)
+		a, b := make([]float64, n), make([]float64, n)
+		for j := range a {
+			a[j] = math.Exp(rng.NormFloat64() * 3)
+			b[j] = math.Exp(rng.NormFloat64() * 3)
+		}
+		switch trial % 3 {
+		case 0:
+			slices.SortFunc(a, func(x, y float64) int { return cmp.Compare(y, x) })
+		case 1:
+			slices.Sort(b)
+		}
+		t1, t2 := newPairTerm(a), newPairTerm(b)
+		if got, want := maxProductPruned(t1, t2), maxProduct(a, b); got != want {
+			t.Fatalf("trial %d n=%d: pruned %v, full %v", trial, n, got, want)
+		}
+		brute := 0.0
+		for j := range a {
+			brute = max(brute, a[j]*b[j])
+		}
+		if got := maxProduct(a, b); got != brute {
+			t.Fatalf("trial %d: maxProduct %v, loop %v", trial, got, brute)
+		}
+		lo, hi := minMaxProduct(a, b)
+		bl := math.Inf(1)
+		for j := range a {
+			bl = min(bl, a[j]*b[j])
+		}
+		if lo != bl || hi != brute {
+			t.Fatalf("trial %d: minMaxProduct %v %v, loop %v %v", trial, lo, hi, bl, brute)
+		}
 	}
 }

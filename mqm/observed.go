@@ -6,6 +6,7 @@ import (
 	"math"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
 )
@@ -224,11 +225,18 @@ func trivial(n int, eps float64) nodeResult {
 func perChain(class *markov.Class, n int, f func(ch *markov.Chain) (nodeResult, error)) (Result, error) {
 	results := make([]nodeResult, len(class.Chains))
 	errs := make([]error, len(class.Chains))
+	// Workers take the next chain from a shared counter: no channel
+	// hand-off (and no goroutine wake-up) per chain, which dominated
+	// classes of many small chains.
 	var wg sync.WaitGroup
-	next := make(chan int)
-	for range runtime.GOMAXPROCS(0) {
+	var next atomic.Int64
+	for range min(runtime.GOMAXPROCS(0), len(class.Chains)) {
 		wg.Go(func() {
-			for c := range next {
+			for {
+				c := int(next.Add(1) - 1)
+				if c >= len(class.Chains) {
+					return
+				}
 				r, err := f(class.Chains[c])
 				if err != nil {
 					errs[c] = fmt.Errorf("chain %d: %w", c, err)
@@ -238,10 +246,6 @@ func perChain(class *markov.Class, n int, f func(ch *markov.Chain) (nodeResult, 
 			}
 		})
 	}
-	for c := range class.Chains {
-		next <- c
-	}
-	close(next)
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return Result{}, err
