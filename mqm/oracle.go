@@ -735,38 +735,32 @@ func maxProductPruned(t1, t2 pairTerm) float64 {
 // e^{N+L_a} and e^{R_b} over the secret pairs, cached.
 func (o *exactOracle) stationaryLeft(a int) pairTerm {
 	o.stationaryPairs()
-	for len(o.nl) <= a {
-		o.nl = append(o.nl, pairTerm{})
-	}
-	if o.nl[a].v != nil {
-		return o.nl[a]
-	}
-	L := o.leftRatio(a, o.suppID(1))
-	v := make([]float64, len(o.pairs))
-	for j, p := range o.pairs {
-		v[j] = o.nr[j] * L[p]
-	}
-	t := newPairTerm(v)
-	o.nl[a] = t
-	return t
+	return o.pairTermAt(&o.nl, a, o.nr, func() []float64 { return o.leftRatio(a, o.suppID(1)) })
 }
 
 func (o *exactOracle) stationaryRight(b int) pairTerm {
 	o.stationaryPairs()
-	for len(o.rp) <= b {
-		o.rp = append(o.rp, pairTerm{})
+	return o.pairTermAt(&o.rp, b, nil, func() []float64 { return o.rightRatio(b) })
+}
+
+// pairTermAt returns (*cache)[d], building it when not cached yet from the
+// table's entries at the secret pairs, times scale (when not nil).
+func (o *exactOracle) pairTermAt(cache *[]pairTerm, d int, scale []float64, table func() []float64) pairTerm {
+	for len(*cache) <= d {
+		*cache = append(*cache, pairTerm{})
 	}
-	if o.rp[b].v != nil {
-		return o.rp[b]
+	if (*cache)[d].v == nil {
+		t := table()
+		v := make([]float64, len(o.pairs))
+		for j, p := range o.pairs {
+			v[j] = t[p]
+			if scale != nil {
+				v[j] *= scale[j]
+			}
+		}
+		(*cache)[d] = newPairTerm(v)
 	}
-	R := o.rightRatio(b)
-	v := make([]float64, len(o.pairs))
-	for j, p := range o.pairs {
-		v[j] = R[p]
-	}
-	t := newPairTerm(v)
-	o.rp[b] = t
-	return t
+	return (*cache)[d]
 }
 
 // stationaryPairs lists the secret pairs of a stationary chain and their
