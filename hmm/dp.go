@@ -2,7 +2,6 @@ package hmm
 
 import (
 	"fmt"
-	"math"
 	"math/big"
 	"runtime"
 	"sync"
@@ -157,12 +156,7 @@ func (d *DPMechanism) Loss() (Result, error) {
 	r.Witness = []int{best.out}
 	r.Secret = d.Name(best.x) + " vs " + d.Name(best.y)
 	r.Larger = best.larger
-	if best.inf {
-		r.Loss = math.Inf(1)
-		return r, nil
-	}
-	r.Ratio = new(big.Rat).SetFrac(best.num, best.den)
-	r.Loss = LogRat(r.Ratio)
+	r.setRatio(best.inf, best.num, best.den)
 	return r, nil
 }
 

@@ -155,13 +155,18 @@ func Loss(m *Model, secrets []Secret, n int) (Result, error) {
 	}
 	r := Result{Witness: s.witness, Secret: s.secret, Larger: s.larger, Explored: s.explored.Load()}
 	canonicalWitness(c, init, secrets, n, s, &r)
-	if s.inf {
-		r.Loss = math.Inf(1)
-		return r, nil
-	}
-	r.Ratio = new(big.Rat).SetFrac(s.num, s.den)
-	r.Loss = LogRat(r.Ratio)
+	r.setRatio(s.inf, s.num, s.den)
 	return r, nil
+}
+
+// setRatio records the best ratio num/den, or ∞, with its logarithm.
+func (r *Result) setRatio(inf bool, num, den *big.Int) {
+	if inf {
+		r.Loss = math.Inf(1)
+		return
+	}
+	r.Ratio = new(big.Rat).SetFrac(num, den)
+	r.Loss = LogRat(r.Ratio)
 }
 
 // canonicalWitness replaces the parallel pass's witness by the first
