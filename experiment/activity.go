@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/pufferfish-privacy/pufferfish/chart"
+	"github.com/pufferfish-privacy/pufferfish/internal/progress"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"github.com/pufferfish-privacy/pufferfish/noise"
@@ -50,7 +51,7 @@ func runActivity(o Options, w *writer) error {
 			groups[1].members = append(groups[1].members, p)
 		}
 	}
-	bar := newProgress(o.Progress, "activity", len(groups)*len(realMethods))
+	bar := progress.New(o.Progress, "activity", len(groups)*len(realMethods))
 	type result struct {
 		agg, indi float64
 		ok        bool
@@ -143,7 +144,7 @@ func runActivity(o Options, w *writer) error {
 			}
 			res[[2]int{gi, mi}] = r
 			rows = append(rows, []string{g.name, fmt.Sprint(len(g.members)), fmt.Sprint(N), m.Title(), fmt.Sprint(ok), f4(sigma), f4(r.agg), f4(r.indi), fmt.Sprintf("%.6f", took.Seconds())})
-			bar.step()
+			bar.Step()
 		}
 	}
 	if err := w.csv(".csv", []string{"group", "people", "observations", "method", "applicable", "sigma", "aggregate_l1_error", "individual_mean_l1_error", "scale_seconds"}, rows); err != nil {

@@ -142,35 +142,6 @@ func (w *writer) flushMarkdown() error {
 	return os.WriteFile(w.path(".md"), []byte(w.md.String()), 0o644)
 }
 
-// progress draws a bar on a terminal-like writer.
-type progress struct {
-	w           io.Writer
-	label       string
-	total, done int
-	last        int
-}
-
-func newProgress(w io.Writer, label string, total int) *progress {
-	return &progress{w: w, label: label, total: max(total, 1), last: -1}
-}
-
-func (p *progress) step() {
-	if p == nil || p.w == nil {
-		return
-	}
-	p.done++
-	pct := 100 * p.done / p.total
-	if pct == p.last {
-		return
-	}
-	p.last = pct
-	bar := strings.Repeat("#", pct/5) + strings.Repeat(" ", 20-pct/5)
-	fmt.Fprintf(p.w, "\r%-10s [%s] %3d%%", p.label, bar, pct)
-	if p.done >= p.total {
-		fmt.Fprintln(p.w)
-	}
-}
-
 func f4(x float64) string { return fmt.Sprintf("%.4g", x) }
 
 func sortedKeys[V any](m map[string]V) []string {

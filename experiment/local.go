@@ -8,6 +8,7 @@ import (
 
 	"github.com/pufferfish-privacy/pufferfish/bdp"
 	"github.com/pufferfish-privacy/pufferfish/chart"
+	"github.com/pufferfish-privacy/pufferfish/internal/progress"
 	"github.com/pufferfish-privacy/pufferfish/learned"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 )
@@ -36,7 +37,7 @@ func runLocal(o Options, w *writer) error {
 	if err != nil {
 		return err
 	}
-	bar := newProgress(o.Progress, "local", len(thetas)*len(epss)+5)
+	bar := progress.New(o.Progress, "local", len(thetas)*len(epss)+5)
 	var rows [][]string
 	w.printf("## local: randomised response on binary Markov chains ([CGSSY])\n\n")
 	w.printf("**Synthetic**: symmetric chain flipping with probability θ per step, stationary start, n = %d, target %d; exact success probability of the single-reading guesser (MAP from its own output) and the correlation-aware guesser (MAP from every output), and the implied ε = ln(p/(1−p)) of the latter.\n\n", n, n/2)
@@ -72,7 +73,7 @@ func runLocal(o Options, w *writer) error {
 				series[2*fi+1].X, series[2*fi+1].Y = append(series[2*fi+1].X, th), append(series[2*fi+1].Y, a.CorrelationAware.Success)
 			}
 			trows = append(trows, r)
-			bar.step()
+			bar.Step()
 		}
 		w.printf("*ε = %g* (bound on success for an ε-private reading: e^ε/(1+e^ε) = %.4f)\n\n", eps, math.Exp(eps)/(1+math.Exp(eps)))
 		w.table([]string{"θ", "DP ρ", "single", "aware", "implied ε", "published ρ*", "single", "aware", "implied ε", "certified ρ", "single", "aware", "implied ε"}, trows)
@@ -162,7 +163,7 @@ func runLocal(o Options, w *writer) error {
 			rows = append(rows, []string{"N10", f4(eps), "", string(f), fmt.Sprintf("%.6g/%.6g", rho0, rho1), f4(sums[0] / float64(reps*len(x))), f4(sums[1] / float64(reps*len(x))), "", f4(sums[2] / float64(reps*len(x)))})
 		}
 		trows = append(trows, rowOut)
-		bar.step()
+		bar.Step()
 	}
 	w.table([]string{"ε", "DP flip: ρ, accuracy as is / posterior / Viterbi", "published flip (K = ∅ pair)", "certified flip (every adversary)"}, trows)
 	for _, ext := range []string{".png", ".svg"} {
@@ -218,7 +219,7 @@ func runLSTM(o Options, w *writer) error {
 	}
 	// One worker per core; each job draws its sanitisation from its own
 	// seeded stream, so the results do not depend on the scheduling.
-	bar := newProgress(o.Progress, "local lstm", len(jobs))
+	bar := progress.New(o.Progress, "local lstm", len(jobs))
 	var barMu sync.Mutex
 	next := make(chan *job)
 	var wg sync.WaitGroup
@@ -228,7 +229,7 @@ func runLSTM(o Options, w *writer) error {
 				data, _ := rngs(o.Seed, fmt.Sprintf("lstm %s %g %s", j.rec, j.eps, j.flip))
 				j.r, j.err = learned.Compare([][]int{j.x}, j.ch, j.flip, j.eps, 0.7, cfg, seeded{data})
 				barMu.Lock()
-				bar.step()
+				bar.Step()
 				barMu.Unlock()
 			}
 		})

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pufferfish-privacy/pufferfish/chart"
+	"github.com/pufferfish-privacy/pufferfish/internal/progress"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
 )
@@ -46,7 +47,7 @@ func runPower(o Options, w *writer) error {
 	for i := range states {
 		states[i] = strconv.Itoa(i)
 	}
-	bar := newProgress(o.Progress, "power", len(meters)*len(epss)*4)
+	bar := progress.New(o.Progress, "power", len(meters)*len(epss)*4)
 	var rows [][]string
 	methods := []mechanism.Name{mechanism.GroupDP, mechanism.GK16, mechanism.Approx, mechanism.Exact}
 	type result struct {
@@ -94,7 +95,7 @@ func runPower(o Options, w *writer) error {
 				}
 				res[[3]int{mi, ei, xi}] = r
 				rows = append(rows, []string{meter.name, f4(eps), m.Title(), fmt.Sprint(ok), f4(sigma), f4(r.err), fmt.Sprintf("%.6f", took.Seconds())})
-				bar.step()
+				bar.Step()
 			}
 		}
 		for xi, m := range methods {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pufferfish-privacy/pufferfish/baseline"
 	"github.com/pufferfish-privacy/pufferfish/chart"
+	"github.com/pufferfish-privacy/pufferfish/internal/progress"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mqm"
 )
@@ -51,7 +52,7 @@ func runRegion(o Options, w *writer) error {
 			pts = append(pts, &regionPoint{p0: p0, p1: p1})
 		}
 	}
-	bar := newProgress(o.Progress, "region", len(pts))
+	bar := progress.New(o.Progress, "region", len(pts))
 	var mu sync.Mutex
 	var firstErr error
 	jobs := make(chan *regionPoint)
@@ -66,7 +67,7 @@ func runRegion(o Options, w *writer) error {
 				if err != nil && firstErr == nil {
 					firstErr = err
 				}
-				bar.step()
+				bar.Step()
 				mu.Unlock()
 			}
 		}()

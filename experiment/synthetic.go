@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pufferfish-privacy/pufferfish/chart"
+	"github.com/pufferfish-privacy/pufferfish/internal/progress"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"github.com/pufferfish-privacy/pufferfish/noise"
@@ -53,7 +54,7 @@ func runSynthetic(o Options, w *writer) error {
 		reps = o.Reps
 	}
 	rng, lap := rngs(o.Seed, "synthetic")
-	bar := newProgress(o.Progress, "synthetic", len(ells)*len(epss))
+	bar := progress.New(o.Progress, "synthetic", len(ells)*len(epss))
 	type cell struct {
 		sigma, err float64
 		ok         bool
@@ -88,7 +89,7 @@ func runSynthetic(o Options, w *writer) error {
 				res[[3]int{li, ei, mi}] = c
 				rows = append(rows, []string{f4(ell), f4(eps), m.Title(), fmt.Sprint(ok), f4(sigma), f4(c.err), fmt.Sprintf("%.6f", took.Seconds())})
 			}
-			bar.step()
+			bar.Step()
 		}
 	}
 	if err := w.csv(".csv", []string{"ell", "epsilon", "method", "applicable", "sigma", "mean_abs_error_over_T", "scale_seconds"}, rows); err != nil {

@@ -2,9 +2,12 @@ package hmm
 
 import (
 	"fmt"
+	"io"
 	"math/big"
 	"runtime"
 	"sync"
+
+	"github.com/pufferfish-privacy/pufferfish/internal/progress"
 )
 
 // DPMechanism is a mechanism that runs once on one of Inputs inputs and
@@ -29,6 +32,8 @@ type DPMechanism struct {
 	// and the order (x ascending, then the calls' order) is the secrets'
 	// order.
 	Neighbours func(x int, yield func(y int))
+	// Progress, when not nil, receives a progress bar of Loss's blocks.
+	Progress io.Writer
 }
 
 // Size limits of a DPMechanism: Model refuses more than MaxModelPairs
@@ -108,6 +113,7 @@ func (d *DPMechanism) Loss() (Result, error) {
 	block := dpBlock
 	nblocks := (d.Inputs + block - 1) / block
 	chunks := make([]dpChunk, nblocks)
+	bar := progress.New(d.Progress, "pairs", nblocks)
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
@@ -127,6 +133,7 @@ func (d *DPMechanism) Loss() (Result, error) {
 						}
 					})
 				}
+				bar.Step()
 				// A worker's memory of compared pairs is bounded: clearing it
 				// only costs repeated comparisons.
 				if len(seen) > 1<<21 {

@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -162,5 +163,23 @@ func TestDPMechanismLimits(t *testing.T) {
 	}
 	if _, err := d.Loss(); err == nil {
 		t.Fatal("15 queries streamed past MaxStreamed")
+	}
+}
+
+// A long verification reports its blocks on Progress and ends at 100 %.
+func TestDPMechanismProgress(t *testing.T) {
+	defer func(b int) { dpBlock = b }(dpBlock)
+	dpBlock = 10
+	d, err := NoisyMax(5, 2, big.NewRat(1, 2), ReturnIndex, DifferAnyhow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	d.Progress = &out
+	if _, err := d.Loss(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(out.String(), "100%\n") {
+		t.Fatalf("progress %q", out.String())
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/chart"
 	"github.com/pufferfish-privacy/pufferfish/hmm"
 	"github.com/pufferfish-privacy/pufferfish/hmm/builtin"
+	"github.com/pufferfish-privacy/pufferfish/internal/progress"
 	"github.com/pufferfish-privacy/pufferfish/ratexpr"
 )
 
@@ -119,6 +120,9 @@ func evaluate(b builtin.Model, n int, arith string, eps *hmm.Epsilon) (hmm.Verdi
 	a, err := hmm.ParseArithmetic(arith)
 	if err != nil {
 		return "", hmm.LossReport{}, fmt.Errorf("--%w", err)
+	}
+	if b.DP != nil && b.DP.Inputs > 1<<16 {
+		b.DP.Progress = progress.Terminal(os.Stderr) // seconds to minutes of streaming
 	}
 	ev, err := b.Evaluate(n, a, eps)
 	if err != nil {
