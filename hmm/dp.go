@@ -223,7 +223,7 @@ func (d *DPMechanism) Evaluate(eps *Epsilon) (Evaluation, error) {
 	if err != nil {
 		return Evaluation{}, err
 	}
-	ev := Evaluation{Exact: &r}
+	ev := Evaluation{Exact: &r, Streamed: true}
 	if eps != nil {
 		ev.Verdict = verdictOf(r, *eps)
 	}

@@ -43,6 +43,9 @@ type Evaluation struct {
 	Verdict Verdict
 	Exact   *Result      // exact arithmetic was used
 	Float   *FloatResult // the float enclosure answered
+	// Streamed: a DP mechanism's pairs were streamed (DPMechanism.Loss),
+	// no HMM built.
+	Streamed bool
 }
 
 // Evaluate computes the loss (eps nil) or the verdict for eps with the

@@ -48,6 +48,9 @@ func NewLossReport(obs []string, desc string, n int, ev Evaluation) LossReport {
 	} else {
 		r := ev.Exact
 		out.Explored, out.Arithmetic = r.Explored, "exact (big.Int numerators over a common denominator)"
+		if ev.Streamed {
+			out.Arithmetic = "exact (rationals; neighbour pairs streamed, no HMM built)"
+		}
 		out.Witness = Witness{Observations: []string{}, Secret: r.Secret, Larger: r.Larger}
 		if r.Ratio != nil {
 			l := r.Loss
