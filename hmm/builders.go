@@ -52,10 +52,16 @@ func NeighbourPairs(inputs []string, adjacent func(i, j int) bool) []Secret {
 	return out
 }
 
+// MaxGeometricRange is the largest m Geometric accepts: its table has
+// (m+1)² entries.
+const MaxGeometricRange = 2000
+
 // Geometric returns the truncated α-geometric distributions on {0..m}
 // (docs/math.md §7): output z given v has probability (1−α)/(1+α)·α^|z−v| for
 // 0 < z < m, α^v/(1+α) for z = 0 and α^(m−v)/(1+α) for z = m. It is
-// ln(1/α)-DP for inputs that differ by one. geo[v][z].
+// ln(1/α)-DP for inputs that differ by one. geo[v][z]. Entries with the
+// same value are one shared *big.Rat (read only): O(m) rationals behind the
+// (m+1)² entries.
 func Geometric(alpha *big.Rat, m int) ([][]*big.Rat, error) {
 	one := big.NewRat(1, 1)
 	if alpha.Sign() <= 0 || alpha.Cmp(one) >= 0 {
@@ -64,26 +70,30 @@ func Geometric(alpha *big.Rat, m int) ([][]*big.Rat, error) {
 	if m < 1 {
 		return nil, fmt.Errorf("hmm: geometric range {0..%d} needs m ≥ 1", m)
 	}
-	pow := func(e int) *big.Rat {
-		r := big.NewRat(1, 1)
-		for range e {
-			r.Mul(r, alpha)
-		}
-		return r
+	if m > MaxGeometricRange {
+		return nil, fmt.Errorf("%w: geometric range {0..%d}: at most {0..%d}", ErrTooLarge, m, MaxGeometricRange)
 	}
 	onePlus := new(big.Rat).Add(one, alpha)
 	mid := new(big.Rat).Quo(new(big.Rat).Sub(one, alpha), onePlus)
+	// edge[d] = α^d/(1+α), inner[d] = (1−α)/(1+α)·α^d
+	edge, inner := make([]*big.Rat, m+1), make([]*big.Rat, m+1)
+	pow := big.NewRat(1, 1)
+	for d := range m + 1 {
+		edge[d] = new(big.Rat).Quo(pow, onePlus)
+		inner[d] = new(big.Rat).Mul(mid, pow)
+		pow = new(big.Rat).Mul(pow, alpha)
+	}
 	geo := make([][]*big.Rat, m+1)
 	for v := range m + 1 {
 		geo[v] = make([]*big.Rat, m+1)
 		for z := range m + 1 {
 			switch z {
 			case 0:
-				geo[v][z] = new(big.Rat).Quo(pow(v), onePlus)
+				geo[v][z] = edge[v]
 			case m:
-				geo[v][z] = new(big.Rat).Quo(pow(m-v), onePlus)
+				geo[v][z] = edge[m-v]
 			default:
-				geo[v][z] = new(big.Rat).Mul(mid, pow(abs(z-v)))
+				geo[v][z] = inner[abs(z-v)]
 			}
 		}
 	}
@@ -521,6 +531,14 @@ func SparseVectorModel(t, m, c int, alphaT, alphaQ *big.Rat, inputs [][]int, pai
 			}
 		}
 	}
+	// State layout: per input x, step i (0-based), tops so far j, threshold
+	// τ, outcome o (0 = bot, 1 = top); then one shared halt state. The
+	// model and one start vector per input hold about inputs × states
+	// pointers.
+	per := n * c * (m + 1) * 2
+	if err := sparseVectorSize(len(inputs), per); err != nil {
+		return nil, nil, err
+	}
 	one := big.NewRat(1, 1)
 	// above[v][τ] = P(noisy answer ≥ τ | answer v)
 	above := make([][]*big.Rat, m+1)
@@ -531,9 +549,6 @@ func SparseVectorModel(t, m, c int, alphaT, alphaQ *big.Rat, inputs [][]int, pai
 			above[v][tau] = new(big.Rat).Add(above[v][tau+1], geoQ[v][tau])
 		}
 	}
-	// State layout: per input x, step i (0-based), tops so far j, threshold
-	// τ, outcome o (0 = bot, 1 = top); then one shared halt state.
-	per := n * c * (m + 1) * 2
 	id := func(x, i, j, tau, o int) int { return x*per + ((i*c+j)*(m+1)+tau)*2 + o }
 	halt := len(inputs) * per
 	model := &Model{Obs: []string{"bot", "top", "halt"}}
@@ -576,13 +591,20 @@ func SparseVectorModel(t, m, c int, alphaT, alphaQ *big.Rat, inputs [][]int, pai
 	model.States[halt] = "halt"
 	model.Trans[halt] = []Entry{{halt, big.NewRat(1, 1)}}
 	model.Emit[halt] = []*big.Rat{new(big.Rat), new(big.Rat), big.NewRat(1, 1)}
+	// One start vector per input, shared (read only) by every secret pair
+	// that involves it.
+	starts := make([][]*big.Rat, len(inputs))
 	start := func(x int) []*big.Rat {
+		if starts[x] != nil {
+			return starts[x]
+		}
 		d := make([]*big.Rat, halt+1)
 		for tau := range m + 1 {
 			for _, e := range into(x, 0, 0, tau, geoT[t][tau]) {
 				d[e.To] = e.P
 			}
 		}
+		starts[x] = d
 		return d
 	}
 	var secrets []Secret
@@ -609,9 +631,36 @@ func AboveThresholdDP(n, t, m int, alphaT, alphaQ *big.Rat) (*Model, []Secret, e
 	return SparseVectorDP(n, t, m, 1, alphaT, alphaQ)
 }
 
+// MaxSparseVectorCells bounds SparseVectorModel's size: answer vectors ×
+// hidden states (each cell a pointer of a start vector).
+const MaxSparseVectorCells = 1 << 27
+
+// sparseVectorSize refuses a Sparse Vector model of inputs answer vectors
+// with per hidden states each (plus the halt state) above
+// MaxSparseVectorCells.
+func sparseVectorSize(inputs, per int) error {
+	if states := float64(inputs)*float64(per) + 1; states*float64(inputs) > MaxSparseVectorCells {
+		return fmt.Errorf("%w: %d answer vectors × %.0f hidden states exceed %d cells (about 1 GB); use fewer queries, a smaller range or cutoff", ErrTooLarge, inputs, states, int64(MaxSparseVectorCells))
+	}
+	return nil
+}
+
 // SparseVectorDP is SparseVectorModel with cutoff c over every answer
 // vector in {0..m}^n and the DP neighbour pairs of AboveThresholdDP.
 func SparseVectorDP(n, t, m, c int, alphaT, alphaQ *big.Rat) (*Model, []Secret, error) {
+	if n < 1 || m < 1 || c < 1 {
+		return nil, nil, fmt.Errorf("hmm: Sparse Vector needs at least one query, a range 0..m with m ≥ 1 and a cutoff ≥ 1")
+	}
+	total := 1
+	for range n {
+		if total > 1<<14/(m+1) {
+			return nil, nil, fmt.Errorf("%w: %d queries in 0..%d make more than %d answer vectors", ErrTooLarge, n, m, 1<<14)
+		}
+		total *= m + 1
+	}
+	if err := sparseVectorSize(total, n*c*(m+1)*2); err != nil {
+		return nil, nil, err // before the pairs are enumerated
+	}
 	vs, _ := NoisyMaxInputs(n, m)
 	var pairs [][2]int
 	for x := range vs {

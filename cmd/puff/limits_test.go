@@ -38,6 +38,12 @@ func TestSizeLimits(t *testing.T) {
 		{"bn, 200-node chain", []string{"bn", "--framework", bn200, "--epsilon", "1"}, "limit"},
 		{"HMM probability 1e-1000000", []string{"verify", "loss", tinyProb, "--length", "2"}, "exponent"},
 		{"scale, fixed initial, length 1e9", []string{"scale", "--class", given, "--length", "1000000000", "--json"}, ""},
+		// these two panicked (51^8 answer vectors) or ran out of memory
+		{"above threshold, 8 queries in 0..50", []string{"verify", "loss", "--builtin", "above-threshold", "--queries", "8", "--range", "50"}, "answer vectors"},
+		{"above threshold, 8 queries in 0..2", []string{"verify", "loss", "--builtin", "above-threshold", "--queries", "8"}, "hidden states"},
+		{"geometric, range 10^8", []string{"verify", "loss", "--builtin", "geometric", "--range", "100000000"}, "at most"},
+		{"noisy max, 14 queries", []string{"verify", "loss", "--builtin", "noisy-max", "--queries", "14", "--neighbours", "any"}, "ratios exceed"},
+		{"noisy max, 12^12 answer vectors", []string{"verify", "loss", "--builtin", "noisy-max", "--queries", "12", "--range", "11"}, "answer vectors"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
