@@ -167,6 +167,9 @@ type exactOracle struct {
 	fixedQ  []float64
 	// nan records the first undefined influence met (an error, never a skip).
 	nan error
+	// evals counts influence evaluations; past budget (> 0) over() says
+	// so, and the searches give up with a partial result.
+	evals, budget int
 	// memo of influences for node-independent evaluation (stationary):
 	// key (a, b) with 0 meaning open.
 	memo map[[2]int]float64
@@ -597,6 +600,8 @@ func (o *exactOracle) allowance(a, b int) float64 {
 	return 1e-12 + 4*float64(a+b+1)*float64(o.k+1)*u
 }
 
+func (o *exactOracle) over() bool { return o.budget > 0 && o.evals > o.budget }
+
 func (o *exactOracle) influence(i, a, b int) float64 {
 	return o.eval(i, a, b, a == i, b == o.T-i+1)
 }
@@ -605,6 +610,7 @@ func (o *exactOracle) influence(i, a, b int) float64 {
 // the open ends stated explicitly (a or b is ignored on an open side).
 func (o *exactOracle) eval(i, a, b int, leftOpen, rightOpen bool) float64 {
 	k := o.k
+	o.evals++
 	if leftOpen && rightOpen {
 		return 0
 	}

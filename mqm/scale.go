@@ -141,8 +141,13 @@ func nodeSearch(o oracle, i, T int, eps, stopAt float64) nodeResult {
 // nodes (the left distance of the optimal interior quilt), independent of T.
 func walk(o oracle, T int, eps float64) nodeResult {
 	var top nodeResult
+	ov, budgeted := o.(interface{ over() bool })
 	for i := 1; i <= T; i++ {
 		r := nodeSearch(o, i, T, eps, top.sigma)
+		if budgeted && ov.over() {
+			// the node search may have stopped early: no answer
+			return nodeResult{partial: true}
+		}
 		if r.sigma > top.sigma {
 			top = r
 		}
@@ -312,6 +317,11 @@ func hopeless(o oracle, T int) bool {
 	return false
 }
 
+// anyWalkWork is the work (influences × k², the cost of one) the plain
+// walk may spend on an "any" chain before search switches to walkAny
+// (a few milliseconds; a variable so tests can force either path).
+var anyWalkWork = 5e6
+
 func search(o oracle, T int, eps float64) nodeResult {
 	if hopeless(o, T) {
 		return nodeResult{sigma: float64(T) / eps, node: 1, quilt: Quilt{1, T}}
@@ -319,10 +329,22 @@ func search(o oracle, T int, eps float64) nodeResult {
 	if h, ok := homogeneousOf(o); ok {
 		return walkHomogeneous(h, T, eps)
 	}
-	if eo, ok := o.(*exactOracle); ok {
+	if eo, ok := o.(*exactOracle); ok && eo.ch.Init == markov.InitAny {
+		// Chains that mix fast finish the plain walk after a few thousand
+		// influences; walkAny's second (stationary) oracle only pays for
+		// itself on slow-mixing chains, where the walk needs millions. So
+		// the walk goes first within a budget, and its work is dropped
+		// when it runs out (both walks are exact).
+		eo.budget = max(1, int(anyWalkWork/float64(eo.k*eo.k)))
+		r := walk(eo, T, eps)
+		eo.budget = 0
+		if !r.partial {
+			return r
+		}
 		if lb, ok := anyBound(eo, T); ok {
 			return walkAny(eo, lb, T, eps)
 		}
+		return walk(eo, T, eps)
 	}
 	if o.nodeMonotone() {
 		return walk(o, T, eps)

@@ -1,6 +1,7 @@
 package mqm
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -11,6 +12,17 @@ import (
 // σ_max of the full search on random chains, k ≤ 8, T ≤ 300: dense, sparse
 // and sticky (slow-mixing, where N_i stays far above N_π for long).
 func TestWalkAnyEqualsFullSearch(t *testing.T) {
+	// search tries the plain walk first and switches to walkAny when the
+	// walk's budget runs out: force the switch at once, then at a budget
+	// some chains exhaust mid-walk.
+	defer func(w float64) { anyWalkWork = w }(anyWalkWork)
+	for _, work := range []float64{0, 2000} {
+		anyWalkWork = work
+		t.Run(fmt.Sprint("work ", work), testWalkAny)
+	}
+}
+
+func testWalkAny(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 4))
 	used := 0
 	for trial := range 48 {
