@@ -95,3 +95,21 @@ func TestAnyInfluenceDominatesStationary(t *testing.T) {
 		t.Fatalf("only %d chains checked", checked)
 	}
 }
+
+// A walk whose oracle runs out of budget gives no answer (partial), never
+// the best of a node search cut short.
+func TestWalkOverBudgetIsPartial(t *testing.T) {
+	ch, err := markov.New(nil, [][]float64{{0.99, 0.01}, {0.02, 0.98}}, markov.InitAny, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, _ := newExactOracle(ch, 1000)
+	o.budget = 3
+	if r := walk(o, 1000, 1); !r.partial {
+		t.Fatalf("walk over budget answered σ = %v", r.sigma)
+	}
+	o.budget = 0
+	if r := walk(o, 1000, 1); r.partial || r.sigma <= 0 {
+		t.Fatalf("unbudgeted walk: %+v", r)
+	}
+}
