@@ -12,9 +12,40 @@ import (
 // class: mqm.Influence with one right quilt node, the one implementation
 // (and rounding allowance) the quilt search uses.
 func Forward(class *markov.Class, d, j int) (float64, error) {
+	return newInfluences(class).forward(d, j)
+}
+
+// Backward is the max-influence e(X_j | X_k) of the earlier node X_j,
+// j = k − d, on the secret X_k at time k (1-based), maximised over the
+// chains of the class (mqm.Influence with one left quilt node).
+func Backward(class *markov.Class, d, k int) (float64, error) {
+	return newInfluences(class).backward(d, k)
+}
+
+// influences evaluates Forward and Backward for one class, with one
+// mqm.Influencer per chain shared by every gap of a composition: the gaps
+// between windows repeat a few distances many times.
+type influences struct {
+	class *markov.Class
+	of    []*mqm.Influencer
+}
+
+func newInfluences(class *markov.Class) *influences {
+	return &influences{class: class, of: make([]*mqm.Influencer, len(class.Chains))}
+}
+
+// max is the largest influence over the chains of the class.
+func (in *influences) max(i, a, b int) (float64, error) {
 	e := 0.0
-	for c, ch := range class.Chains {
-		v, err := mqm.Influence(ch, j, 0, d)
+	for c, ch := range in.class.Chains {
+		if in.of[c] == nil {
+			f, err := mqm.NewInfluencer(ch)
+			if err != nil {
+				return 0, fmt.Errorf("chain %d: %w", c, err)
+			}
+			in.of[c] = f
+		}
+		v, err := in.of[c].Influence(i, a, b)
 		if err != nil {
 			return 0, fmt.Errorf("chain %d: %w", c, err)
 		}
@@ -23,20 +54,8 @@ func Forward(class *markov.Class, d, j int) (float64, error) {
 	return e, nil
 }
 
-// Backward is the max-influence e(X_j | X_k) of the earlier node X_j,
-// j = k − d, on the secret X_k at time k (1-based), maximised over the
-// chains of the class (mqm.Influence with one left quilt node).
-func Backward(class *markov.Class, d, k int) (float64, error) {
-	e := 0.0
-	for c, ch := range class.Chains {
-		v, err := mqm.Influence(ch, k, d, 0)
-		if err != nil {
-			return 0, fmt.Errorf("chain %d: %w", c, err)
-		}
-		e = max(e, v)
-	}
-	return e, nil
-}
+func (in *influences) forward(d, j int) (float64, error)  { return in.max(j, 0, d) }
+func (in *influences) backward(d, k int) (float64, error) { return in.max(k, d, 0) }
 
 func checkClass(class *markov.Class) error {
 	if class == nil || len(class.Chains) == 0 {

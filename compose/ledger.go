@@ -435,6 +435,7 @@ func parallel(d *Dataset, rs []Release) Claim {
 		return c
 	}
 	m := len(segs)
+	inf := newInfluences(d.Class)
 	// left[g]: influence term from segments left of g; E[g]: guarantee of
 	// segments 0..g for a secret in segment g (no right side).
 	left := make([]*big.Rat, m)
@@ -442,7 +443,7 @@ func parallel(d *Dataset, rs []Release) Claim {
 	for g := range m {
 		left[g] = zero()
 		if g > 0 {
-			e, err := Backward(d.Class, segs[g].start-segs[g-1].end, segs[g].start)
+			e, err := inf.backward(segs[g].start-segs[g-1].end, segs[g].start)
 			if err != nil {
 				c.Why = err.Error()
 				return c
@@ -456,7 +457,7 @@ func parallel(d *Dataset, rs []Release) Claim {
 	for g := m - 1; g >= 0; g-- {
 		right[g] = zero()
 		if g < m-1 {
-			e, err := Forward(d.Class, segs[g+1].start-segs[g].end, segs[g].end)
+			e, err := inf.forward(segs[g+1].start-segs[g].end, segs[g].end)
 			if err != nil {
 				c.Why = err.Error()
 				return c

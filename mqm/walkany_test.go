@@ -113,3 +113,46 @@ func TestWalkOverBudgetIsPartial(t *testing.T) {
 		t.Fatalf("unbudgeted walk: %+v", r)
 	}
 }
+
+// One Influencer answers like a fresh Influence call for every quilt, in
+// any order: bit for bit for stationary and "any" chains, within rounding
+// for a fixed start (its marginals are computed by other paths).
+func TestInfluencerEqualsInfluence(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	for trial := range 30 {
+		k := 2 + trial%5
+		P := randomChain(rng, k, []float64{0, 0.3}[trial%2])
+		kind := []markov.InitKind{markov.InitStationary, markov.InitAny, markov.InitGiven}[trial%3]
+		var q []float64
+		if kind == markov.InitGiven {
+			q = randomDist(rng, k)
+		}
+		ch, err := markov.New(nil, P, kind, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ch.Stationary(); kind == markov.InitStationary && err != nil {
+			continue
+		}
+		f, err := NewInfluencer(ch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 40 {
+			i := 1 + rng.IntN(60)
+			a, b := rng.IntN(i), rng.IntN(30)
+			got, err1 := f.Influence(i, a, b)
+			want, err2 := Influence(ch, i, a, b)
+			if (err1 == nil) != (err2 == nil) {
+				t.Fatalf("trial %d: errors %v / %v", trial, err1, err2)
+			}
+			ok := got == want
+			if kind == markov.InitGiven {
+				ok = near(got, want, 1e-12)
+			}
+			if !ok {
+				t.Fatalf("trial %d %v (%d, %d, %d): Influencer %v, Influence %v", trial, kind, i, a, b, got, want)
+			}
+		}
+	}
+}
