@@ -142,6 +142,10 @@ func (o *observedOracle) nodeMonotone() bool {
 // that starts at time s > 1 is calibrated from the marginal q·P^{s−1}
 // (Consecutive(s, T)); a stationary chain gives the same σ at every start.
 func ScaleAt(class *markov.Class, ob Observation, eps float64, m Method) (Result, error) {
+	return scaleAt(nil, class, ob, eps, m)
+}
+
+func scaleAt(tables *Tables, class *markov.Class, ob Observation, eps float64, m Method) (Result, error) {
 	if err := ob.check(); err != nil {
 		return Result{}, err
 	}
@@ -174,10 +178,11 @@ func ScaleAt(class *markov.Class, ob Observation, eps float64, m Method) (Result
 		return toResult(r, n, 0, &p), nil
 	}
 	res, err := perChain(class, n, func(ch *markov.Chain) (nodeResult, error) {
-		inner, err := newExactOracle(ch, ob.End())
+		inner, done, err := tables.oracle(ch, ob.End())
 		if err != nil {
 			return nodeResult{}, err
 		}
+		defer done()
 		var r nodeResult
 		switch {
 		case ob.Times == nil && (ob.Start == 1 || ch.Init == markov.InitStationary):

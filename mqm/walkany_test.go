@@ -3,6 +3,7 @@ package mqm
 import (
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"testing"
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
@@ -155,4 +156,70 @@ func TestInfluencerEqualsInfluence(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Shared tables answer every ScaleAt call as a fresh search does —
+// consecutive segments, later starts and missing readings; stationary,
+// "any" and fixed starts; from several goroutines at once.
+func TestTablesEqualScaleAt(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 1))
+	var class []*markov.Chain
+	for c := range 3 {
+		P := randomChain(rng, 2+c, 0.2)
+		var q []float64
+		kind := []markov.InitKind{markov.InitStationary, markov.InitAny, markov.InitGiven}[c]
+		if kind == markov.InitGiven {
+			q = randomDist(rng, 2+c)
+		}
+		ch, err := markov.New(nil, P, kind, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		class = append(class, ch)
+	}
+	var obs []Observation
+	for range 12 {
+		start, n := 1+rng.IntN(20), 2+rng.IntN(40)
+		if rng.IntN(2) == 0 {
+			obs = append(obs, Consecutive(start, n))
+			continue
+		}
+		times := []int{start}
+		for len(times) < n {
+			times = append(times, times[len(times)-1]+1+rng.IntN(3))
+		}
+		ob, err := At(times)
+		if err != nil {
+			t.Fatal(err)
+		}
+		obs = append(obs, ob)
+	}
+	tables := NewTables()
+	var wg sync.WaitGroup
+	for _, ch := range class {
+		cl, err := markov.NewClass(ch.States, ch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ob := range obs {
+			wg.Go(func() {
+				for _, eps := range []float64{0.5, 2} {
+					got, err1 := tables.ScaleAt(cl, ob, eps, Exact)
+					want, err2 := ScaleAt(cl, ob, eps, Exact)
+					if (err1 == nil) != (err2 == nil) {
+						t.Errorf("%v %+v: errors %v / %v", ch.Init, ob, err1, err2)
+						return
+					}
+					ok := got.Sigma == want.Sigma
+					if ch.Init == markov.InitGiven {
+						ok = near(got.Sigma, want.Sigma, 1e-12)
+					}
+					if !ok {
+						t.Errorf("%v %+v ε=%v: shared σ %v, fresh %v", ch.Init, ob, eps, got.Sigma, want.Sigma)
+					}
+				}
+			})
+		}
+	}
+	wg.Wait()
 }

@@ -98,6 +98,12 @@ func ComputeScale(class *markov.Class, T int, eps float64, method mechanism.Name
 // ignores some entries is still covered); groupdp takes the observed
 // readings as the group.
 func ComputeScaleAt(class *markov.Class, ob mqm.Observation, eps float64, method mechanism.Name) (*Scale, error) {
+	return computeScaleAt(nil, class, ob, eps, method)
+}
+
+// computeScaleAt is ComputeScaleAt with the MQM searches sharing tables
+// (nil: none).
+func computeScaleAt(tables *mqm.Tables, class *markov.Class, ob mqm.Observation, eps float64, method mechanism.Name) (*Scale, error) {
 	if err := checks.Epsilon(eps); err != nil {
 		return nil, err
 	}
@@ -113,7 +119,11 @@ func ComputeScaleAt(class *markov.Class, ob mqm.Observation, eps float64, method
 	switch method {
 	case mechanism.Exact, mechanism.Approx:
 		m := method
-		r, err := mqm.ScaleAt(class, ob, eps, m)
+		scaleAt := mqm.ScaleAt
+		if tables != nil {
+			scaleAt = tables.ScaleAt
+		}
+		r, err := scaleAt(class, ob, eps, m)
 		if m == mqm.Approx && (errors.Is(err, markov.ErrPeriodic) || errors.Is(err, markov.ErrNotIrreducible)) {
 			// MQMApprox's bound needs an ergodic class: not applicable,
 			// as gk16 reports (the other methods still apply).
@@ -170,14 +180,18 @@ type Options struct {
 	Cache *ScaleCache
 }
 
-// ScaleCache holds computed scales; safe for concurrent use.
+// ScaleCache holds computed scales, and the chains' oracle tables that
+// computing new ones shares (mqm.Tables); safe for concurrent use.
 type ScaleCache struct {
-	mu sync.Mutex
-	m  map[string]Scale
+	mu     sync.Mutex
+	m      map[string]Scale
+	tables *mqm.Tables
 }
 
 // NewScaleCache returns an empty cache.
-func NewScaleCache() *ScaleCache { return &ScaleCache{m: map[string]Scale{}} }
+func NewScaleCache() *ScaleCache {
+	return &ScaleCache{m: map[string]Scale{}, tables: mqm.NewTables()}
+}
 
 func (c *ScaleCache) get(k string) (Scale, bool) {
 	c.mu.Lock()
@@ -377,7 +391,7 @@ func planSummary(sum *Summary, class *markov.Class, fitted bool, opts Options, c
 			s = &cp
 		} else {
 			var err error
-			if s, err = ComputeScaleAt(class, p.ob, opts.Epsilon, opts.Method); err != nil {
+			if s, err = computeScaleAt(cache.tables, class, p.ob, opts.Epsilon, opts.Method); err != nil {
 				return nil, nil, nil, err
 			}
 			cache.put(ck, *s)
