@@ -22,30 +22,23 @@ func Backward(class *markov.Class, d, k int) (float64, error) {
 	return newInfluences(class).backward(d, k)
 }
 
-// influences evaluates Forward and Backward for one class, with one
-// mqm.Influencer per chain shared by every gap of a composition: the gaps
+// influences evaluates Forward and Backward for one class, sharing each
+// chain's oracle (mqm.Tables) between every gap of a composition: the gaps
 // between windows repeat a few distances many times.
 type influences struct {
-	class *markov.Class
-	of    []*mqm.Influencer
+	class  *markov.Class
+	tables *mqm.Tables
 }
 
 func newInfluences(class *markov.Class) *influences {
-	return &influences{class: class, of: make([]*mqm.Influencer, len(class.Chains))}
+	return &influences{class: class, tables: mqm.NewTables()}
 }
 
 // max is the largest influence over the chains of the class.
 func (in *influences) max(i, a, b int) (float64, error) {
 	e := 0.0
 	for c, ch := range in.class.Chains {
-		if in.of[c] == nil {
-			f, err := mqm.NewInfluencer(ch)
-			if err != nil {
-				return 0, fmt.Errorf("chain %d: %w", c, err)
-			}
-			in.of[c] = f
-		}
-		v, err := in.of[c].Influence(i, a, b)
+		v, err := in.tables.Influence(ch, i, a, b)
 		if err != nil {
 			return 0, fmt.Errorf("chain %d: %w", c, err)
 		}

@@ -892,43 +892,8 @@ func (o *exactOracle) stable() int {
 // left node, b = 0 no right node (a < i). It is the oracle's value,
 // rounded up by the same allowance the quilt search uses, so every package
 // that needs an influence (compose's gaps, the search) agrees on it. +Inf
-// when a ratio is unbounded. Many influences of one chain are cheaper with
-// an Influencer.
+// when a ratio is unbounded. Many influences of one chain are cheaper
+// through Tables.Influence.
 func Influence(ch *markov.Chain, i, a, b int) (float64, error) {
-	f, err := NewInfluencer(ch)
-	if err != nil {
-		return 0, err
-	}
-	return f.Influence(i, a, b)
-}
-
-// Influencer computes Influence for one chain, sharing the powers P^d, the
-// term tables and (for a stationary chain, whose influences do not depend
-// on the node) the influences themselves between calls. It is not safe
-// for concurrent use.
-type Influencer struct{ o *exactOracle }
-
-// NewInfluencer prepares the influences of ch.
-func NewInfluencer(ch *markov.Chain) (*Influencer, error) {
-	o, err := newExactOracle(ch, 0) // eval never reads T
-	if err != nil {
-		return nil, err
-	}
-	return &Influencer{o}, nil
-}
-
-// Influence is the package function Influence for the Influencer's chain.
-// An undefined (NaN) influence is an error, from then on for every call.
-func (f *Influencer) Influence(i, a, b int) (float64, error) {
-	if i < 1 || a < 0 || b < 0 || a >= i {
-		return 0, fmt.Errorf("influence: node %d with left distance %d and right distance %d is not a quilt", i, a, b)
-	}
-	if f.o.nan != nil {
-		return 0, f.o.nan
-	}
-	e := f.o.eval(i, a, b, a == 0, b == 0)
-	if f.o.nan != nil {
-		return 0, f.o.nan
-	}
-	return e, nil
+	return (*Tables)(nil).Influence(ch, i, a, b)
 }

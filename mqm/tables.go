@@ -1,16 +1,18 @@
 package mqm
 
 import (
+	"fmt"
 	"sync"
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
 )
 
-// Tables lets ScaleAt calls on the same chains share each chain's exact
-// oracle: its powers P^d, its term tables and, for a stationary chain,
-// its influences, which depend on the distances only. A windowed release
-// asks for σ of many segments of one chain and would otherwise rebuild
-// them for every segment. Results are the same as without Tables (bit
+// Tables lets ScaleAt and Influence calls on the same chains share each
+// chain's exact oracle: its powers P^d, its term tables and, for a
+// stationary chain, its influences, which depend on the distances only. A
+// windowed release asks for σ of many segments of one chain, and its
+// composition for the influence across every gap, and would otherwise
+// rebuild them each time. Results are the same as without Tables (bit
 // for bit, except that a fixed-start chain's marginals may be reached by a
 // different product order). Safe for concurrent use: calls on one chain
 // take turns. At most maxTables chains are kept (then all are dropped).
@@ -70,4 +72,22 @@ func (t *Tables) oracle(ch *markov.Chain, T int) (o *exactOracle, done func(), e
 // ScaleAt is the package ScaleAt with the chains' oracles shared through t.
 func (t *Tables) ScaleAt(class *markov.Class, ob Observation, eps float64, m Method) (Result, error) {
 	return scaleAt(t, class, ob, eps, m)
+}
+
+// Influence is the package Influence with the chain's oracle shared
+// through t (nil: a fresh oracle).
+func (t *Tables) Influence(ch *markov.Chain, i, a, b int) (float64, error) {
+	if i < 1 || a < 0 || b < 0 || a >= i {
+		return 0, fmt.Errorf("influence: node %d with left distance %d and right distance %d is not a quilt", i, a, b)
+	}
+	o, done, err := t.oracle(ch, i+b)
+	if err != nil {
+		return 0, err
+	}
+	defer done()
+	e := o.eval(i, a, b, a == 0, b == 0)
+	if o.nan != nil {
+		return 0, o.nan
+	}
+	return e, nil
 }

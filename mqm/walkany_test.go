@@ -115,10 +115,10 @@ func TestWalkOverBudgetIsPartial(t *testing.T) {
 	}
 }
 
-// One Influencer answers like a fresh Influence call for every quilt, in
-// any order: bit for bit for stationary and "any" chains, within rounding
-// for a fixed start (its marginals are computed by other paths).
-func TestInfluencerEqualsInfluence(t *testing.T) {
+// Shared tables answer like a fresh Influence call for every quilt, in any
+// order: bit for bit for stationary and "any" chains, within rounding for
+// a fixed start (its marginals are computed by other paths).
+func TestTablesInfluenceEqualsInfluence(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2, 2))
 	for trial := range 30 {
 		k := 2 + trial%5
@@ -135,14 +135,11 @@ func TestInfluencerEqualsInfluence(t *testing.T) {
 		if _, err := ch.Stationary(); kind == markov.InitStationary && err != nil {
 			continue
 		}
-		f, err := NewInfluencer(ch)
-		if err != nil {
-			t.Fatal(err)
-		}
+		f := NewTables()
 		for range 40 {
 			i := 1 + rng.IntN(60)
 			a, b := rng.IntN(i), rng.IntN(30)
-			got, err1 := f.Influence(i, a, b)
+			got, err1 := f.Influence(ch, i, a, b)
 			want, err2 := Influence(ch, i, a, b)
 			if (err1 == nil) != (err2 == nil) {
 				t.Fatalf("trial %d: errors %v / %v", trial, err1, err2)
@@ -152,7 +149,7 @@ func TestInfluencerEqualsInfluence(t *testing.T) {
 				ok = near(got, want, 1e-12)
 			}
 			if !ok {
-				t.Fatalf("trial %d %v (%d, %d, %d): Influencer %v, Influence %v", trial, kind, i, a, b, got, want)
+				t.Fatalf("trial %d %v (%d, %d, %d): shared %v, fresh %v", trial, kind, i, a, b, got, want)
 			}
 		}
 	}
