@@ -26,6 +26,8 @@ type DPMechanism struct {
 	// once, so the function it returns may keep unsynchronised state (a
 	// memo). Entries may be shared between inputs and are read only:
 	// sharing is what lets Loss compare each distinct pair of values once.
+	// A returned slice must stay as it is after later calls (Loss holds
+	// input x's while it asks for its neighbours').
 	Dist func() func(x int) []*big.Rat
 	// Neighbours calls yield(y) for the neighbours y listed under x: every
 	// unordered neighbour pair is listed under exactly one of its inputs,
