@@ -15,7 +15,9 @@ import (
 // rebuild them each time. Results are the same as without Tables (bit
 // for bit, except that a fixed-start chain's marginals may be reached by a
 // different product order). Safe for concurrent use: calls on one chain
-// take turns. At most maxTables chains are kept (then all are dropped).
+// take turns. At most maxTables chains are kept (then all are dropped). A
+// chain is known by its pointer, so it must not be modified once used
+// with t (no package modifies a Chain after building it).
 type Tables struct {
 	mu sync.Mutex
 	m  map[*markov.Chain]*tableEntry
