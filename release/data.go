@@ -426,6 +426,12 @@ func (d *Data) readLong(cr *csv.Reader, name string, header []string, idx map[st
 			}
 			continue
 		}
+		if len(rows[s]) == cap(rows[s]) {
+			// Double, where append grows large slices by 1.25: five
+			// times the final size allocated and copied, which dominated
+			// reading a long series.
+			rows[s] = append(make([]row, 0, 2*cap(rows[s])+64), rows[s]...)
+		}
 		rows[s] = append(rows[s], r)
 	}
 	if opts.rows != nil {
@@ -529,6 +535,9 @@ func (d *Data) place(rows [][]row, name string, opts CSVOptions) error {
 			return err
 		}
 		d.Seqs[s], d.Offsets[s] = seq, off
+		if hasTime {
+			d.Times[s] = make([]float64, 0, len(seq))
+		}
 		for _, r := range rs {
 			if r.v < 0 || !hasTime {
 				continue
@@ -586,7 +595,7 @@ func placeOne(rs []row, step float64, hasTime bool, series string) ([]int, []int
 		}
 		pos[j] = pos[j-1] + int(r)
 	}
-	var seq, off []int
+	seq, off := make([]int, 0, len(rs)), make([]int, 0, len(rs))
 	for j, r := range rs {
 		if r.v < 0 {
 			continue
