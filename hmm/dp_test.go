@@ -183,3 +183,28 @@ func TestDPMechanismProgress(t *testing.T) {
 		t.Fatalf("progress %q", out.String())
 	}
 }
+
+// Against the definition itself: the streamed loss equals the largest
+// likelihood ratio over neighbour pairs and outputs, each probability
+// computed by enumerating every noise vector (directLoss, no HMM, no
+// memo) — for both outputs and both neighbour notions, n ≤ 4.
+func TestDPMechanismEqualsNoiseEnumeration(t *testing.T) {
+	geo, _ := Geometric(big.NewRat(1, 2), 2)
+	for _, ret := range []NoisyMaxReturns{ReturnIndex, ReturnValue} {
+		for _, nb := range []Neighbours{DifferByOne, DifferAnyhow} {
+			for n := 1; n <= 4; n++ {
+				d, err := NoisyMax(n, 2, big.NewRat(1, 2), ret, nb)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r, err := d.Loss()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := directLoss(geo, n, ret, nb); r.Ratio.Cmp(want) != 0 {
+					t.Fatalf("ret=%d nb=%d n=%d: streamed %s, enumeration %s", ret, nb, n, r.Ratio.RatString(), want.RatString())
+				}
+			}
+		}
+	}
+}

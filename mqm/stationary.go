@@ -243,15 +243,16 @@ func (o *exactOracle) stationaryPairs() {
 		return
 	}
 	o.nr = []float64{}
-	k := o.k
-	for p, n := range o.nodeTerm(1) {
-		if math.IsNaN(n) {
-			continue
+	k, supp := o.k, o.supps[o.suppID(1)]
+	for x := range k {
+		for y := range k {
+			if x == y || !supp[x] || !supp[y] {
+				continue // not a secret pair (as nodeTerm marks them)
+			}
+			m, _ := ratioBound(0, false, o.pi[y], o.pi[x], true, true)
+			o.pairs = append(o.pairs, int32(x*k+y))
+			o.nr = append(o.nr, m)
 		}
-		x, y := p/k, p%k
-		m, _ := ratioBound(0, false, o.pi[y], o.pi[x], true, true)
-		o.pairs = append(o.pairs, int32(p))
-		o.nr = append(o.nr, m)
 	}
 	// Order the pairs by their two-sided ratio at distance (1, 1), largest
 	// first: the pairs that dominate at one distance tend to dominate at
