@@ -225,29 +225,27 @@ type Bin struct {
 // Report is the private histogram and everything needed to audit it. It
 // never contains the raw data or the true counts.
 type Report struct {
-	Method        mechanism.Name `json:"method"`
-	Epsilon       float64        `json:"epsilon"`
-	Query         string         `json:"query"` // "counts" or "relative"
-	Guarantee     string         `json:"guarantee"`
-	Protects      string         `json:"protects"` // the guarantee in plain words
-	Class         *ClassSummary  `json:"class"`
-	Sigma         float64        `json:"sigma"`     // σ_max for a 1-Lipschitz query (max over lengths)
-	Lipschitz     float64        `json:"lipschitz"` // L of the histogram in L1
-	PerBinScale   float64        `json:"per_bin_scale"`
-	NoiseScale    float64        `json:"noise_scale"` // scale actually sampled (snapping widens it slightly)
-	Noise         string         `json:"noise"`
-	Scales        []*Scale       `json:"scales"` // one per distinct series length and pattern of missing readings
-	Sequences     int            `json:"sequences"`
-	Observations  int            `json:"observations"`
-	Missing       int            `json:"missing"` // missing readings inside the series (the chain runs through them)
-	TimeStep      *TimeStep      `json:"time_step,omitempty"`
-	MinLength     int            `json:"min_length"`
-	MaxLength     int            `json:"max_length"`
-	Mean          *float64       `json:"mean,omitempty"` // the mean query's private answer
-	Clipped       int            `json:"clipped"`        // numeric readings outside the levels' bounds (in the end levels)
-	MissingValues int            `json:"missing_values"` // rows whose value was missing
-	Histogram     []Bin          `json:"histogram"`
-	Warnings      []string       `json:"warnings,omitempty"`
+	Method       mechanism.Name `json:"method"`
+	Epsilon      float64        `json:"epsilon"`
+	Query        string         `json:"query"` // "counts" or "relative"
+	Guarantee    string         `json:"guarantee"`
+	Protects     string         `json:"protects"` // the guarantee in plain words
+	Class        *ClassSummary  `json:"class"`
+	Sigma        float64        `json:"sigma"`     // σ_max for a 1-Lipschitz query (max over lengths)
+	Lipschitz    float64        `json:"lipschitz"` // L of the histogram in L1
+	PerBinScale  float64        `json:"per_bin_scale"`
+	NoiseScale   float64        `json:"noise_scale"` // scale actually sampled (snapping widens it slightly)
+	Noise        string         `json:"noise"`
+	Scales       []*Scale       `json:"scales"` // one per distinct series length and pattern of missing readings
+	Sequences    int            `json:"sequences"`
+	Observations int            `json:"observations"`
+	Missing      int            `json:"missing"` // missing readings inside the series (the chain runs through them)
+	TimeStep     *TimeStep      `json:"time_step,omitempty"`
+	MinLength    int            `json:"min_length"`
+	MaxLength    int            `json:"max_length"`
+	Mean         *float64       `json:"mean,omitempty"` // the mean query's private answer
+	Histogram    []Bin          `json:"histogram"`
+	Warnings     []string       `json:"warnings,omitempty"`
 	// Record is what the release leaves for the ledger (package
 	// compose). It names the series, so it is not part of the printed
 	// report: it goes to the curator's ledger only.
@@ -450,7 +448,6 @@ func planSummary(sum *Summary, class *markov.Class, fitted bool, opts Options, c
 	default:
 		return nil, nil, nil, fmt.Errorf("query %q: want counts, relative or mean", query)
 	}
-	r.Clipped, r.MissingValues = sum.Clipped, sum.MissingValues
 	r.PerBinScale = noise.ScaleFor(r.Sigma, r.Lipschitz)
 	r.NoiseScale = noise.EffectiveScale(r.PerBinScale, r.Lipschitz)
 	if math.IsInf(r.NoiseScale, 0) || math.IsNaN(r.NoiseScale) || r.NoiseScale > maxScale {
@@ -475,8 +472,11 @@ func planSummary(sum *Summary, class *markov.Class, fitted bool, opts Options, c
 		}
 		return nil
 	}
-	if r.Clipped > 0 {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%d readings lay outside the levels' bounds and were counted in the end levels", r.Clipped))
+	if l := sum.Levels; l != nil {
+		// Said for every numeric release, clipped or not: how many readings
+		// lay outside the bounds is a count of private values, and even
+		// whether any did is one bit of them (docs/math.md §4.8).
+		r.Warnings = append(r.Warnings, fmt.Sprintf("readings outside the levels' bounds [%g, %g] are counted in the end levels; how many is not printed, since it is a count of private values", l.Edges[0], l.Edges[l.N()]))
 	}
 	if fitted {
 		r.Warnings = append(r.Warnings, "the class was fitted from the released data: the guarantee holds for that fitted chain, and the fit itself is not protected (it is not printed)")

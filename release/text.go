@@ -62,9 +62,6 @@ func (r *Report) WriteText(out io.Writer, extra ...[2]string) error {
 		fmt.Fprintf(w, "length %d\tσ = %.6g, reading %d, quilt a=%d b=%d%s\n", s.Length, *s.Sigma, s.Node, s.Quilt.A, s.Quilt.B, gaps)
 	}
 	fmt.Fprintf(w, "data\t%d series, %d readings, lengths %d–%d, %d missing readings inside the series\n", r.Sequences, r.Observations, r.MinLength, r.MaxLength, r.Missing)
-	if r.MissingValues > 0 || r.Clipped > 0 {
-		fmt.Fprintf(w, "values\t%d missing, %d outside the levels' bounds\n", r.MissingValues, r.Clipped)
-	}
 	if r.TimeStep != nil {
 		fmt.Fprintf(w, "time step\t%g (%s)\n", r.TimeStep.Step, r.TimeStep.Source)
 	}

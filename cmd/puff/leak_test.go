@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -133,5 +134,41 @@ func TestReleaseLog(t *testing.T) {
 	out, err := run("compose", "--log", log, "--dataset", "activity/p03")
 	if err != nil || !strings.Contains(out, "ε = 1 by mqm-sequential") {
 		t.Fatalf("compose on the recorded log: %v\n%s", err, out)
+	}
+}
+
+// Numeric readings outside the levels' bounds, and rows whose value is
+// missing, are counts of private values: two files that differ only in
+// how many readings clip (and where a value is missing rather than a
+// time absent) print the same report up to the noise, in JSON, in text
+// and per window (regression: the report printed "clipped": 2 and
+// "missing_values": 1, and a warning with the count).
+func TestNoClippedOrMissingValueCounts(t *testing.T) {
+	// same times, same pattern; b clips two readings and has one missing value
+	b := write(t, "b.csv", "series,time,kw\np,0,-5\np,60,2\np,120,30\np,180,\np,240,4\nq,0,2\nq,60,NA\n")
+	c := write(t, "c.csv", "series,time,kw\np,0,1\np,60,2\np,120,3\np,180,\np,240,4\nq,0,2\nq,60,\n")
+	class := write(t, "class.json", `{"states": ["0", "1"], "chains": [{"transition": [[0.8, 0.2], [0.3, 0.7]], "initial": "stationary"}]}`)
+	noiseFree := func(out string) string {
+		// the noisy values are the only thing allowed to differ
+		return regexp.MustCompile(`"value": -?[0-9.e+-]+|"mean": -?[0-9.e+-]+|(?m)^\S+ +\[[^\]\)]*[\]\)] +-?[0-9.e+-]+$|(?m)^private mean +-?[0-9.e+-]+$`).ReplaceAllString(out, "")
+	}
+	for _, extra := range [][]string{{"--json"}, {}, {"--window", "2m", "--json"}, {"--window", "2m"}, {"--query", "mean", "--json"}} {
+		var outs []string
+		for _, f := range []string{b, c} {
+			args := append([]string{"release", "--data", f, "--class", class, "--value-col", "kw", "--levels", "0:5:2", "--time-unit", "1"}, extra...)
+			out, err := run(args...)
+			if err != nil {
+				t.Fatalf("%v: %v", args, err)
+			}
+			for _, word := range []string{"clipped", "missing_values", "2 readings", "2 outside"} {
+				if strings.Contains(out, word) {
+					t.Errorf("%v prints %q:\n%s", extra, word, out)
+				}
+			}
+			outs = append(outs, noiseFree(out))
+		}
+		if outs[0] != outs[1] {
+			t.Errorf("%v: the report depends on how many readings clip:\n%s\n----\n%s", extra, outs[0], outs[1])
+		}
 	}
 }
