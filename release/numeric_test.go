@@ -61,9 +61,10 @@ func TestNumericReadingsAndTimes(t *testing.T) {
 	}
 }
 
-// Windows: each window is a segment of its series' chain calibrated at its
-// start (a fixed initial distribution has moved on), and the total comes
-// from the composition rules.
+// Windows calibrated one by one (PerWindow): each window is a segment of
+// its series' chain calibrated at its start (a fixed initial distribution
+// has moved on), and the total comes from the composition rules; jointly
+// (the default), every window has σ of the whole chain and the total is ε.
 func TestWindowsCalibrateAtTheirStart(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("s,t,state\n")
@@ -80,7 +81,7 @@ func TestWindowsCalibrateAtTheirStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wr, err := Windows(d, class, false, Options{Epsilon: 1, Method: mechanism.Exact}, 24*time.Hour, time.UTC)
+	wr, err := Windows(d, class, false, Options{Epsilon: 1, Method: mechanism.Exact, PerWindow: true}, 24*time.Hour, time.UTC)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,5 +94,21 @@ func TestWindowsCalibrateAtTheirStart(t *testing.T) {
 	}
 	if wr.Total.Rule == "" || wr.Total.Epsilon < 1 || wr.Total.Epsilon > 2+1e-9 {
 		t.Fatalf("total %+v", wr.Total)
+	}
+	joint, err := Windows(d, class, false, Options{Epsilon: 1, Method: mechanism.Exact}, 24*time.Hour, time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, _ := mqm.ScaleAt(class, mqm.Consecutive(1, 48), 1, mqm.Exact)
+	for _, w := range joint.Windows {
+		if w.Sigma != whole.Sigma || w.PerBinScale != 2*whole.Sigma {
+			t.Fatalf("joint window σ %v, per-bin %v; the whole chain's σ is %v", w.Sigma, w.PerBinScale, whole.Sigma)
+		}
+	}
+	if joint.Total.Rule != JointRule || joint.Total.Epsilon != 1 {
+		t.Fatalf("joint total %+v", joint.Total)
+	}
+	if len(joint.Record.Segments) != 1 || joint.Record.Segments[0].First != 1 || joint.Record.Segments[0].Last != 48 {
+		t.Fatalf("joint record %+v: want the whole series", joint.Record.Segments)
 	}
 }

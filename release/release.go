@@ -174,6 +174,10 @@ type Options struct {
 	Relative bool         // relative frequencies instead of counts
 	Query    string       // counts, relative or mean ("" : counts, or relative with Relative)
 	Source   noise.Source // nil: crypto/rand
+	// PerWindow calibrates each window on its own segment (docs/math.md
+	// §4.7) instead of all windows jointly (§4.8): each window then costs
+	// ε and the total composes them, far above ε. Kept for comparison.
+	PerWindow bool
 	// Cache, when set, shares σ across releases (a service's): σ depends
 	// only on the class, ε, the method and each series' pattern of
 	// readings, never on the readings' values.
@@ -340,11 +344,26 @@ func plan(data *Data, class *markov.Class, fitted bool, opts Options, cache *Sca
 // ledger record, which names series), the active quilt of each pattern
 // with a two-sided quilt, and draw.
 func planSummary(sum *Summary, class *markov.Class, fitted bool, opts Options, cache *ScaleCache) (*Report, map[string]*mqm.Quilt, func() error, error) {
+	r, quilts, err := calibrate(sum, class, fitted, opts, cache)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	draw, err := finish(r, sum, class, fitted, opts)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return r, quilts, draw, nil
+}
+
+// calibrate is planSummary up to the query: the report with σ (the
+// maximum over the summary's observation patterns), its scales and
+// guarantee, and the active quilt of each pattern with a two-sided quilt.
+func calibrate(sum *Summary, class *markov.Class, fitted bool, opts Options, cache *ScaleCache) (*Report, map[string]*mqm.Quilt, error) {
 	if sum == nil || sum.Observations == 0 {
-		return nil, nil, nil, errors.New("no observations to release")
+		return nil, nil, errors.New("no observations to release")
 	}
 	if !slices.Equal(sum.States, class.States) {
-		return nil, nil, nil, errors.New("data states are not aligned with the class (call Data.Align)")
+		return nil, nil, errors.New("data states are not aligned with the class (call Data.Align)")
 	}
 	// One search per distinct observation pattern: consecutive series by
 	// length, series with missing readings by their offsets.
@@ -390,12 +409,12 @@ func planSummary(sum *Summary, class *markov.Class, fitted bool, opts Options, c
 		} else {
 			var err error
 			if s, err = computeScaleAt(cache.tables, class, p.ob, opts.Epsilon, opts.Method); err != nil {
-				return nil, nil, nil, err
+				return nil, nil, err
 			}
 			cache.put(ck, *s)
 		}
 		if !s.Applicable {
-			return nil, nil, nil, fmt.Errorf("method %s does not apply to sequences of length %d: %s", opts.Method, p.ob.Len, s.Guarantee)
+			return nil, nil, fmt.Errorf("method %s does not apply to sequences of length %d: %s", opts.Method, p.ob.Len, s.Guarantee)
 		}
 		s.Class = nil
 		if s.TwoSided != nil && *s.TwoSided && !s.UpperBound {
@@ -409,6 +428,13 @@ func planSummary(sum *Summary, class *markov.Class, fitted bool, opts Options, c
 			r.Sigma, r.Guarantee = *s.Sigma, s.Guarantee
 		}
 	}
+	return r, quilts, nil
+}
+
+// finish completes a report whose σ and guarantee are set: the query's
+// answer and Lipschitz constant, the noise scale, the warnings and draw.
+// It reads only the summary's counts and sizes (and never prints them).
+func finish(r *Report, sum *Summary, class *markov.Class, fitted bool, opts Options) (func() error, error) {
 	N := float64(r.Observations)
 	counts := slices.Clone(sum.Counts)
 	query := opts.Query
@@ -432,7 +458,7 @@ func planSummary(sum *Summary, class *markov.Class, fitted bool, opts Options, c
 		// the mean level value: one reading changes it by at most
 		// (max − min level value)/N
 		if sum.Levels == nil {
-			return nil, nil, nil, errors.New("the mean query needs numeric readings with levels")
+			return nil, errors.New("the mean query needs numeric readings with levels")
 		}
 		lv := sum.Levels.Values
 		sum := 0.0
@@ -446,12 +472,12 @@ func planSummary(sum *Summary, class *markov.Class, fitted bool, opts Options, c
 		r.Query, r.Lipschitz = "mean", divUp(spread, N)
 		values = []float64{sum / N}
 	default:
-		return nil, nil, nil, fmt.Errorf("query %q: want counts, relative or mean", query)
+		return nil, fmt.Errorf("query %q: want counts, relative or mean", query)
 	}
 	r.PerBinScale = noise.ScaleFor(r.Sigma, r.Lipschitz)
 	r.NoiseScale = noise.EffectiveScale(r.PerBinScale, r.Lipschitz)
 	if math.IsInf(r.NoiseScale, 0) || math.IsNaN(r.NoiseScale) || r.NoiseScale > maxScale {
-		return nil, nil, nil, fmt.Errorf("ε = %g needs a per-bin noise scale of %.3g, beyond what can be sampled (at most %g): choose a larger ε", opts.Epsilon, r.PerBinScale, maxScale)
+		return nil, fmt.Errorf("ε = %g needs a per-bin noise scale of %.3g, beyond what can be sampled (at most %g): choose a larger ε", opts.Epsilon, r.PerBinScale, maxScale)
 	}
 	r.Protects = protects(opts.Method, r.Class)
 	draw := func() error {
@@ -484,5 +510,5 @@ func planSummary(sum *Summary, class *markov.Class, fitted bool, opts Options, c
 	if opts.Method == mechanism.DP {
 		r.Warnings = append(r.Warnings, "dp protects single entries only; correlated entries can be inferred from their neighbours")
 	}
-	return r, quilts, draw, nil
+	return draw, nil
 }

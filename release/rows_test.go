@@ -129,11 +129,14 @@ func TestWindowSummariesAsWindows(t *testing.T) {
 	width := 2 * time.Hour
 	wins := map[int64]*Summary{}
 	sigs := map[string]*Signature{}
+	whole := NewSummary(d.States, d.Levels)
+	whole.Step, whole.StepSource = d.Step, d.StepSource
 	for _, rs := range bySeries {
 		seq, secs, ob, err := AssembleSeries(rs, d.Step)
 		if err != nil {
 			t.Fatal(err)
 		}
+		whole.AddSeries(seq, ob)
 		parts, err := SplitWindows(seq, secs, ob, width, time.UTC)
 		if err != nil {
 			t.Fatal(err)
@@ -157,9 +160,13 @@ func TestWindowSummariesAsWindows(t *testing.T) {
 	for _, s := range sigs {
 		list = append(list, *s)
 	}
-	for _, m := range []mechanism.Name{mechanism.Exact, mechanism.Approx} {
-		o := Options{Epsilon: 1, Method: m}
-		a, err := PrepareWindowSummaries(wins, list, class, false, o, width, time.UTC)
+	for _, c := range []struct {
+		m         mechanism.Name
+		perWindow bool
+	}{{mechanism.Exact, false}, {mechanism.Approx, false}, {mechanism.Exact, true}, {mechanism.Approx, true}} {
+		m := c.m
+		o := Options{Epsilon: 1, Method: m, PerWindow: c.perWindow}
+		a, err := PrepareWindowSummaries(whole, wins, list, class, false, o, width, time.UTC)
 		if err != nil {
 			t.Fatal(err)
 		}

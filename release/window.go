@@ -10,6 +10,7 @@ import (
 
 	"github.com/pufferfish-privacy/pufferfish/compose"
 	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"github.com/pufferfish-privacy/pufferfish/mqm"
 	"github.com/pufferfish-privacy/pufferfish/record"
 )
@@ -44,18 +45,36 @@ type WindowedReport struct {
 
 // Windows releases one histogram per calendar window of the given width
 // (aligned to the Unix epoch in loc's wall-clock time, so 24h windows are
-// local days), each with σ from its own readings: a window of a series is a
-// segment of that series' chain, calibrated at its start (docs/math.md
-// §4.7). The total guarantee composes every window of every series with
-// package compose: windows of one series are disjoint segments of one chain
-// (the parallel rule, with the influence across the gaps), series are
-// independent (the worst series). The data must have times.
+// local days). By default every window is calibrated jointly with σ of
+// each series' whole chain, so all windows together are ε-Pufferfish
+// (docs/math.md §4.8; total rule "mqm-joint"). With opts.PerWindow each
+// window is a segment of its series' chain calibrated there (§4.7), and
+// the total composes every window of every series with package compose:
+// windows of one series are disjoint segments of one chain (the parallel
+// rule, with the influence across the gaps), series are independent (the
+// worst series). The data must have times.
 func Windows(data *Data, class *markov.Class, fitted bool, opts Options, width time.Duration, loc *time.Location) (*WindowedReport, error) {
 	wr, draw, err := planWindows(data, class, fitted, opts, width, loc)
 	if err != nil {
 		return nil, err
 	}
 	return wr, draw()
+}
+
+// JointRule is the total rule of windows calibrated jointly.
+const JointRule = "mqm-joint"
+
+// jointTheorem names the theorem behind a joint total for a method.
+func jointTheorem(m mechanism.Name) string {
+	switch m {
+	case mechanism.Exact, mechanism.Approx:
+		return "[SWC17] Thm 4.3 for the vector of every window's histogram (docs/math.md §4.8)"
+	case mechanism.GroupDP:
+		return "group privacy over each whole series, for the vector of every window's histogram"
+	case mechanism.GK16:
+		return "[GK] for the vector of every window's histogram, ε-DP per reading"
+	}
+	return "ε-DP per reading for the vector of every window's histogram (no protection against correlation)"
 }
 
 // planWindows is Windows up to the noise (see plan).
@@ -89,11 +108,11 @@ func planWindows(data *Data, class *markov.Class, fitted bool, opts Options, wid
 		}
 	}
 	slices.Sort(order)
-	out := &WindowedReport{Width: width.String(), Zone: loc.String()}
-	var recs []*record.Release
-	var draws []func() error
-	cache := NewScaleCache()
-	for _, k := range order {
+	if len(order) == 0 {
+		return nil, nil, errors.New("no observations to release")
+	}
+	subs := make([]*Data, len(order))
+	for i, k := range order {
 		sub := &Data{States: data.States, Levels: data.Levels, Step: data.Step, StepSource: data.StepSource}
 		for _, p := range byWindow[k] {
 			full := data.Observation(p.s)
@@ -108,16 +127,38 @@ func planWindows(data *Data, class *markov.Class, fitted bool, opts Options, wid
 			sub.Starts = append(sub.Starts, first)
 			sub.Times = append(sub.Times, data.Times[p.s][p.from:p.to])
 		}
-		r, draw, err := plan(sub, class, fitted, opts, cache)
+		subs[i] = sub
+	}
+	cache := NewScaleCache()
+	if !opts.PerWindow {
+		sums := make([]*Summary, len(subs))
+		for i, sub := range subs {
+			sums[i] = sub.Summary()
+		}
+		out, draw, err := planJoint(data.Summary(), sums, order, class, fitted, opts, cache, width, loc)
+		if err != nil {
+			return nil, nil, err
+		}
+		// the record: one release of a vector query on each series'
+		// whole segment, calibrated with that series' σ
+		whole, _, err := plan(data, class, fitted, opts, cache)
+		if err != nil {
+			return nil, nil, err
+		}
+		out.Record = whole.Record
+		return out, draw, nil
+	}
+	out := &WindowedReport{Width: width.String(), Zone: loc.String()}
+	var recs []*record.Release
+	var draws []func() error
+	for i, k := range order {
+		r, draw, err := plan(subs[i], class, fitted, opts, cache)
 		if err != nil {
 			return nil, nil, fmt.Errorf("window %s: %w", windowStart(k, w, loc), err)
 		}
 		out.Windows = append(out.Windows, Window{Start: windowStart(k, w, loc), End: windowStart(k+1, w, loc), Report: r})
 		recs = append(recs, r.Record)
 		draws = append(draws, draw)
-	}
-	if len(recs) == 0 {
-		return nil, nil, errors.New("no observations to release")
 	}
 	v, err := compose.Records(class, recs)
 	if err != nil {
@@ -128,14 +169,48 @@ func planWindows(data *Data, class *markov.Class, fitted bool, opts Options, wid
 	for _, r := range recs {
 		out.Record.Segments = append(out.Record.Segments, r.Segments...)
 	}
-	return out, func() error {
+	return out, drawAll(draws), nil
+}
+
+// planJoint calibrates windows jointly (docs/math.md §4.8): σ is the
+// maximum over the observation patterns of the whole series (whole), and
+// window i (summary wins[i], calendar index keys[i]) gets Laplace noise of
+// scale σ·L_i on every bin, L_i its own Lipschitz constant. The total is
+// the method's ε, by rule JointRule.
+func planJoint(whole *Summary, wins []*Summary, keys []int64, class *markov.Class, fitted bool, opts Options, cache *ScaleCache, width time.Duration, loc *time.Location) (*WindowedReport, func() error, error) {
+	base, _, err := calibrate(whole, class, fitted, opts, cache)
+	if err != nil {
+		return nil, nil, err
+	}
+	w := width.Seconds()
+	out := &WindowedReport{Width: width.String(), Zone: loc.String()}
+	draws := make([]func() error, len(wins))
+	for i, sum := range wins {
+		r := &Report{Method: base.Method, Epsilon: base.Epsilon, Class: base.Class, Guarantee: base.Guarantee,
+			Sigma: base.Sigma, Scales: base.Scales, Noise: base.Noise, TimeStep: base.TimeStep,
+			Sequences: sum.Sequences, Observations: sum.Observations, Missing: sum.Missing,
+			MinLength: sum.MinLength, MaxLength: sum.MaxLength, Warnings: slices.Clone(base.Warnings)}
+		if draws[i], err = finish(r, sum, class, fitted, opts); err != nil {
+			return nil, nil, fmt.Errorf("window %s: %w", windowStart(keys[i], w, loc), err)
+		}
+		out.Windows = append(out.Windows, Window{Start: windowStart(keys[i], w, loc), End: windowStart(keys[i]+1, w, loc), Report: r})
+	}
+	out.Total = Total{Epsilon: opts.Epsilon, Rule: JointRule, Theorem: jointTheorem(opts.Method)}
+	if opts.Method != mechanism.Exact && opts.Method != mechanism.Approx {
+		out.Total.Rule = "joint"
+	}
+	return out, drawAll(draws), nil
+}
+
+func drawAll(draws []func() error) func() error {
+	return func() error {
 		for _, d := range draws {
 			if err := d(); err != nil {
 				return err
 			}
 		}
 		return nil
-	}, nil
+	}
 }
 
 // obsTime is the chain time of reading j (0-based) of an observation.
@@ -235,11 +310,13 @@ type SignaturePart struct {
 }
 
 // PrepareWindowSummaries is PrepareSummary per calendar window (the
-// summaries by window index; their Clipped and MissingValues are zero, as
-// Windows reports them per window) with the total guarantee of all
-// windows from the series' signatures (compose.Records, series being
-// independent: one representative chain per distinct signature).
-func PrepareWindowSummaries(wins map[int64]*Summary, sigs []Signature, class *markov.Class, fitted bool, opts Options, width time.Duration, loc *time.Location) (*Pending, error) {
+// summaries by window index), as Windows does on data: jointly calibrated
+// with σ of the whole series' patterns (whole: the summary of every whole
+// series, only its patterns are read), or, with opts.PerWindow, each
+// window on its own with the total guarantee of all windows from the
+// series' signatures (compose.Records, series being independent: one
+// representative chain per distinct signature).
+func PrepareWindowSummaries(whole *Summary, wins map[int64]*Summary, sigs []Signature, class *markov.Class, fitted bool, opts Options, width time.Duration, loc *time.Location) (*Pending, error) {
 	if loc == nil {
 		loc = time.UTC
 	}
@@ -251,6 +328,17 @@ func PrepareWindowSummaries(wins map[int64]*Summary, sigs []Signature, class *ma
 		order = append(order, k)
 	}
 	slices.Sort(order)
+	if !opts.PerWindow {
+		list := make([]*Summary, len(order))
+		for i, k := range order {
+			list[i] = wins[k]
+		}
+		out, draw, err := planJoint(whole, list, order, class, fitted, opts, NewScaleCache(), width, loc)
+		if err != nil {
+			return nil, err
+		}
+		return &Pending{Class: class, out: out, draw: draw}, nil
+	}
 	w := width.Seconds()
 	out := &WindowedReport{Width: width.String(), Zone: loc.String()}
 	cache := NewScaleCache()
@@ -280,12 +368,5 @@ func PrepareWindowSummaries(wins map[int64]*Summary, sigs []Signature, class *ma
 		return nil, err
 	}
 	out.Total = Total{Epsilon: v.Epsilon, Rule: v.Rule, Theorem: v.Theorem}
-	return &Pending{Class: class, out: out, draw: func() error {
-		for _, d := range draws {
-			if err := d(); err != nil {
-				return err
-			}
-		}
-		return nil
-	}}, nil
+	return &Pending{Class: class, out: out, draw: drawAll(draws)}, nil
 }

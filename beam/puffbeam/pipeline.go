@@ -455,7 +455,12 @@ func (f *windowFn) ProcessElement(series string, rows func(*release.Row) bool, d
 	// the fit reads the whole series (puff release --fit --window fits
 	// once, before cutting windows); emitted always, so the combined side
 	// input exists
-	whole := Partial{Counts: make([]float64, f.States)}
+	whole := Partial{Counts: make([]float64, f.States), Len: ob.Len, Gaps: ob.Gaps()}
+	wb, err := json.Marshal(ob)
+	if err != nil {
+		return err
+	}
+	whole.Pattern = string(wb) // joint windows are calibrated on the whole series
 	if f.Fit {
 		whole.Trans = transitions(seq, ob, f.States)
 	}
@@ -537,7 +542,11 @@ func (f *windowReportFn) ProcessElement(ctx context.Context, _ []byte, dataStep 
 	if err != nil {
 		return err
 	}
-	p, err := release.PrepareWindowSummaries(sums, list, class, f.Cfg.Fit, release.Options{Epsilon: f.Cfg.Epsilon, Method: method, Query: f.Cfg.Query}, f.Cfg.Window, loc)
+	wholeSum, err := whole.Summary(class, f.Cfg.Spec, dataStep, release.RowStats{})
+	if err != nil {
+		return err
+	}
+	p, err := release.PrepareWindowSummaries(wholeSum, sums, list, class, f.Cfg.Fit, release.Options{Epsilon: f.Cfg.Epsilon, Method: method, Query: f.Cfg.Query}, f.Cfg.Window, loc)
 	if err != nil {
 		return err
 	}

@@ -225,25 +225,29 @@ func TestLedgerBadInput(t *testing.T) {
 	}
 }
 
-// --log with --window records every window (it was once ignored).
+// --log with --window records the windows (it was once ignored): jointly
+// calibrated windows as one release on each series' whole segment, windows
+// calibrated one by one window by window.
 func TestWindowedReleaseIsLogged(t *testing.T) {
-	logPath := filepath.Join(t.TempDir(), "log.json")
-	out, err := run("release", "--window", "2h", "--time-unit", "60", "--log", logPath, "--json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r struct {
-		Windows []json.RawMessage `json:"windows"`
-		Ledger  struct {
-			Spent    float64 `json:"spent"`
-			Releases int     `json:"releases"`
-		} `json:"ledger"`
-	}
-	if err := json.Unmarshal([]byte(out), &r); err != nil || len(r.Windows) != 4 || r.Ledger.Releases != 1 || r.Ledger.Spent < 1 {
-		t.Fatalf("%v %s", err, out)
-	}
-	out, err = run("compose", "--log", logPath, "--json")
-	if err != nil || strings.Count(out, `"[361, 480]`) == 0 && !strings.Contains(out, "[361, 480]") {
-		t.Fatalf("%v %s", err, out)
+	for _, c := range []struct{ calibration, segment string }{{"joint", "[1, 480]"}, {"per-window", "[361, 480]"}} {
+		logPath := filepath.Join(t.TempDir(), "log.json")
+		out, err := run("release", "--window", "2h", "--time-unit", "60", "--window-calibration", c.calibration, "--log", logPath, "--json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r struct {
+			Windows []json.RawMessage `json:"windows"`
+			Ledger  struct {
+				Spent    float64 `json:"spent"`
+				Releases int     `json:"releases"`
+			} `json:"ledger"`
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil || len(r.Windows) != 4 || r.Ledger.Releases != 1 || r.Ledger.Spent < 1 {
+			t.Fatalf("%s: %v %s", c.calibration, err, out)
+		}
+		out, err = run("compose", "--log", logPath, "--json")
+		if err != nil || !strings.Contains(out, c.segment) {
+			t.Fatalf("%s: want segment %s: %v %s", c.calibration, c.segment, err, out)
+		}
 	}
 }

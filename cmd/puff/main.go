@@ -238,7 +238,7 @@ func releaseCmd() *cobra.Command {
 	var classPath, logPath, dataset, ledgerDSN string
 	epsF, methodF := newEps("1"), newMethod()
 	var fit, relative, asJSON bool
-	var query, window string
+	var query, window, calibration string
 	c := &cobra.Command{
 		Use:   "release [--data FILE] [--class FILE | --fit --states a,b,c] [--epsilon E] [--method M] [--json]",
 		Short: "Release a private histogram of categorical time series",
@@ -274,6 +274,13 @@ func releaseCmd() *cobra.Command {
 				if width, err = time.ParseDuration(window); err != nil || width <= 0 {
 					return fmt.Errorf("--window %q: want a positive duration such as 24h or 168h", window)
 				}
+			}
+			switch calibration {
+			case "joint":
+			case "per-window":
+				req.PerWindow = true
+			default:
+				return fmt.Errorf("--window-calibration %q: want joint or per-window", calibration)
 			}
 			if ledgerDSN != "" && logPath != "" {
 				return fmt.Errorf("give --ledger or --log, not both")
@@ -351,6 +358,7 @@ func releaseCmd() *cobra.Command {
 	f.Var(methodF, "method", "exact | approx | gk16 | groupdp | dp")
 	f.BoolVar(&relative, "relative", false, "release relative frequencies (L = 2/N) instead of counts (L = 2); same as --query relative")
 	f.StringVar(&window, "window", "", "release one histogram per calendar window of this length (e.g. 24h, 168h; UTC unless --tz) with the total guarantee of all")
+	f.StringVar(&calibration, "window-calibration", "joint", "with --window: joint (every window with σ of the whole chain; all windows together cost ε, docs/math.md §4.8) or per-window (each window on its own segment; the total composes them and is far larger)")
 	f.StringVar(&query, "query", "", "counts (L = 2), relative (L = 2/N) or mean (the mean level value, numeric readings; L = (max − min level value)/N)")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
 	f.StringVar(&logPath, "log", "", "append the release to this compose log (created if missing) and print the total guarantee")
