@@ -69,6 +69,10 @@ type Registration struct {
 	Budget *big.Rat
 	Class  *markov.Class   // nil: the first release's
 	Source json.RawMessage // how a service reads its data (opaque to the ledger); nil from the CLI
+	// Origin is the time of the chain's first step as the user wrote it
+	// ("" : unknown): releases place their series after it
+	// (docs/math.md §4.10).
+	Origin string
 }
 
 // ErrExists is wrapped when a dataset is registered twice.

@@ -99,6 +99,8 @@ var migrations = []string{
 	`ALTER TABLE releases ADD COLUMN request_hash TEXT`,
 	`CREATE UNIQUE INDEX releases_idem ON releases(token, idem_key)`,
 	`ALTER TABLE releases ADD COLUMN theorem TEXT`,
+	// the time of the chain's first step, as the user wrote it (§4.10)
+	`ALTER TABLE datasets ADD COLUMN origin TEXT`,
 }
 
 type sqlStore struct {
@@ -197,12 +199,15 @@ func (s *sqlStore) Init(ctx context.Context, d Registration) error {
 		if n > 0 {
 			return fmt.Errorf("ledger: dataset %q %w (its budget cannot be changed: a budget that could be raised protects nothing)", name, ErrExists)
 		}
-		var source sql.NullString
+		var source, origin sql.NullString
 		if len(d.Source) > 0 {
 			source = sql.NullString{String: string(d.Source), Valid: true}
 		}
-		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO datasets (name, budget, class, class_hash, created_at, source) VALUES (?, ?, ?, ?, ?, ?)`),
-			name, Decimal(budget), classJSON, hash, now(), source)
+		if d.Origin != "" {
+			origin = sql.NullString{String: d.Origin, Valid: true}
+		}
+		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO datasets (name, budget, class, class_hash, created_at, source, origin) VALUES (?, ?, ?, ?, ?, ?, ?)`),
+			name, Decimal(budget), classJSON, hash, now(), source, origin)
 		if err != nil {
 			return fmt.Errorf("ledger: %w", err)
 		}
@@ -216,21 +221,22 @@ type row struct {
 	class  *markov.Class
 	hash   string
 	source json.RawMessage
+	origin string
 }
 
 func (s *sqlStore) dataset(ctx context.Context, q interface {
 	QueryRowContext(context.Context, string, ...any) *sql.Row
 }, name string) (row, error) {
 	var budget string
-	var classJSON, hash, source sql.NullString
-	err := q.QueryRowContext(ctx, s.q(`SELECT budget, class, class_hash, source FROM datasets WHERE name = ?`), name).Scan(&budget, &classJSON, &hash, &source)
+	var classJSON, hash, source, origin sql.NullString
+	err := q.QueryRowContext(ctx, s.q(`SELECT budget, class, class_hash, source, origin FROM datasets WHERE name = ?`), name).Scan(&budget, &classJSON, &hash, &source, &origin)
 	if errors.Is(err, sql.ErrNoRows) {
 		return row{}, fmt.Errorf("ledger: %w %q (create it with 'puff ledger init')", ErrUnknown, name)
 	}
 	if err != nil {
 		return row{}, fmt.Errorf("ledger: %w", err)
 	}
-	var r row
+	r := row{origin: origin.String}
 	var ok bool
 	if source.Valid {
 		r.source = json.RawMessage(source.String)
@@ -520,5 +526,5 @@ func (s *sqlStore) Definition(ctx context.Context, name string) (Registration, e
 	if err != nil {
 		return Registration{}, err
 	}
-	return Registration{Name: name, Budget: r.budget, Class: r.class, Source: r.source}, nil
+	return Registration{Name: name, Budget: r.budget, Class: r.class, Source: r.source, Origin: r.origin}, nil
 }

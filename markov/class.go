@@ -260,3 +260,29 @@ func (c *Class) Hash() string {
 	sum := sha256.Sum256(b)
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
+
+// AnyStart is the class with every fixed initial distribution replaced by
+// "any" (every initial distribution), and c itself when no chain has one.
+// A chain observed from an unknown place has the law q·P^{S−1} at its
+// first reading for some unknown S; "any" covers every such law, so a σ
+// computed for AnyStart holds wherever the data starts (docs/math.md
+// §4.10, §4.9). Stationary starts are kept: q·P^{S−1} = π at every S.
+func (c *Class) AnyStart() *Class {
+	out := &Class{States: c.States, Chains: make([]*Chain, len(c.Chains)), Interval: c.Interval}
+	changed := false
+	for i, ch := range c.Chains {
+		out.Chains[i] = ch
+		if ch.Init == InitGiven {
+			out.Chains[i] = &Chain{States: ch.States, P: ch.P, Init: InitAny}
+			changed = true
+		}
+	}
+	if !changed {
+		return c
+	}
+	return out
+}
+
+// FixedStart reports whether some chain of c has a fixed initial
+// distribution, so that σ depends on where in the chain data starts.
+func (c *Class) FixedStart() bool { return c.AnyStart() != c }

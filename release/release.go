@@ -178,6 +178,15 @@ type Options struct {
 	// §4.7) instead of all windows jointly (§4.8): each window then costs
 	// ε and the total composes them, far above ε. Kept for comparison.
 	PerWindow bool
+	// Origin, when set, is the time (seconds) of the chain's first step:
+	// each series is calibrated at its place after it (docs/math.md
+	// §4.10), not as if its first reading started the chain.
+	Origin *float64
+	// UnknownStart calibrates for every place in the chain (fixed initial
+	// distributions replaced by "any", markov.Class.AnyStart): for data
+	// whose place is unknown, such as one file of many in a ledger
+	// without an origin (§4.10).
+	UnknownStart bool
 	// Cache, when set, shares σ across releases (a service's): σ depends
 	// only on the class, ε, the method and each series' pattern of
 	// readings, never on the readings' values.
@@ -389,6 +398,11 @@ func calibrate(sum *Summary, class *markov.Class, fitted bool, opts Options, cac
 		r.TimeStep = &TimeStep{Step: sum.Step, Source: sum.StepSource}
 	}
 	quilts := map[string]*mqm.Quilt{}
+	if opts.UnknownStart && class.FixedStart() {
+		// σ for every start; the record keeps the class it protects
+		class = class.AnyStart()
+		r.Warnings = append(r.Warnings, "the data's place in the chain is unknown (no chain origin), so σ holds for every start: the class's fixed initial distribution is replaced by every initial distribution; declare the origin (puff ledger init --origin, or --origin) for less noise")
+	}
 	free := startFree(class, opts.Method)
 	if opts.Cache != nil {
 		cache = opts.Cache

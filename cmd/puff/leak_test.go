@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/pufferfish-privacy/pufferfish/internal/brute"
 )
 
 // Regression tests for privacy failures: outputs that revealed the data or
@@ -169,6 +171,68 @@ func TestNoClippedOrMissingValueCounts(t *testing.T) {
 		}
 		if outs[0] != outs[1] {
 			t.Errorf("%v: the report depends on how many readings clip:\n%s\n----\n%s", extra, outs[0], outs[1])
+		}
+	}
+}
+
+// Day files of one chain released one by one into a ledger: each file is a
+// later piece of the chain, and with a fixed initial distribution q = (1, 0)
+// a file calibrated as if it started the chain (the first reading known to
+// be 0) understates the noise. With the dataset's origin each day is
+// calibrated where it lies; without one, for every start. Either way the
+// exact loss of everything released (enumeration of every sequence, grid
+// supremum over the outputs) is within what the ledger says was spent.
+func TestDayFilesAreCalibratedWhereTheyLie(t *testing.T) {
+	P := [][]float64{{0.9, 0.1}, {0.2, 0.8}}
+	class := write(t, "class.json", `{"states": ["0", "1"], "chains": [{"transition": [[0.9, 0.1], [0.2, 0.8]], "initial": [1, 0]}]}`)
+	days := []string{
+		write(t, "day1.csv", "series,time,state\na,0,0\na,3600,1\n"),
+		write(t, "day2.csv", "series,time,state\na,7200,1\na,10800,0\n"),
+		write(t, "day3.csv", "series,time,state\na,14400,0\na,18000,0\n"),
+	}
+	chain := brute.Chain{Q: []float64{1, 0}, P: P, T: 6}
+	release := func(f string, extra ...string) (scale, spent float64) {
+		t.Helper()
+		args := append([]string{"release", "--data", f, "--class", class, "--epsilon", "1", "--step", "3600", "--json"}, extra...)
+		v := runJSON(t, args...)
+		scale = v["per_bin_scale"].(float64)
+		if l, ok := v["ledger"].(map[string]any); ok {
+			spent = l["spent"].(float64)
+		}
+		return scale, spent
+	}
+	// the leak: day 2 calibrated as if it started the chain
+	leaky, _ := release(days[1])
+	if l, _, _, _, _ := brute.Loss(chain, []brute.Release{brute.Counts(2, []int{2, 3}, leaky)}); l <= 1.5 {
+		t.Fatalf("day 2 calibrated at time 1 loses %.4g ≤ ε: the example does not show the leak", l)
+	}
+	for _, origin := range []string{"0", ""} {
+		db := filepath.Join(t.TempDir(), "l.db")
+		args := []string{"ledger", "init", "--ledger", db, "--dataset", "d", "--budget", "10"}
+		if origin != "" {
+			args = append(args, "--origin", origin)
+		}
+		if _, err := run(args...); err != nil {
+			t.Fatal(err)
+		}
+		var rels []brute.Release
+		var spent float64
+		for i, f := range days {
+			b, s := release(f, "--ledger", db, "--dataset", "d")
+			spent = s
+			pos := []int{2 * i, 2*i + 1}
+			rels = append(rels, brute.Counts(2, pos, b))
+			alone, _, _, _, err := brute.Loss(chain, rels[i:])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if alone > 1+1e-9 {
+				t.Errorf("origin %q: day %d alone loses %.6g > ε = 1 (per-bin scale %.6g)", origin, i+1, alone, b)
+			}
+		}
+		joint, _, _, _, _ := brute.Loss(chain, rels)
+		if joint > spent+1e-9 {
+			t.Errorf("origin %q: both days lose %.6g, the ledger says %.6g was spent", origin, joint, spent)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pufferfish-privacy/pufferfish/ledger"
 	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/release"
 )
 
 // exitRefused is the status of a release the ledger refused (over budget):
@@ -36,10 +37,10 @@ func ledgerCmd() *cobra.Command {
 }
 
 func ledgerInitCmd() *cobra.Command {
-	var dsn, dataset, budget, classPath string
+	var dsn, dataset, budget, classPath, origin string
 	var asJSON bool
 	c := &cobra.Command{
-		Use:   "init --ledger DSN --dataset NAME --budget E [--class FILE]",
+		Use:   "init --ledger DSN --dataset NAME --budget E [--class FILE] [--origin TIME]",
 		Short: "Create the ledger if needed and register a dataset with its total budget",
 		Long:  help("ledger-init"),
 		Args:  cobra.NoArgs,
@@ -62,7 +63,7 @@ func ledgerInitCmd() *cobra.Command {
 				return err
 			}
 			defer s.Close()
-			if err := s.Init(cmd.Context(), ledger.Registration{Name: dataset, Budget: b, Class: class}); err != nil {
+			if err := s.Init(cmd.Context(), ledger.Registration{Name: dataset, Budget: b, Class: class, Origin: origin}); err != nil {
 				return err
 			}
 			st, err := s.Dataset(cmd.Context(), dataset)
@@ -78,6 +79,7 @@ func ledgerInitCmd() *cobra.Command {
 	}
 	f := c.Flags()
 	f.StringVar(&dsn, "ledger", "", "the ledger: a SQLite file (created if missing) or a postgres:// URL")
+	f.StringVar(&origin, "origin", "", "time of the chain's first step, written as the data's times are (read with each release's time flags): every release places its series after it, so a day file is calibrated where it lies (docs/math.md §4.10)")
 	f.StringVar(&dataset, "dataset", "", "dataset name (1–128 characters, no '/')")
 	f.StringVar(&budget, "budget", "", "total privacy budget ε_total: a decimal such as 1 or 2.5 (fixed once set)")
 	f.StringVar(&classPath, "class", "", "the class Θ every release must be calibrated for (default: the first release's)")
@@ -208,4 +210,34 @@ func ledgerExportCmd() *cobra.Command {
 			cw.Flush()
 			return cw.Error()
 		})
+}
+
+// placeInChain settles where the data lies in its chain (docs/math.md
+// §4.10): at the origin given by --origin or registered with the ledger
+// dataset; without one, a release recorded with others (ledger or log)
+// may be any piece of the chain, so a class with a fixed start is
+// calibrated for every start.
+func placeInChain(cmd *cobra.Command, req *release.Request, store ledger.Store, dataset, origin string, recorded bool) error {
+	if store != nil {
+		reg, err := store.Definition(cmd.Context(), dataset)
+		if err != nil {
+			return err
+		}
+		switch {
+		case origin == "":
+			origin = reg.Origin
+		case reg.Origin != "" && reg.Origin != origin:
+			return fmt.Errorf("--origin %q differs from the origin %q dataset %q was registered with", origin, reg.Origin, dataset)
+		}
+	}
+	if origin == "" {
+		req.UnknownStart = recorded
+		return nil
+	}
+	t, err := req.CSV.ParseTime(origin)
+	if err != nil {
+		return fmt.Errorf("origin %q: %w", origin, err)
+	}
+	req.Origin = &t
+	return nil
 }

@@ -238,7 +238,7 @@ func releaseCmd() *cobra.Command {
 	var classPath, logPath, dataset, ledgerDSN string
 	epsF, methodF := newEps("1"), newMethod()
 	var fit, relative, asJSON bool
-	var query, window, calibration string
+	var query, window, calibration, origin string
 	c := &cobra.Command{
 		Use:   "release [--data FILE] [--class FILE | --fit --states a,b,c] [--epsilon E] [--method M] [--json]",
 		Short: "Release a private histogram of categorical time series",
@@ -295,6 +295,9 @@ func releaseCmd() *cobra.Command {
 					return err
 				}
 				defer store.Close()
+			}
+			if err := placeInChain(cmd, &req, store, dataset, origin, ledgerDSN != "" || logPath != ""); err != nil {
+				return err
 			}
 			p, err := release.Prepare(src, name, req, width)
 			if err != nil {
@@ -358,6 +361,7 @@ func releaseCmd() *cobra.Command {
 	f.Var(methodF, "method", "exact | approx | gk16 | groupdp | dp")
 	f.BoolVar(&relative, "relative", false, "release relative frequencies (L = 2/N) instead of counts (L = 2); same as --query relative")
 	f.StringVar(&window, "window", "", "release one histogram per calendar window of this length (e.g. 24h, 168h; UTC unless --tz) with the total guarantee of all")
+	f.StringVar(&origin, "origin", "", "time of the chain's first step (as the data's times are written): each series is calibrated at its place after it; a ledger dataset's origin (puff ledger init --origin) is used by default")
 	f.StringVar(&calibration, "window-calibration", "joint", "with --window: joint (every window with σ of the whole chain; all windows together cost ε, docs/math.md §4.8) or per-window (each window on its own segment; the total composes them and is far larger)")
 	f.StringVar(&query, "query", "", "counts (L = 2), relative (L = 2/N) or mean (the mean level value, numeric readings; L = (max − min level value)/N)")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
