@@ -60,10 +60,22 @@ func Records(class *markov.Class, recs []*record.Release) (Verdict, error) {
 	hash := class.Hash()
 	length := map[string]int{}
 	var order []string
+	streams, streamEps := 0, zero()
+	var segmented []*record.Release
 	for _, rec := range recs {
 		if rec.Class != hash {
 			return Verdict{}, fmt.Errorf("compose: %w: a release was calibrated for another class Θ (%s, not %s); its ε says nothing under this one", ErrNoRule, rec.Class, hash)
 		}
+		if rec.Stream {
+			e := Rat(rec.Epsilon)
+			if e == nil || e.Sign() <= 0 || !rec.Mechanism.MQM() {
+				return Verdict{}, fmt.Errorf("compose: a stream's charge must be an MQM release with ε > 0 (got %s, %v)", rec.Mechanism, rec.Epsilon)
+			}
+			streams++
+			streamEps = add(streamEps, e)
+			continue
+		}
+		segmented = append(segmented, rec)
 		for _, sg := range rec.Segments {
 			c := SeriesChain(sg.Series)
 			if _, ok := length[c]; !ok {
@@ -83,7 +95,7 @@ func Records(class *markov.Class, recs []*record.Release) (Verdict, error) {
 			return Verdict{}, err
 		}
 	}
-	for i, rec := range recs {
+	for i, rec := range segmented {
 		for _, r := range Entries(fmt.Sprintf("release %d", i+1), rec, SeriesChain) {
 			if err := l.Record(r); err != nil {
 				return Verdict{}, err
@@ -100,5 +112,29 @@ func Records(class *markov.Class, recs []*record.Release) (Verdict, error) {
 			v = Verdict{Bound: g.Best.Bound, Epsilon: g.Best.Epsilon, Rule: g.Best.Rule, Theorem: g.Best.Theorem, Chain: c}
 		}
 	}
-	return v, nil
+	return withStreams(v, streams, streamEps), nil
+}
+
+// withStreams adds the streams' charges to the verdict of the other
+// releases. A stream is one MQM release about every reading of every
+// series (docs/math.md §4.9), so it composes with MQM releases on the
+// same chains by [SC17] Thm III.7 (sums); with DP and group-DP records,
+// whose bound holds for every data set, the sum holds as well: their
+// likelihood varies by at most e^{ε'} over all sequences, so it leaves the
+// stream's ratio multiplied by at most e^{ε'}.
+func withStreams(v Verdict, n int, eps *big.Rat) Verdict {
+	if n == 0 {
+		return v
+	}
+	if v.Rule == "none" {
+		v = Verdict{Bound: zero(), Rule: "single", Theorem: "the stream's own guarantee (docs/math.md §4.9)"}
+		if n > 1 {
+			v.Rule, v.Theorem = "mqm-sequential", "[SC17] Theorem III.7 over the dataset's streams"
+		}
+	} else {
+		v.Rule, v.Theorem = "mqm-sequential", fmt.Sprintf("[SC17] Theorem III.7: %d stream(s) charged once each, added to %s (%s)", n, v.Rule, v.Theorem)
+	}
+	v.Bound = add(v.Bound, eps)
+	v.Epsilon = Up(v.Bound)
+	return v
 }

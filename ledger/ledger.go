@@ -60,6 +60,17 @@ type Store interface {
 	Authenticate(ctx context.Context, secret string) (Token, error)
 	// Tokens lists every token (never a secret).
 	Tokens(ctx context.Context) ([]Token, error)
+	// Stream is a dataset's stream: its settings and running state.
+	Stream(ctx context.Context, dataset string) (Stream, error)
+	// AppendStream feeds a dataset's stream in one transaction: apply
+	// reads the stream and returns its new state and the windows it
+	// closes; they are stored together with the file's hash. A file
+	// appended before (same hash) changes nothing: apply is not called
+	// and Duplicate is set. A window is stored once: releasing one twice
+	// is an error and nothing is stored.
+	AppendStream(ctx context.Context, dataset, fileHash string, apply func(Stream) (state json.RawMessage, windows []StreamWindow, err error)) (Appended, error)
+	// StreamWindows lists a stream's released windows in time order.
+	StreamWindows(ctx context.Context, dataset string) ([]StreamWindow, error)
 	Close() error
 }
 
@@ -94,6 +105,10 @@ type Spend struct {
 	// (ErrKeyReused).
 	IdempotencyKey string
 	RequestHash    string
+	// Stream, with a Record marked Stream, creates the dataset's stream
+	// with these settings in the same transaction as its one charge
+	// (Store.AppendStream then feeds it).
+	Stream *StreamInit
 }
 
 // Receipt is what Spend returns: the recorded release and the dataset's

@@ -101,6 +101,30 @@ var migrations = []string{
 	`ALTER TABLE releases ADD COLUMN theorem TEXT`,
 	// the time of the chain's first step, as the user wrote it (§4.10)
 	`ALTER TABLE datasets ADD COLUMN origin TEXT`,
+	// streams (docs/math.md §4.9): the settings and running state of a
+	// dataset's stream, the files appended (by content hash) and every
+	// released window, once each
+	`CREATE TABLE streams (
+		dataset    TEXT PRIMARY KEY REFERENCES datasets(name),
+		release_id BIGINT NOT NULL,
+		settings   TEXT NOT NULL,
+		state      TEXT NOT NULL,
+		created_at TEXT NOT NULL,
+		updated_at TEXT NOT NULL
+	)`,
+	`CREATE TABLE stream_files (
+		dataset    TEXT NOT NULL REFERENCES streams(dataset),
+		hash       TEXT NOT NULL,
+		created_at TEXT NOT NULL,
+		PRIMARY KEY (dataset, hash)
+	)`,
+	`CREATE TABLE stream_windows (
+		dataset    TEXT NOT NULL REFERENCES streams(dataset),
+		idx        BIGINT NOT NULL,
+		result     TEXT NOT NULL,
+		created_at TEXT NOT NULL,
+		PRIMARY KEY (dataset, idx)
+	)`,
 }
 
 type sqlStore struct {
@@ -381,8 +405,11 @@ func (s *sqlStore) Entries(ctx context.Context, name string) ([]Entry, error) {
 }
 
 func (s *sqlStore) Spend(ctx context.Context, sp Spend, draw func() (json.RawMessage, error)) (Receipt, error) {
-	if sp.Record == nil || len(sp.Record.Segments) == 0 || sp.Class == nil {
+	if sp.Record == nil || len(sp.Record.Segments) == 0 && !sp.Record.Stream || sp.Class == nil {
 		return Receipt{}, errors.New("ledger: nothing to record")
+	}
+	if sp.Record.Stream != (sp.Stream != nil) {
+		return Receipt{}, errors.New("ledger: a stream's charge comes with the stream's settings, and only it")
 	}
 	if sp.Record.Class != sp.Class.Hash() {
 		return Receipt{}, errors.New("ledger: the record was calibrated for another class than the one given")
@@ -506,6 +533,11 @@ func (s *sqlStore) Spend(ctx context.Context, sp Spend, draw func() (json.RawMes
 				return ErrKeyReused // the key was used on another dataset
 			}
 			return fmt.Errorf("ledger: %w", err)
+		}
+		if sp.Stream != nil {
+			if err := s.createStream(ctx, tx, sp.Dataset, id, sp.Stream); err != nil {
+				return err
+			}
 		}
 		out = Receipt{State: would, ID: id, Result: result}
 		out.State.Releases = len(es) + 1

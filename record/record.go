@@ -16,6 +16,11 @@ type Release struct {
 	Class     string         `json:"class"` // markov.Class.Hash of the class the noise was calibrated for
 	Query     string         `json:"query"`
 	Segments  []Segment      `json:"segments"`
+	// Stream marks a stream's one charge: a release about every series
+	// of the dataset at every time (its σ holds at every place and length,
+	// docs/math.md §4.9), so it has no segments and composes with every
+	// other release of the dataset by summing (package compose).
+	Stream bool `json:"stream,omitempty"`
 }
 
 // Segment is the part of one series' chain a release read: chain times

@@ -275,6 +275,9 @@ func divUp(a, n float64) float64 {
 	return q
 }
 
+// noiseText says how noise is drawn.
+const noiseText = "Laplace snapped to a power-of-two grid, geometric sampling, crypto/rand (package noise)"
+
 // maxScale is the largest per-bin Laplace scale Histogram samples: far
 // beyond any useful release, and far below the range where the snapped
 // sampler's grid arithmetic loses integers.
@@ -393,7 +396,7 @@ func calibrate(sum *Summary, class *markov.Class, fitted bool, opts Options, cac
 	})
 	r := &Report{Method: opts.Method, Epsilon: opts.Epsilon, Class: Summarize(class, fitted),
 		Sequences: sum.Sequences, Observations: sum.Observations, Missing: sum.Missing, MinLength: minL, MaxLength: maxL,
-		Noise: "Laplace snapped to a power-of-two grid, geometric sampling, crypto/rand (package noise)"}
+		Noise: noiseText}
 	if sum.Step > 0 {
 		r.TimeStep = &TimeStep{Step: sum.Step, Source: sum.StepSource}
 	}

@@ -186,11 +186,8 @@ func planJoint(whole *Summary, wins []*Summary, keys []int64, class *markov.Clas
 	out := &WindowedReport{Width: width.String(), Zone: loc.String()}
 	draws := make([]func() error, len(wins))
 	for i, sum := range wins {
-		r := &Report{Method: base.Method, Epsilon: base.Epsilon, Class: base.Class, Guarantee: base.Guarantee,
-			Sigma: base.Sigma, Scales: base.Scales, Noise: base.Noise, TimeStep: base.TimeStep,
-			Sequences: sum.Sequences, Observations: sum.Observations, Missing: sum.Missing,
-			MinLength: sum.MinLength, MaxLength: sum.MaxLength, Warnings: slices.Clone(base.Warnings)}
-		if draws[i], err = finish(r, sum, class, fitted, opts); err != nil {
+		var r *Report
+		if r, draws[i], err = fixedSigma(base, sum, class, fitted, opts); err != nil {
 			return nil, nil, fmt.Errorf("window %s: %w", windowStart(keys[i], w, loc), err)
 		}
 		out.Windows = append(out.Windows, Window{Start: windowStart(keys[i], w, loc), End: windowStart(keys[i]+1, w, loc), Report: r})
@@ -200,6 +197,44 @@ func planJoint(whole *Summary, wins []*Summary, keys []int64, class *markov.Clas
 		out.Total.Rule = "joint"
 	}
 	return out, drawAll(draws), nil
+}
+
+// fixedSigma is the report of one window whose σ, guarantee and scales
+// are base's (a joint calibration), with draw.
+func fixedSigma(base *Report, sum *Summary, class *markov.Class, fitted bool, opts Options) (*Report, func() error, error) {
+	r := &Report{Method: base.Method, Epsilon: base.Epsilon, Class: base.Class, Guarantee: base.Guarantee,
+		Sigma: base.Sigma, Scales: base.Scales, Noise: base.Noise, TimeStep: base.TimeStep,
+		Sequences: sum.Sequences, Observations: sum.Observations, Missing: sum.Missing,
+		MinLength: sum.MinLength, MaxLength: sum.MaxLength, Warnings: slices.Clone(base.Warnings)}
+	draw, err := finish(r, sum, class, fitted, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, draw, nil
+}
+
+// StreamBase is the calibration every window of a stream shares: σ from
+// scale (the supremum over lengths, docs/math.md §4.9), with its guarantee.
+func StreamBase(class *markov.Class, opts Options, scale *Scale) *Report {
+	return &Report{Method: opts.Method, Epsilon: opts.Epsilon, Class: Summarize(class, false), Guarantee: scale.Guarantee,
+		Sigma: *scale.Sigma, Scales: []*Scale{scale}, Noise: noiseText}
+}
+
+// ReleaseWindow releases calendar window k of a stream from its summary
+// with base's σ (StreamBase), drawing its noise once.
+func ReleaseWindow(base *Report, sum *Summary, class *markov.Class, opts Options, k int64, width time.Duration, loc *time.Location) (Window, error) {
+	if loc == nil {
+		loc = time.UTC
+	}
+	r, draw, err := fixedSigma(base, sum, class, false, opts)
+	if err == nil {
+		err = draw()
+	}
+	w := width.Seconds()
+	if err != nil {
+		return Window{}, fmt.Errorf("window %s: %w", windowStart(k, w, loc), err)
+	}
+	return Window{Start: windowStart(k, w, loc), End: windowStart(k+1, w, loc), Report: r}, nil
 }
 
 func drawAll(draws []func() error) func() error {
@@ -225,6 +260,15 @@ func WindowOf(t float64, width time.Duration, loc *time.Location) int64 {
 	tt := time.Unix(0, int64(t*1e9)).In(loc)
 	_, off := tt.Zone()
 	return int64(math.Floor((t + float64(off)) / width.Seconds()))
+}
+
+// WindowBounds is calendar window k's start and (exclusive) end, RFC 3339
+// in loc.
+func WindowBounds(k int64, width time.Duration, loc *time.Location) (string, string) {
+	if loc == nil {
+		loc = time.UTC
+	}
+	return windowStart(k, width.Seconds(), loc), windowStart(k+1, width.Seconds(), loc)
 }
 
 func windowStart(k int64, w float64, loc *time.Location) string {

@@ -78,7 +78,7 @@ func root(stdout io.Writer) *cobra.Command {
 		SilenceErrors: true,
 	}
 	c.SetOut(stdout)
-	c.AddCommand(scaleCmd(), releaseCmd(), fitCmd(), localCmd(), verifyCmd(), wassersteinCmd(), robustCmd(), bnCmd(), composeCmd(), ledgerCmd(), serveCmd(), tokenCmd(), experimentCmd())
+	c.AddCommand(scaleCmd(), releaseCmd(), fitCmd(), localCmd(), verifyCmd(), wassersteinCmd(), robustCmd(), bnCmd(), composeCmd(), ledgerCmd(), streamCmd(), serveCmd(), tokenCmd(), experimentCmd())
 	return c
 }
 
@@ -182,6 +182,17 @@ func (d *dataFlags) csv() (release.CSVOptions, error) {
 	if math.IsNaN(d.gap) || d.gap < 0 || math.IsInf(d.gap, 0) {
 		return release.CSVOptions{}, fmt.Errorf("--gap %v: want a finite number ≥ 0", d.gap)
 	}
+	opts, err := d.given().CSV()
+	if err != nil {
+		return opts, fmt.Errorf("--%w", err)
+	}
+	opts.KeepTimes = d.keepTimes
+	return opts, nil
+}
+
+// given is the reading flags with a column flag left at its default
+// blanked (not required to exist).
+func (d *dataFlags) given() release.Spec {
 	spec := d.spec
 	if d.cmd != nil {
 		fl := d.cmd.Flags()
@@ -191,12 +202,7 @@ func (d *dataFlags) csv() (release.CSVOptions, error) {
 			}
 		}
 	}
-	opts, err := spec.CSV()
-	if err != nil {
-		return opts, fmt.Errorf("--%w", err)
-	}
-	opts.KeepTimes = d.keepTimes
-	return opts, nil
+	return spec
 }
 
 // source opens the data file (or the built-in example) and returns the

@@ -1,0 +1,368 @@
+// Package stream releases a dataset that is fed over time — a curator's
+// readings appended day after day — one calendar window at a time, for the
+// price of one release.
+//
+// # Guarantee
+//
+// A stream is charged ε once, when it is declared. Every window it ever
+// releases gets Laplace noise of scale σ·L on every bin, L the window's
+// Lipschitz constant, with σ the supremum of the Markov Quilt Mechanism's
+// σ_max over every length, every start and every pattern of missing
+// readings (docs/math.md §4.9, Lemmas 1–3). All windows released so far are
+// then one release of a vector query on every series' chain, ε-Pufferfish
+// by docs/math.md §4.8, at every moment of the stream's life. A window is
+// released once, when a reading at or after its end is appended (or a
+// closing time passes it); a reading inside a released window is refused,
+// so no reading is counted twice and no window's noise is drawn twice.
+//
+// The running state (the counts of windows still open) is stored in the
+// ledger with the stream and is never printed.
+package stream
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pufferfish-privacy/pufferfish/internal/checks"
+	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/mechanism"
+	"github.com/pufferfish-privacy/pufferfish/record"
+	"github.com/pufferfish-privacy/pufferfish/release"
+)
+
+// Settings declare a stream: how appended files are read, the windows, ε,
+// the mechanism and query, the class, and σ (computed once).
+type Settings struct {
+	Spec    release.Spec    `json:"spec"`
+	Window  string          `json:"window"`
+	Epsilon float64         `json:"epsilon"`
+	Method  mechanism.Name  `json:"method"`
+	Query   string          `json:"query"`
+	Class   json.RawMessage `json:"class"`
+	// Scale is σ's search: the supremum over lengths, reached at Length
+	// (docs/math.md §4.9, Lemma 3).
+	Scale *release.Scale `json:"scale"`
+}
+
+// State is a stream's running state: never printed (it holds the counts
+// of open windows).
+type State struct {
+	// Closed: every window with index ≤ Closed is closed (released when
+	// it held a reading); nil before the first close.
+	Closed *int64 `json:"closed,omitempty"`
+	// Latest is the latest time appended (seconds).
+	Latest *float64 `json:"latest,omitempty"`
+	// Step is the time grid (seconds): the declared step, or the smallest
+	// difference seen so far within a series (0: not known yet).
+	Step float64 `json:"step"`
+	// Last is every series' last reading time (seconds).
+	Last map[string]float64 `json:"last"`
+	// Open are the windows still open, by calendar index.
+	Open map[string]*Open `json:"open"`
+}
+
+// Open is one open window: readings per state, pooled over the series,
+// and each series' part (for the window's sizes).
+type Open struct {
+	Counts []float64        `json:"counts"`
+	Series map[string]*Part `json:"series"`
+}
+
+// Part is one series' readings in a window: how many and their first and
+// last times (seconds).
+type Part struct {
+	N     int        `json:"n"`
+	Times [2]float64 `json:"times"` // first and last
+}
+
+// MaxLength caps the chain length σ's supremum is searched at.
+const MaxLength = 1 << 22
+
+// Declare computes a stream's σ once: σ_max at lengths 1024, 2048, …
+// until Lemma 3 of docs/math.md §4.9 says the supremum is reached
+// (T ≥ 2(⌊εσ⌋+1)+1), for the class with every fixed start replaced by
+// "any" (a series may begin anywhere in its chain).
+func Declare(spec release.Spec, window string, eps float64, method mechanism.Name, query string, class *markov.Class) (*Settings, error) {
+	if err := checks.Epsilon(eps); err != nil {
+		return nil, err
+	}
+	if method != mechanism.Exact && method != mechanism.Approx {
+		return nil, fmt.Errorf("method %q: a stream needs exact or approx (its σ must hold at every length)", method)
+	}
+	if _, _, err := parseWindow(window, spec); err != nil {
+		return nil, err
+	}
+	switch query {
+	case "":
+		query = "counts"
+	case "counts", "relative", "mean":
+	default:
+		return nil, fmt.Errorf("query %q: want counts, relative or mean", query)
+	}
+	if _, err := spec.CSV(); err != nil {
+		return nil, err
+	}
+	any := class.AnyStart()
+	var s *release.Scale
+	for T := 1024; ; T *= 2 {
+		if T > MaxLength {
+			return nil, fmt.Errorf("σ does not settle by length %d (σ = %.6g at ε = %g): the class mixes too slowly for a stream at this ε", MaxLength, *s.Sigma, eps)
+		}
+		var err error
+		if s, err = release.ComputeScale(any, T, eps, method); err != nil {
+			return nil, err
+		}
+		if !s.Applicable || s.Sigma == nil {
+			return nil, fmt.Errorf("method %s does not apply: %s", method, s.Guarantee)
+		}
+		m := math.Floor(eps**s.Sigma) + 1
+		if float64(T) >= 2*m+1 {
+			break
+		}
+	}
+	s.Guarantee = fmt.Sprintf("%g-Pufferfish privacy for the class, all windows of the stream together (%s with σ the supremum over lengths, starts and missing readings; [SWC17] Thm 4.3, docs/math.md §4.9)", eps, method.Title())
+	cj, err := class.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	return &Settings{Spec: spec, Window: window, Epsilon: eps, Method: method, Query: query, Class: cj, Scale: s}, nil
+}
+
+func parseWindow(window string, spec release.Spec) (time.Duration, *time.Location, error) {
+	w, err := time.ParseDuration(window)
+	if err != nil || w < time.Second {
+		return 0, nil, fmt.Errorf("window %q: want a duration of at least a second, such as 1h or 24h", window)
+	}
+	tz := spec.TZ
+	if tz == "" {
+		tz = "UTC"
+	}
+	loc, err := time.LoadLocation(tz)
+	if err != nil {
+		return 0, nil, fmt.Errorf("tz: %w", err)
+	}
+	return w, loc, nil
+}
+
+// Record is the stream's one charge for the ledger.
+func (s *Settings) Record(class *markov.Class) *record.Release {
+	return &record.Release{Mechanism: s.Method, Epsilon: s.Epsilon, Class: class.Hash(), Query: s.Query, Stream: true}
+}
+
+// NewState is the state of a stream with nothing appended.
+func (s *Settings) NewState() State {
+	return State{Step: s.Spec.Step, Last: map[string]float64{}, Open: map[string]*Open{}}
+}
+
+// Window is one released window, as puff release --window prints it.
+type Window = release.Window
+
+// Released is a window and its calendar index.
+type Released struct {
+	Index  int64
+	Window Window
+}
+
+// Append reads one file of readings (named name in errors) that continue
+// the stream, adds them to the open windows and releases every window
+// that closes: those before the latest time appended, or ending at or
+// before close (when not nil); r may be nil to close only. It returns the
+// new state; st is not modified. Errors name the file and line and change
+// nothing.
+func (s *Settings) Append(st State, r io.Reader, name string, close *float64) (State, []Released, error) {
+	class, err := markov.ParseClass(strings.NewReader(string(s.Class)), "the stream's class")
+	if err != nil {
+		return st, nil, err
+	}
+	width, loc, err := parseWindow(s.Window, s.Spec)
+	if err != nil {
+		return st, nil, err
+	}
+	opts, err := s.Spec.CSV()
+	if err != nil {
+		return st, nil, err
+	}
+	if opts.Levels != nil && opts.States == nil {
+		opts.States = opts.Levels.Names()
+	}
+	if opts.States == nil {
+		opts.States = class.States
+	}
+	if !slices.Equal(opts.States, class.States) {
+		return st, nil, fmt.Errorf("the stream's states %q differ from its class's %q", opts.States, class.States)
+	}
+	var rows []release.Row
+	if r == nil {
+		// nothing to read: only closing
+	} else if _, err := release.ReadRows(r, name, opts, func(row release.Row) error {
+		if len(rows) >= MaxRows {
+			return fmt.Errorf("%s:%d: more than %d rows in one append: append the file in parts", row.File, row.Line, MaxRows)
+		}
+		rows = append(rows, row)
+		return nil
+	}); err != nil {
+		return st, nil, err
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		if rows[i].Series != rows[j].Series {
+			return rows[i].Series < rows[j].Series
+		}
+		return rows[i].Time < rows[j].Time
+	})
+	next := st.clone()
+	// the grid step: declared, or the smallest difference within a series
+	for i := 1; i < len(rows); i++ {
+		if rows[i].Series == rows[i-1].Series && rows[i].Time > rows[i-1].Time && (next.Step == 0 || rows[i].Time-rows[i-1].Time < next.Step) && s.Spec.Step == 0 {
+			next.Step = rows[i].Time - rows[i-1].Time
+		}
+	}
+	for i, row := range rows {
+		at := fmt.Sprintf("%s:%d", row.File, row.Line)
+		if i > 0 && rows[i-1].Series == row.Series && rows[i-1].Time == row.Time {
+			return st, nil, fmt.Errorf("%s: series %q has two rows at time %s", at, release.SeriesName(row.Series), row.TimeText)
+		}
+		if last, ok := next.Last[row.Series]; ok && row.Time <= last {
+			return st, nil, fmt.Errorf("%s: series %q at time %s is not after its last appended reading: a stream's readings are appended once, in time order (a file appended twice is recognised and skipped as a whole)", at, release.SeriesName(row.Series), row.TimeText)
+		}
+		k := release.WindowOf(row.Time, width, loc)
+		if next.Closed != nil && k <= *next.Closed {
+			start, end := release.WindowBounds(k, width, loc)
+			return st, nil, fmt.Errorf("%s: series %q at time %s falls in the window %s – %s, which is already closed: a released window is never released again, so late readings are refused", at, release.SeriesName(row.Series), row.TimeText, start, end)
+		}
+		if last, ok := next.Last[row.Series]; ok && next.Step > 0 {
+			g := (row.Time - last) / next.Step
+			if math.Abs(g-math.Round(g)) > 1e-6*math.Max(1, g) {
+				return st, nil, fmt.Errorf("%s: series %q at time %s is %.6g steps of %v after its previous reading: readings must lie on the stream's time grid", at, release.SeriesName(row.Series), row.TimeText, g, next.Step)
+			}
+		}
+		next.Last[row.Series] = row.Time
+		if next.Latest == nil || row.Time > *next.Latest {
+			t := row.Time
+			next.Latest = &t
+		}
+		if row.State < 0 {
+			continue // a missing value: the chain runs through it
+		}
+		key := strconv.FormatInt(k, 10)
+		o := next.Open[key]
+		if o == nil {
+			o = &Open{Counts: make([]float64, len(class.States)), Series: map[string]*Part{}}
+			next.Open[key] = o
+		}
+		o.Counts[row.State]++
+		p := o.Series[row.Series]
+		if p == nil {
+			p = &Part{Times: [2]float64{row.Time, row.Time}}
+			o.Series[row.Series] = p
+		}
+		p.N++
+		p.Times[1] = row.Time
+	}
+	// windows to close
+	var upto *int64
+	if next.Latest != nil {
+		u := release.WindowOf(*next.Latest, width, loc) - 1
+		upto = &u
+	}
+	if close != nil {
+		u := release.WindowOf(*close, width, loc) - 1
+		if upto == nil || u > *upto {
+			upto = &u
+		}
+	}
+	var out []Released
+	if upto != nil && (next.Closed == nil || *upto > *next.Closed) {
+		var keys []int64
+		for key := range next.Open {
+			k, _ := strconv.ParseInt(key, 10, 64)
+			if k <= *upto {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		opt := release.Options{Epsilon: s.Epsilon, Method: s.Method, Query: s.Query}
+		base := release.StreamBase(class, opt, s.Scale)
+		for _, k := range keys {
+			key := strconv.FormatInt(k, 10)
+			sum := next.Open[key].summary(class.States, opts.Levels, next.Step)
+			w, err := release.ReleaseWindow(base, sum, class, opt, k, width, loc)
+			if err != nil {
+				return st, nil, err
+			}
+			out = append(out, Released{Index: k, Window: w})
+			delete(next.Open, key)
+		}
+		next.Closed = upto
+	}
+	return next, out, nil
+}
+
+// MaxRows caps the rows of one append (all are held to be ordered).
+const MaxRows = 10_000_000
+
+// summary is the window's summary: its counts and public sizes.
+func (o *Open) summary(states []string, levels *release.Levels, step float64) *release.Summary {
+	sum := release.NewSummary(states, levels)
+	sum.Step = step
+	copy(sum.Counts, o.Counts)
+	names := make([]string, 0, len(o.Series))
+	for n := range o.Series {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for i, n := range names {
+		p := o.Series[n]
+		if i == 0 || p.N < sum.MinLength {
+			sum.MinLength = p.N
+		}
+		sum.MaxLength = max(sum.MaxLength, p.N)
+		sum.Sequences++
+		sum.Observations += p.N
+		if step > 0 {
+			sum.Missing += int(math.Round((p.Times[1]-p.Times[0])/step)) + 1 - p.N
+		}
+	}
+	return sum
+}
+
+func (st State) clone() State {
+	b, _ := json.Marshal(st)
+	var out State
+	json.Unmarshal(b, &out)
+	if out.Last == nil {
+		out.Last = map[string]float64{}
+	}
+	if out.Open == nil {
+		out.Open = map[string]*Open{}
+	}
+	return out
+}
+
+// Parse reads stored settings.
+func Parse(b []byte) (*Settings, error) {
+	var s Settings
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("stream settings: %w", err)
+	}
+	if s.Scale == nil || s.Scale.Sigma == nil {
+		return nil, errors.New("stream settings: no σ")
+	}
+	return &s, nil
+}
+
+// ParseState reads a stored state.
+func ParseState(b []byte) (State, error) {
+	var st State
+	if err := json.Unmarshal(b, &st); err != nil {
+		return State{}, fmt.Errorf("stream state: %w", err)
+	}
+	return st.clone(), nil
+}
