@@ -45,6 +45,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"github.com/pufferfish-privacy/pufferfish/noise"
 	"github.com/pufferfish-privacy/pufferfish/release"
+	"github.com/pufferfish-privacy/pufferfish/stream"
 )
 
 //go:embed openapi.json web
@@ -124,6 +125,8 @@ var routes = []route{
 	{"POST", "/v1/datasets/{name}/releases", on("release"), (*Server).createRelease},
 	{"GET", "/v1/datasets/{name}/ledger", on("read"), (*Server).getLedger},
 	{"GET", "/v1/scale", any_, (*Server).scale},
+	{"POST", "/v1/streams/{name}/readings", on("release"), (*Server).appendReadings},
+	{"GET", "/v1/streams/{name}/windows", on("read"), (*Server).streamWindows},
 }
 
 func any_(*http.Request) string { return "any" }
@@ -271,7 +274,11 @@ func (s *Server) wrap(rt route) http.Handler {
 				return
 			}
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
+		limit := int64(MaxBody)
+		if strings.HasSuffix(rt.path, "/readings") {
+			limit = MaxReadings
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		if err := rt.handle(s, w, r, tok); err != nil {
 			s.fail(w, r, err)
 		}
@@ -286,6 +293,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var ref *ledger.Refused
 	var mbe *http.MaxBytesError
 	var fe *release.FieldError
+	var de *stream.DataError
 	switch {
 	case errors.As(err, &ae):
 		writeError(w, ae.status, ae.field, ae.msg)
@@ -301,7 +309,11 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.Is(err, ledger.ErrKeyReused):
 		writeError(w, http.StatusUnprocessableEntity, "Idempotency-Key", err.Error())
 	case errors.As(err, &mbe):
-		writeError(w, http.StatusRequestEntityTooLarge, "", fmt.Sprintf("request body over %d bytes", MaxBody))
+		writeError(w, http.StatusRequestEntityTooLarge, "", fmt.Sprintf("request body over %d bytes", mbe.Limit))
+	case errors.As(err, &de):
+		writeError(w, http.StatusBadRequest, "", de.Error())
+	case errors.Is(err, ledger.ErrNoStream):
+		writeError(w, http.StatusNotFound, "", err.Error())
 	case errors.As(err, &fe):
 		writeError(w, http.StatusBadRequest, fe.Field, err.Error())
 	case errors.Is(err, context.Canceled):

@@ -178,6 +178,14 @@ type Released struct {
 // new state; st is not modified. Errors name the file and line and change
 // nothing.
 func (s *Settings) Append(st State, r io.Reader, name string, close *float64) (State, []Released, error) {
+	next, out, err := s.append(st, r, name, close)
+	if err != nil {
+		return st, nil, &DataError{err}
+	}
+	return next, out, nil
+}
+
+func (s *Settings) append(st State, r io.Reader, name string, close *float64) (State, []Released, error) {
 	class, err := markov.ParseClass(strings.NewReader(string(s.Class)), "the stream's class")
 	if err != nil {
 		return st, nil, err
@@ -304,6 +312,13 @@ func (s *Settings) Append(st State, r io.Reader, name string, close *float64) (S
 	}
 	return next, out, nil
 }
+
+// DataError is an appended file's fault (a bad, late or repeated reading):
+// the caller's input, not the stream's.
+type DataError struct{ Err error }
+
+func (e *DataError) Error() string { return e.Err.Error() }
+func (e *DataError) Unwrap() error { return e.Err }
 
 // MaxRows caps the rows of one append (all are held to be ordered).
 const MaxRows = 10_000_000

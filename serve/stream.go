@@ -1,0 +1,93 @@
+package serve
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+
+	"github.com/pufferfish-privacy/pufferfish/ledger"
+	"github.com/pufferfish-privacy/pufferfish/stream"
+)
+
+// MaxReadings is the largest CSV body one append of readings may have.
+const MaxReadings = 64 << 20
+
+// appendReadings feeds a dataset's stream (made with puff stream init on
+// the service's ledger) with the CSV body, read with the stream's own
+// flags, and answers the windows it closed: {"windows": [...]}, each as
+// puff release --window prints it. ?close=TIME also closes every window
+// ending at or before TIME. The body is the readings: a body appended
+// before changes nothing ("duplicate": true).
+func (s *Server) appendReadings(w http.ResponseWriter, r *http.Request, _ *ledger.Token) error {
+	name := r.PathValue("name")
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return err
+	}
+	var close *float64
+	if c := r.URL.Query().Get("close"); c != "" {
+		ls, err := s.cfg.Store.Stream(r.Context(), name)
+		if err != nil {
+			return err
+		}
+		set, err := stream.Parse(ls.Settings)
+		if err != nil {
+			return err
+		}
+		opts, err := set.Spec.CSV()
+		if err != nil {
+			return err
+		}
+		t, err := opts.ParseTime(c)
+		if err != nil {
+			return bad("close", "close %q: %v", c, err)
+		}
+		close = &t
+	}
+	if len(body) == 0 {
+		if close == nil {
+			return bad("", "no readings: the body is the CSV of the readings to append (or give ?close=TIME)")
+		}
+		body = nil
+	}
+	rel, dup, err := stream.Feed(r.Context(), s.cfg.Store, name, body, "readings", close)
+	if err != nil {
+		return err
+	}
+	wins := make([]stream.Window, len(rel))
+	for i, x := range rel {
+		wins[i] = x.Window
+	}
+	out := map[string]any{"dataset": name, "windows": wins}
+	if dup {
+		out["duplicate"] = true
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// streamWindows lists every window a stream released (nothing is drawn).
+func (s *Server) streamWindows(w http.ResponseWriter, r *http.Request, _ *ledger.Token) error {
+	name := r.PathValue("name")
+	ls, err := s.cfg.Store.Stream(r.Context(), name)
+	if err != nil {
+		return err
+	}
+	set, err := stream.Parse(ls.Settings)
+	if err != nil {
+		return err
+	}
+	sum, err := set.Summary()
+	if err != nil {
+		return err
+	}
+	wins, err := stream.Windows(r.Context(), s.cfg.Store, name)
+	if err != nil {
+		return err
+	}
+	if wins == nil {
+		wins = []json.RawMessage{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"dataset": name, "stream": sum, "windows": wins})
+	return nil
+}
