@@ -217,7 +217,13 @@ func ReadData(r io.Reader, name string, opts CSVOptions) (*Data, error) {
 	header := slices.Clone(first)
 	idx := map[string]int{}
 	for i, h := range header {
-		idx[strings.TrimSpace(h)] = i
+		h = strings.TrimSpace(h)
+		if j, dup := idx[h]; dup && h != "" {
+			// Which of the two would be read is arbitrary: a silent
+			// wrong answer when it is a column the release reads.
+			return nil, fmt.Errorf("%s:1: the header names column %q twice (columns %d and %d): rename one", name, h, j+1, i+1)
+		}
+		idx[h] = i
 	}
 	d := &Data{}
 	states := map[string]int{}
