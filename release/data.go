@@ -179,13 +179,15 @@ func (d *Data) Runs() [][]int {
 // grid are errors.
 func ReadData(r io.Reader, name string, opts CSVOptions) (*Data, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
+	gzipped := false
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		gz, err := gzip.NewReader(br)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+			return nil, fmt.Errorf("%s: not a readable gzip file (it starts as one): %v", name, err)
 		}
 		defer gz.Close()
 		br = bufio.NewReaderSize(gz, 1<<16)
+		gzipped = true
 	}
 	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\ufeff")) {
 		br.Discard(3)
@@ -200,7 +202,7 @@ func ReadData(r io.Reader, name string, opts CSVOptions) (*Data, error) {
 	if delim == '"' || delim == '\r' || delim == '\n' || delim == utf8.RuneError || !utf8.ValidRune(delim) {
 		return nil, fmt.Errorf("delimiter %q cannot separate CSV fields", delim)
 	}
-	cr := csv.NewReader(&lineLimit{r: br, name: name})
+	cr := csv.NewReader(&lineLimit{r: br, name: name, gzip: gzipped})
 	cr.Comma = delim
 	cr.ReuseRecord = true
 	cr.FieldsPerRecord = -1
@@ -209,7 +211,7 @@ func ReadData(r io.Reader, name string, opts CSVOptions) (*Data, error) {
 		return nil, fmt.Errorf("%s: empty data file", name)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, csvErr(err))
+		return nil, csvErr(name, err)
 	}
 	if len(first) > MaxFields {
 		return nil, fmt.Errorf("%s:1: %d fields in the header, at most %d are read", name, len(first), MaxFields)
@@ -217,7 +219,13 @@ func ReadData(r io.Reader, name string, opts CSVOptions) (*Data, error) {
 	header := slices.Clone(first)
 	idx := map[string]int{}
 	for i, h := range header {
-		idx[strings.TrimSpace(h)] = i
+		h = strings.TrimSpace(h)
+		if j, dup := idx[h]; dup && h != "" {
+			// Which of the two would be read is arbitrary: a silent
+			// wrong answer when it is a column the release reads.
+			return nil, fmt.Errorf("%s:1: the header names column %q twice (columns %d and %d): rename one", name, h, j+1, i+1)
+		}
+		idx[h] = i
 	}
 	d := &Data{}
 	states := map[string]int{}
@@ -478,6 +486,9 @@ func cmpFloat(a, b float64) int {
 func parseTime(s string, layouts []string, loc *time.Location, unit float64) (float64, error) {
 	for _, l := range layouts {
 		if t, err := time.ParseInLocation(l, s, loc); err == nil {
+			if err := checkLocal(t, l, s, loc); err != nil {
+				return 0, err
+			}
 			return float64(t.UnixNano()) / 1e9, nil
 		}
 	}
@@ -494,6 +505,50 @@ func parseTime(s string, layouts []string, loc *time.Location, unit float64) (fl
 		return float64(t.UnixNano()) / 1e9, nil
 	}
 	return 0, errors.New("not a number of seconds or an RFC 3339 timestamp (give a time format)")
+}
+
+// checkLocal refuses a local time (layout without a zone) that the
+// daylight-saving rules of loc make ambiguous (it occurs twice when the
+// clocks go back) or nonexistent (skipped when they go forward): time.Date
+// would silently pick one of the two, or shift it by the gap. Only times
+// within a day of a zone change are checked closely.
+func checkLocal(t time.Time, layout, s string, loc *time.Location) error {
+	if loc == time.UTC || strings.Contains(layout, "Z07") || strings.Contains(layout, "-07") || strings.Contains(layout, "MST") {
+		return nil // UTC, or the time says its offset
+	}
+	start, end := t.ZoneBounds()
+	const near = 24 * time.Hour
+	if (start.IsZero() || t.Sub(start) > near) && (end.IsZero() || end.Sub(t) > near) {
+		return nil
+	}
+	w, err := time.Parse(layout, s) // the wall clock as written
+	if err != nil {
+		return nil
+	}
+	wall := w.Unix()
+	var found []time.Time
+	for _, probe := range []int64{wall - 86400, wall + 86400} {
+		_, off := time.Unix(probe, 0).In(loc).Zone()
+		c := time.Unix(wall-int64(off), int64(w.Nanosecond())).In(loc)
+		if _, o := c.Zone(); o != off {
+			continue
+		}
+		if cw := time.Date(c.Year(), c.Month(), c.Day(), c.Hour(), c.Minute(), c.Second(), c.Nanosecond(), time.UTC); !cw.Equal(w) {
+			continue
+		}
+		if len(found) == 0 || !found[0].Equal(c) {
+			found = append(found, c)
+		}
+	}
+	fix := "write the time with its UTC offset (a time format with -07:00, or RFC 3339) or in UTC"
+	switch len(found) {
+	case 0:
+		return fmt.Errorf("this local time does not exist in %s (the clocks skip it when daylight saving starts): %s", loc, fix)
+	case 1:
+		return nil
+	}
+	a, b := found[0].Format("15:04:05 -07:00"), found[1].Format("15:04:05 -07:00")
+	return fmt.Errorf("this local time occurs twice in %s (%s and %s: the clocks go back when daylight saving ends), so it does not say which: %s", loc, a, b, fix)
 }
 
 // place puts every series on its grid and keeps the observed readings.
@@ -641,12 +696,20 @@ const MaxLine = 1 << 20
 
 // lineLimit refuses lines longer than MaxLine before the CSV reader
 // buffers them whole.
+// It also names the file and the last whole line read in an error of the
+// input (a gzip stream cut short says only "unexpected EOF").
 type lineLimit struct {
 	r    *bufio.Reader
 	name string
+	gzip bool
 	run  int
 	line int
 }
+
+// inputError is an error that already names the file.
+type inputError struct{ error }
+
+func (e inputError) Unwrap() error { return e.error }
 
 func (l *lineLimit) Read(p []byte) (int, error) {
 	n, err := l.r.Read(p)
@@ -658,8 +721,15 @@ func (l *lineLimit) Read(p []byte) (int, error) {
 		}
 		l.run++
 		if l.run > MaxLine {
-			return i, fmt.Errorf("%s:%d: line longer than %d bytes", l.name, l.line+1, MaxLine)
+			return i, inputError{fmt.Errorf("%s:%d: line longer than %d bytes", l.name, l.line+1, MaxLine)}
 		}
+	}
+	if err != nil && err != io.EOF {
+		what := "reading stopped"
+		if l.gzip {
+			what = "the gzip stream is cut short or corrupt"
+		}
+		err = inputError{fmt.Errorf("%s: %s after line %d (the last whole line read): %w", l.name, what, l.line, err)}
 	}
 	return n, err
 }
@@ -672,18 +742,26 @@ func next(cr *csv.Reader, name string) ([]string, int, error) {
 		return nil, 0, err
 	}
 	if err != nil {
-		return nil, 0, fmt.Errorf("%s: %w", name, csvErr(err))
+		return nil, 0, csvErr(name, err)
 	}
 	line, _ := cr.FieldPos(0)
 	return rec, line, nil
 }
 
-func csvErr(err error) error {
+// csvErr names the file (and the line) in an error of the CSV reader.
+func csvErr(name string, err error) error {
+	var ie inputError
+	if errors.As(err, &ie) {
+		return ie.error
+	}
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
-		return fmt.Errorf("line %d: %v", pe.Line, pe.Err)
+		if errors.As(pe.Err, &ie) {
+			return ie.error
+		}
+		return fmt.Errorf("%s: line %d: %w", name, pe.Line, pe.Err)
 	}
-	return err
+	return fmt.Errorf("%s: %w", name, err)
 }
 
 // Align re-indexes the data onto the given state order (a class's states).

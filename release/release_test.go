@@ -27,6 +27,8 @@ func TestReadDataErrorsNameFileAndLine(t *testing.T) {
 		"series,time,state\na,1,s\na,2, \n":  "x.csv:3: empty state",
 		"a,b\n1,2\n":                         "x.csv:1: header",
 		"series,time,state\na,1,\"s\n":       "x.csv: line",
+		"series,time,state,state\na,0,0,1\n": `x.csv:1: the header names column "state" twice (columns 3 and 4)`,
+		"series, time,time\na,0,0\n":         `x.csv:1: the header names column "time" twice`,
 	}
 	for in, want := range cases {
 		t.Run(fmt.Sprint(in), func(t *testing.T) {
