@@ -479,7 +479,7 @@ func planSummary(sum *Summary, class *markov.Class, fitted bool, opts Options, c
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%d readings lay outside the levels' bounds and were counted in the end levels", r.Clipped))
 	}
 	if fitted {
-		r.Warnings = append(r.Warnings, "the class was fitted from the released data: the guarantee holds for that fitted chain, and the fit itself is not protected (it is not printed)")
+		r.Warnings = append(r.Warnings, "the class was fitted from the released data: the guarantee holds for that fitted chain only, and the fit is not protected; σ, the per-bin scale and the quilt printed here are functions of the fitted chain, so they depend on the data and are not protected either")
 	}
 	if opts.Method == mechanism.DP {
 		r.Warnings = append(r.Warnings, "dp protects single entries only; correlated entries can be inferred from their neighbours")
