@@ -37,8 +37,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/pufferfish-privacy/pufferfish/hmm"
-	"github.com/pufferfish-privacy/pufferfish/internal/checks"
+	"github.com/pufferfish-privacy/pufferfish/epsilon"
 	"github.com/pufferfish-privacy/pufferfish/internal/strictjson"
 	"github.com/pufferfish-privacy/pufferfish/ledger"
 	"github.com/pufferfish-privacy/pufferfish/markov"
@@ -578,22 +577,24 @@ type releaseRequest struct {
 	Window  string          `json:"window,omitempty"`
 }
 
-// parseEpsilon reads ε as every command does (decimal, fraction, ln(r)).
-func parseEpsilon(n json.Number) (float64, error) {
-	if n == "" || n == "null" {
-		return 0, bad("epsilon", "epsilon is required: a number > 0")
-	}
-	if strings.HasPrefix(string(n), `"`) {
-		return 0, bad("epsilon", "epsilon %s: want a JSON number > 0", n)
-	}
-	e, err := hmm.ParseEpsilon(n.String())
+// parseEpsilon reads ε as every command does (package epsilon: a JSON
+// number, or a string holding a decimal, a fraction or ln(r)).
+func parseEpsilon(raw json.RawMessage) (float64, error) {
+	e, err := epsilon.ParseJSON(raw)
 	if err != nil {
 		return 0, bad("epsilon", "%v", err)
 	}
-	if checks.Epsilon(e.Value) != nil || e.Value > checks.MaxEpsilon {
-		return 0, bad("epsilon", "epsilon %s: want 0 < ε ≤ %d", n, checks.MaxEpsilon)
-	}
 	return e.Value, nil
+}
+
+// epsilonParam is a query parameter's ε as JSON: a string, so the same
+// text is read as in a body ("" : missing).
+func epsilonParam(v string) json.RawMessage {
+	if v == "" {
+		return nil
+	}
+	b, _ := json.Marshal(v)
+	return b
 }
 
 func (s *Server) createRelease(w http.ResponseWriter, r *http.Request, tok *ledger.Token) error {
@@ -602,7 +603,7 @@ func (s *Server) createRelease(w http.ResponseWriter, r *http.Request, tok *ledg
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	eps, err := parseEpsilon(json.Number(strings.TrimSpace(string(req.Epsilon))))
+	eps, err := parseEpsilon(req.Epsilon)
 	if err != nil {
 		return err
 	}
@@ -730,7 +731,7 @@ func (s *Server) scale(w http.ResponseWriter, r *http.Request, tok *ledger.Token
 	if !tok.Can("read:" + name) {
 		return &apiError{http.StatusForbidden, "dataset", "this token lacks the scope read:" + name}
 	}
-	eps, err := parseEpsilon(json.Number(q.Get("epsilon")))
+	eps, err := parseEpsilon(epsilonParam(q.Get("epsilon")))
 	if err != nil {
 		return err
 	}
