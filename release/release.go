@@ -21,6 +21,7 @@
 package release
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -178,6 +179,12 @@ type Options struct {
 	// only on the class, ε, the method and each series' pattern of
 	// readings, never on the readings' values.
 	Cache *ScaleCache
+	// Context, when set, stops the computation when it is done (a gone
+	// client, a timeout): checked between windows and between patterns.
+	Context context.Context
+	// Limits bound the release's size, checked before any work
+	// (CheckLimits; zero: the defaults).
+	Limits Limits
 }
 
 // ScaleCache holds computed scales, and the chains' oracle tables that
@@ -379,6 +386,9 @@ func planSummary(sum *Summary, class *markov.Class, fitted bool, opts Options, c
 	// σ depends on the class, ε, the method and the observation pattern
 	prefix := fmt.Sprint(class.Hash(), " ", strconv.FormatFloat(opts.Epsilon, 'g', -1, 64), " ", opts.Method, " ")
 	for _, p := range pats {
+		if err := opts.ctxErr(); err != nil {
+			return nil, nil, nil, err
+		}
 		ck := p.key
 		if free && p.ob.Times == nil {
 			ck = fmt.Sprint(1, p.ob.Len, nil)

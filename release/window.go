@@ -94,6 +94,9 @@ func planWindows(data *Data, class *markov.Class, fitted bool, opts Options, wid
 	var draws []func() error
 	cache := NewScaleCache()
 	for _, k := range order {
+		if err := opts.ctxErr(); err != nil {
+			return nil, nil, err
+		}
 		sub := &Data{States: data.States, Levels: data.Levels, Step: data.Step, StepSource: data.StepSource}
 		for _, p := range byWindow[k] {
 			full := data.Observation(p.s)

@@ -61,6 +61,13 @@ type Config struct {
 	DataDir string
 	Logger  *slog.Logger // nil: discard
 	Source  noise.Source // nil: crypto/rand (tests inject one)
+	// Limits bound every release's size (release.Limits; zero: the
+	// defaults), checked before any work: puff serve --max-windows,
+	// --max-cells.
+	Limits release.Limits
+	// ReleaseTimeout stops a release's computation that runs longer (0:
+	// none); a gone client stops it too. puff serve --release-timeout.
+	ReleaseTimeout time.Duration
 }
 
 // Server is the release service.
@@ -305,6 +312,8 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		writeError(w, http.StatusBadRequest, fe.Field, err.Error())
 	case errors.Is(err, context.Canceled):
 		writeError(w, 499, "", "request cancelled")
+	case errors.Is(err, context.DeadlineExceeded):
+		writeError(w, http.StatusServiceUnavailable, "", fmt.Sprintf("the release ran past the server's limit of %v (puff serve --release-timeout); nothing was spent", s.cfg.ReleaseTimeout))
 	default:
 		s.log.Error("internal error", "method", r.Method, "path", r.URL.Path, "err", err.Error())
 		writeError(w, http.StatusInternalServerError, "", "internal error")
@@ -635,10 +644,9 @@ func (s *Server) createRelease(w http.ResponseWriter, r *http.Request, tok *ledg
 	}
 	canon, _ := json.Marshal(req)
 	h := sha256.Sum256(append([]byte(name+"\x00"), canon...))
-	opts := release.Options{Epsilon: eps, Method: method, Query: req.Query, Source: s.cfg.Source, Cache: s.sigmas}
-	p, err := release.PrepareData(d.data, d.class, d.fitted, opts, width, d.locOrUTC())
+	p, err := s.prepare(r.Context(), d, release.Options{Epsilon: eps, Method: method, Query: req.Query, Source: s.cfg.Source, Cache: s.sigmas}, width)
 	if err != nil {
-		return bad("", "%v", err)
+		return err
 	}
 	rc, err := s.cfg.Store.Spend(r.Context(), ledger.Spend{Dataset: name, Class: p.Class, Record: p.Record, Token: tok.ID, TokenBudget: tok.Budget,
 		IdempotencyKey: key, RequestHash: hex.EncodeToString(h[:])}, func() (json.RawMessage, error) {
