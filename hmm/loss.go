@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/pufferfish-privacy/pufferfish/epsilon"
 )
 
 // Result is the exact privacy loss over observation sequences of lengths
@@ -211,15 +213,9 @@ func hasZeroRatio(a, b sparse) bool {
 	return false
 }
 
-// LogRat is ln r for a positive rational, accurate for any size.
-func LogRat(r *big.Rat) float64 {
-	num, den := r.Num(), r.Denom()
-	// r = (num / 2^a) / (den / 2^b) · 2^(a−b) with both parts in float range.
-	a, b := max(num.BitLen()-60, 0), max(den.BitLen()-60, 0)
-	fn, _ := new(big.Float).SetInt(new(big.Int).Rsh(num, uint(a))).Float64()
-	fd, _ := new(big.Float).SetInt(new(big.Int).Rsh(den, uint(b))).Float64()
-	return math.Log(fn) - math.Log(fd) + float64(a-b)*math.Ln2
-}
+// LogRat is ln r for a positive rational, accurate for any size
+// (epsilon.LogRat).
+func LogRat(r *big.Rat) float64 { return epsilon.LogRat(r) }
 
 type worker struct {
 	c       *compiled

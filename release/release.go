@@ -21,6 +21,7 @@
 package release
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -191,6 +192,12 @@ type Options struct {
 	// only on the class, ε, the method and each series' pattern of
 	// readings, never on the readings' values.
 	Cache *ScaleCache
+	// Context, when set, stops the computation when it is done (a gone
+	// client, a timeout): checked between windows and between patterns.
+	Context context.Context
+	// Limits bound the release's size, checked before any work
+	// (CheckLimits; zero: the defaults).
+	Limits Limits
 }
 
 // ScaleCache holds computed scales, and the chains' oracle tables that
@@ -413,6 +420,9 @@ func calibrate(sum *Summary, class *markov.Class, fitted bool, opts Options, cac
 	// σ depends on the class, ε, the method and the observation pattern
 	prefix := fmt.Sprint(class.Hash(), " ", strconv.FormatFloat(opts.Epsilon, 'g', -1, 64), " ", opts.Method, " ")
 	for _, p := range pats {
+		if err := opts.ctxErr(); err != nil {
+			return nil, nil, err
+		}
 		ck := p.key
 		if free && p.ob.Times == nil {
 			ck = fmt.Sprint(1, p.ob.Len, nil)
@@ -522,7 +532,7 @@ func finish(r *Report, sum *Summary, class *markov.Class, fitted bool, opts Opti
 		r.Warnings = append(r.Warnings, fmt.Sprintf("readings outside the levels' bounds [%g, %g] are counted in the end levels; how many is not printed, since it is a count of private values", l.Edges[0], l.Edges[l.N()]))
 	}
 	if fitted {
-		r.Warnings = append(r.Warnings, "the class was fitted from the released data: the guarantee holds for that fitted chain, and the fit itself is not protected (it is not printed)")
+		r.Warnings = append(r.Warnings, "the class was fitted from the released data: the guarantee holds for that fitted chain only, and the fit is not protected; σ, the per-bin scale and the quilt printed here are functions of the fitted chain, so they depend on the data and are not protected either")
 	}
 	if opts.Method == mechanism.DP {
 		r.Warnings = append(r.Warnings, "dp protects single entries only; correlated entries can be inferred from their neighbours")

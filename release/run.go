@@ -98,6 +98,9 @@ func Load(r io.Reader, name string, req Request) (*Data, *markov.Class, error) {
 // It does not modify data, so releases may share it.
 func PrepareData(data *Data, class *markov.Class, fitted bool, opts Options, width time.Duration, loc *time.Location) (*Pending, error) {
 	p := &Pending{Class: class}
+	if err := CheckLimits(data, len(class.States), width, loc, opts.Limits); err != nil {
+		return nil, err
+	}
 	if opts.Origin != nil {
 		var err error
 		if data, err = atOrigin(data, *opts.Origin); err != nil {

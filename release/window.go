@@ -113,6 +113,9 @@ func planWindows(data *Data, class *markov.Class, fitted bool, opts Options, wid
 	}
 	subs := make([]*Data, len(order))
 	for i, k := range order {
+		if err := opts.ctxErr(); err != nil {
+			return nil, nil, err
+		}
 		sub := &Data{States: data.States, Levels: data.Levels, Step: data.Step, StepSource: data.StepSource}
 		for _, p := range byWindow[k] {
 			full := data.Observation(p.s)
@@ -186,6 +189,9 @@ func planJoint(whole *Summary, wins []*Summary, keys []int64, class *markov.Clas
 	out := &WindowedReport{Width: width.String(), Zone: loc.String()}
 	draws := make([]func() error, len(wins))
 	for i, sum := range wins {
+		if err := opts.ctxErr(); err != nil {
+			return nil, nil, err
+		}
 		var r *Report
 		if r, draws[i], err = fixedSigma(base, sum, class, fitted, opts); err != nil {
 			return nil, nil, fmt.Errorf("window %s: %w", windowStart(keys[i], w, loc), err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -92,6 +93,14 @@ func TestWebPageInBrowser(t *testing.T) {
 	}
 
 	step("open the page", chromedp.Navigate(srv), chromedp.WaitVisible(chromedp.ID("token")))
+	// signed out, the page says where a token comes from
+	if txt := eval(`document.querySelector('#datasets').textContent`); !strings.Contains(txt, "puff token create") {
+		t.Errorf("the signed-out page does not say where a token comes from: %q", txt)
+	}
+	// ε as the CLI writes it goes to the server as text, numbers as numbers
+	if v := eval(`JSON.stringify([epsilonValue("ln(2)"), epsilonValue(" 0.5 "), epsilonValue("1/2")])`); v != `["ln(2)",0.5,"1/2"]` {
+		t.Errorf("ε as sent: %s", v)
+	}
 	step("sign in", chromedp.SendKeys(chromedp.ID("token"), admin), chromedp.Click(chromedp.ID("login")))
 	waitFor(`document.querySelector('#who').textContent.includes('signed in') ? 'ok' : ''`, "sign-in")
 	step("register the example", chromedp.WaitVisible(chromedp.ID("reg-name")),
@@ -103,6 +112,12 @@ func TestWebPageInBrowser(t *testing.T) {
 		t.Fatalf("budget bar at %v%% before any release", w)
 	}
 	waitFor(`document.querySelector('#planner svg path') ? 'ok' : ''`, "the planner's plot")
+	methods := []string{"exact", "approx", "groupdp", "dp"}
+	sigma := checkChart(t, "planner σ", eval(chartFactsJS+`("planner-sigma")`), true, methods)
+	checkChart(t, "planner L1", eval(chartFactsJS+`("planner-l1")`), true, methods)
+	if err := niceTicks(sigma.XTicks, false); err != nil {
+		t.Errorf("planner ε axis: %v", err)
+	}
 
 	release := func() string {
 		t.Helper()
@@ -121,6 +136,18 @@ func TestWebPageInBrowser(t *testing.T) {
 			t.Fatalf("after release %d the budget bar is at %v%%, want %v%%", i+1, w, want)
 		}
 		waitFor(`document.querySelector('#result svg rect.bar') && document.querySelector('#audit') ? 'ok' : ''`, "the histogram plot and the audit report")
+		// each bar is labelled with its state, in the class's order, and
+		// no numeric tick stands under the categories
+		states := []string{"sleep", "sit", "walk", "run"}
+		h := checkChart(t, "histogram", eval(chartFactsJS+`("histogram")`), false, nil)
+		if !slices.Equal(h.XTicks, states) || !slices.Equal(h.Bars, states) {
+			t.Errorf("histogram: x labels %q, bars %q, want the states %q", h.XTicks, h.Bars, states)
+		}
+	}
+	waitFor(`document.querySelector('#ledger-plot svg path') ? 'ok' : ''`, "the ledger's plot")
+	lg := checkChart(t, "ledger", eval(chartFactsJS+`(document.querySelector('#ledger-plot svg').id = 'ledger-svg')`), false, []string{"cumulative ε", "budget"})
+	if err := niceTicks(lg.XTicks, false); err != nil || slices.ContainsFunc(lg.XTicks, func(x string) bool { return strings.Contains(x, ".") }) {
+		t.Errorf("ledger: release axis %q: %v, want whole numbers", lg.XTicks, err)
 	}
 	msg := release()
 	if !strings.HasPrefix(msg, "Refused") || !strings.Contains(msg, "budget") {

@@ -37,8 +37,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/pufferfish-privacy/pufferfish/hmm"
-	"github.com/pufferfish-privacy/pufferfish/internal/checks"
+	"github.com/pufferfish-privacy/pufferfish/epsilon"
 	"github.com/pufferfish-privacy/pufferfish/internal/strictjson"
 	"github.com/pufferfish-privacy/pufferfish/ledger"
 	"github.com/pufferfish-privacy/pufferfish/markov"
@@ -63,6 +62,13 @@ type Config struct {
 	DataDir string
 	Logger  *slog.Logger // nil: discard
 	Source  noise.Source // nil: crypto/rand (tests inject one)
+	// Limits bound every release's size (release.Limits; zero: the
+	// defaults), checked before any work: puff serve --max-windows,
+	// --max-cells.
+	Limits release.Limits
+	// ReleaseTimeout stops a release's computation that runs longer (0:
+	// none); a gone client stops it too. puff serve --release-timeout.
+	ReleaseTimeout time.Duration
 }
 
 // Server is the release service.
@@ -318,6 +324,8 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		writeError(w, http.StatusBadRequest, fe.Field, err.Error())
 	case errors.Is(err, context.Canceled):
 		writeError(w, 499, "", "request cancelled")
+	case errors.Is(err, context.DeadlineExceeded):
+		writeError(w, http.StatusServiceUnavailable, "", fmt.Sprintf("the release ran past the server's limit of %v (puff serve --release-timeout); nothing was spent", s.cfg.ReleaseTimeout))
 	default:
 		s.log.Error("internal error", "method", r.Method, "path", r.URL.Path, "err", err.Error())
 		writeError(w, http.StatusInternalServerError, "", "internal error")
@@ -590,22 +598,24 @@ type releaseRequest struct {
 	Window  string          `json:"window,omitempty"`
 }
 
-// parseEpsilon reads ε as every command does (decimal, fraction, ln(r)).
-func parseEpsilon(n json.Number) (float64, error) {
-	if n == "" || n == "null" {
-		return 0, bad("epsilon", "epsilon is required: a number > 0")
-	}
-	if strings.HasPrefix(string(n), `"`) {
-		return 0, bad("epsilon", "epsilon %s: want a JSON number > 0", n)
-	}
-	e, err := hmm.ParseEpsilon(n.String())
+// parseEpsilon reads ε as every command does (package epsilon: a JSON
+// number, or a string holding a decimal, a fraction or ln(r)).
+func parseEpsilon(raw json.RawMessage) (float64, error) {
+	e, err := epsilon.ParseJSON(raw)
 	if err != nil {
 		return 0, bad("epsilon", "%v", err)
 	}
-	if checks.Epsilon(e.Value) != nil || e.Value > checks.MaxEpsilon {
-		return 0, bad("epsilon", "epsilon %s: want 0 < ε ≤ %d", n, checks.MaxEpsilon)
-	}
 	return e.Value, nil
+}
+
+// epsilonParam is a query parameter's ε as JSON: a string, so the same
+// text is read as in a body ("" : missing).
+func epsilonParam(v string) json.RawMessage {
+	if v == "" {
+		return nil
+	}
+	b, _ := json.Marshal(v)
+	return b
 }
 
 func (s *Server) createRelease(w http.ResponseWriter, r *http.Request, tok *ledger.Token) error {
@@ -614,7 +624,7 @@ func (s *Server) createRelease(w http.ResponseWriter, r *http.Request, tok *ledg
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	eps, err := parseEpsilon(json.Number(strings.TrimSpace(string(req.Epsilon))))
+	eps, err := parseEpsilon(req.Epsilon)
 	if err != nil {
 		return err
 	}
@@ -646,10 +656,9 @@ func (s *Server) createRelease(w http.ResponseWriter, r *http.Request, tok *ledg
 	}
 	canon, _ := json.Marshal(req)
 	h := sha256.Sum256(append([]byte(name+"\x00"), canon...))
-	opts := release.Options{Epsilon: eps, Method: method, Query: req.Query, Source: s.cfg.Source, Cache: s.sigmas}
-	p, err := release.PrepareData(d.data, d.class, d.fitted, opts, width, d.locOrUTC())
+	p, err := s.prepare(r.Context(), d, release.Options{Epsilon: eps, Method: method, Query: req.Query, Source: s.cfg.Source, Cache: s.sigmas}, width)
 	if err != nil {
-		return bad("", "%v", err)
+		return err
 	}
 	rc, err := s.cfg.Store.Spend(r.Context(), ledger.Spend{Dataset: name, Class: p.Class, Record: p.Record, Token: tok.ID, TokenBudget: tok.Budget,
 		IdempotencyKey: key, RequestHash: hex.EncodeToString(h[:])}, func() (json.RawMessage, error) {
@@ -742,7 +751,7 @@ func (s *Server) scale(w http.ResponseWriter, r *http.Request, tok *ledger.Token
 	if !tok.Can("read:" + name) {
 		return &apiError{http.StatusForbidden, "dataset", "this token lacks the scope read:" + name}
 	}
-	eps, err := parseEpsilon(json.Number(q.Get("epsilon")))
+	eps, err := parseEpsilon(epsilonParam(q.Get("epsilon")))
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/pufferfish-privacy/pufferfish/hmm"
+	"github.com/pufferfish-privacy/pufferfish/epsilon"
 	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"github.com/pufferfish-privacy/pufferfish/ratexpr"
@@ -14,9 +14,10 @@ import (
 
 // epsFlag is every command's --epsilon, in one syntax: a decimal (0.5), a
 // fraction (1/2) or ln(r) for a rational r > 1 (e^ε = r exactly), with
-// 0 < ε ≤ 700 (e^ε finite). Unset, Float is NaN.
+// 0 < ε ≤ 700 (e^ε finite), read by package epsilon as the service and
+// the pipeline read it. Unset, Float is NaN.
 type epsFlag struct {
-	e   hmm.Epsilon
+	e   epsilon.Epsilon
 	set bool
 }
 
@@ -38,12 +39,9 @@ func (f *epsFlag) String() string {
 }
 
 func (f *epsFlag) Set(s string) error {
-	e, err := hmm.ParseEpsilon(s)
+	e, err := epsilon.Parse(s)
 	if err != nil {
 		return err
-	}
-	if checks.Epsilon(e.Value) != nil || e.Value > checks.MaxEpsilon {
-		return fmt.Errorf("epsilon %q: want 0 < ε ≤ %d", s, checks.MaxEpsilon)
 	}
 	f.e, f.set = e, true
 	return nil

@@ -279,6 +279,9 @@ func seedBytes(seed uint64) [32]byte {
 	return b
 }
 
+// fitWarning is what local sanitize --fit says of the θ it printed.
+const fitWarning = "puff: warning: θ was estimated from the data being sanitized (--fit): the guarantee holds for that estimate only, and θ and the flip printed above are functions of it, so they depend on the data and are not protected"
+
 func localSanitizeCmd() *cobra.Command {
 	var df dataFlags
 	thetaF, epsF, rhoF := newProb(), newEps(""), newProb()
@@ -352,6 +355,9 @@ func localSanitizeCmd() *cobra.Command {
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "puff: sanitized %d readings in %d sequences with flip %.9g (θ = %g, ε = %g); protects against %s\n",
 				data.Observations(), len(data.Seqs), rho, theta, eps, label)
+			if fit {
+				fmt.Fprintln(cmd.ErrOrStderr(), fitWarning)
+			}
 			return nil
 		},
 	}

@@ -245,6 +245,7 @@ func releaseCmd() *cobra.Command {
 	epsF, methodF := newEps("1"), newMethod()
 	var fit, relative, asJSON bool
 	var query, window, calibration, origin string
+	var limits release.Limits
 	c := &cobra.Command{
 		Use:   "release [--data FILE] [--class FILE | --fit --states a,b,c] [--epsilon E] [--method M] [--json]",
 		Short: "Release a private histogram of categorical time series",
@@ -255,7 +256,11 @@ func releaseCmd() *cobra.Command {
 			if err := checkEps(eps); err != nil {
 				return err
 			}
-			req := release.Request{Fit: fit, Smoothing: df.smoothing, Options: release.Options{Epsilon: eps, Method: method, Relative: relative, Query: query}}
+			req := release.Request{Fit: fit, Smoothing: df.smoothing, Options: release.Options{Epsilon: eps, Method: method, Relative: relative, Query: query,
+				Context: cmd.Context(), Limits: limits}}
+			if limits.MaxWindows < 1 || limits.MaxCells < 1 {
+				return fmt.Errorf("--max-windows %d, --max-cells %d: want ≥ 1 each", limits.MaxWindows, limits.MaxCells)
+			}
 			var err error
 			switch {
 			case classPath != "":
@@ -348,6 +353,10 @@ func releaseCmd() *cobra.Command {
 			if r, ok := out.(*release.Report); ok {
 				r.Warnings = append(r.Warnings, df.warnings()...)
 			}
+			if wr, ok := out.(*release.WindowedReport); ok && asJSON {
+				// window by window: a long release is never one buffer
+				return wr.WriteJSON(cmd.OutOrStdout(), release.Field{Name: "ledger", Value: ledgerJSON})
+			}
 			if asJSON {
 				b, err := json.Marshal(out)
 				if err != nil {
@@ -369,6 +378,8 @@ func releaseCmd() *cobra.Command {
 	f.StringVar(&window, "window", "", "release one histogram per calendar window of this length (e.g. 24h, 168h; UTC unless --tz) with the total guarantee of all")
 	f.StringVar(&origin, "origin", "", "time of the chain's first step (as the data's times are written): each series is calibrated at its place after it; a ledger dataset's origin (puff ledger init --origin) is used by default")
 	f.StringVar(&calibration, "window-calibration", "joint", "with --window: joint (every window with σ of the whole chain; all windows together cost ε, docs/math.md §4.8) or per-window (each window on its own segment; the total composes them and is far larger)")
+	f.IntVar(&limits.MaxWindows, "max-windows", release.DefaultMaxWindows, "the most calendar windows one --window release may have (refused before any work beyond)")
+	f.IntVar(&limits.MaxCells, "max-cells", release.DefaultMaxCells, "the most released numbers (windows × bins) one release may have (refused before any work beyond)")
 	f.StringVar(&query, "query", "", "counts (L = 2), relative (L = 2/N) or mean (the mean level value, numeric readings; L = (max − min level value)/N)")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
 	f.StringVar(&logPath, "log", "", "append the release to this compose log (created if missing) and print the total guarantee")

@@ -45,11 +45,13 @@ type buildError struct {
 func (e *buildError) Error() string { return e.err.Error() + "\n" + e.out }
 
 // readmeCommand is one "$ command" of a console block and the output the
-// README shows for it.
+// README shows for it, or one command of a sh block (output not shown).
 type readmeCommand struct {
+	file string
 	line int
 	cmd  string
 	want []string
+	sh   bool
 }
 
 func readmeCommands(t *testing.T, path string) []readmeCommand {
@@ -60,28 +62,110 @@ func readmeCommands(t *testing.T, path string) []readmeCommand {
 	}
 	defer f.Close()
 	var out []readmeCommand
-	in := false
+	block := "" // "console", "sh" or ""
+	cont := false
 	sc := bufio.NewScanner(f)
 	for n := 1; sc.Scan(); n++ {
 		l := sc.Text()
 		switch {
 		case strings.HasPrefix(l, "```console"):
-			in = true
+			block = "console"
+		case strings.HasPrefix(l, "```sh"):
+			block = "sh"
 		case strings.HasPrefix(l, "```"):
-			in = false
-		case in && strings.HasPrefix(l, "$ "):
-			out = append(out, readmeCommand{line: n, cmd: strings.TrimPrefix(l, "$ ")})
-		case in && len(out) > 0 && strings.TrimSpace(l) != "":
+			block = ""
+		case block == "console" && strings.HasPrefix(l, "$ "):
+			out = append(out, readmeCommand{file: path, line: n, cmd: strings.TrimPrefix(l, "$ ")})
+			cont = strings.HasSuffix(l, `\`)
+		case block == "sh" && cont:
+			c := &out[len(out)-1]
+			c.cmd = strings.TrimSuffix(c.cmd, `\`) + " " + strings.TrimSpace(l)
+			cont = strings.HasSuffix(l, `\`)
+		case block == "console" && cont:
+			c := &out[len(out)-1]
+			c.cmd = strings.TrimSuffix(c.cmd, `\`) + " " + strings.TrimSpace(strings.TrimPrefix(l, "> "))
+			cont = strings.HasSuffix(l, `\`)
+		case block == "sh" && strings.TrimSpace(l) != "" && !strings.HasPrefix(strings.TrimSpace(l), "#"):
+			out = append(out, readmeCommand{file: path, line: n, cmd: l, sh: true})
+			cont = strings.HasSuffix(l, `\`)
+		case block == "console" && len(out) > 0 && strings.TrimSpace(l) != "":
 			out[len(out)-1].want = append(out[len(out)-1].want, l)
 		}
 	}
 	return out
 }
 
-// Every command in the README's console blocks runs verbatim, from the
-// repository root, on files the repository ships, and prints what the
+// notRun are the README commands the test cannot run, each with why: it
+// matches a command by substring.
+var notRun = []struct{ match, why string }{
+	{"go test ./...", "the test suite itself (this test is part of it)"},
+	{"go test ./ledger ./cmd/puff", "the test suite itself; .ci/run runs it against a throw-away PostgreSQL"},
+	{".ci/postgres", "starts a PostgreSQL server; .ci/run does the same"},
+	{"puff experiment all", "≈ 3 min on 2 cores; every experiment has its own test in ./experiment"},
+	{"puff serve ", "a server that runs until stopped; serve.TestWebPageInBrowser and the serve tests make the same calls"},
+	{"localhost:8080", "talks to the puff serve above"},
+	{"TOKEN=$(puff token create --ledger demo.db", "a token for the puff serve above"},
+	{"--runner dataflow", "needs a Google Cloud project"},
+	{"--runner flink", "needs a Flink cluster"},
+	{"--runner spark", "needs a Spark cluster"},
+}
+
+// beamEnv runs the README commands that build the Beam pipeline (its own
+// module; the first build takes minutes) when set; .ci/run sets it.
+const beamEnv = "PUFF_TEST_BEAM"
+
+// scratch makes a directory holding what the README commands read —
+// go.mod, go.sum, the directories of Go packages and modules, examples/ and
+// data/ — as symbolic links into the repository, and nothing else: no
+// user file of the repository root (a budget.db, report.json or
+// ledger.json left by following the README) is seen or overwritten.
+func scratch(t *testing.T, root string) string {
+	t.Helper()
+	work := t.TempDir()
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !readmeNeeds(filepath.Join(root, e.Name()), e) {
+			continue
+		}
+		if err := os.Symlink(filepath.Join(root, e.Name()), filepath.Join(work, e.Name())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return work
+}
+
+// readmeNeeds says whether the README commands need a top-level entry:
+// the module files, the shipped data, and directories of Go source.
+func readmeNeeds(path string, e os.DirEntry) bool {
+	switch e.Name() {
+	case "go.mod", "go.sum", "examples", "data":
+		return true
+	}
+	if fi, err := os.Stat(path); err != nil || !fi.IsDir() || strings.HasPrefix(e.Name(), ".") {
+		return false
+	}
+	if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
+		return true
+	}
+	found := false
+	filepath.WalkDir(path+string(filepath.Separator), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".go") {
+			found = true
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return found
+}
+
+// Every command in the READMEs' console and sh blocks runs verbatim, from
+// the repository root, on files the repository ships, and prints what the
 // README shows (lines ending in "…" or "..." are prefixes; outputs of noisy
-// releases are not compared).
+// releases are not compared; sh blocks show no output). Commands that
+// cannot run here are listed in notRun with the reason.
 func TestREADMECommands(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and runs every README command")
@@ -91,59 +175,88 @@ func TestREADMECommands(t *testing.T) {
 	}
 	bin := binary(t)
 	root, _ := filepath.Abs("../..")
-	// Run in a scratch directory that links to every top-level entry, so
-	// redirections do not write into the repository.
-	work := t.TempDir()
-	entries, err := os.ReadDir(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if err := os.Symlink(filepath.Join(root, e.Name()), filepath.Join(work, e.Name())); err != nil {
-			t.Fatal(err)
+	var cmds []readmeCommand
+	for _, name := range []string{"README.md", "beam/README.md"} {
+		cs := readmeCommands(t, filepath.Join(root, name))
+		if len(cs) == 0 {
+			t.Fatalf("found no commands in %s; the blocks were not parsed", name)
 		}
+		for i := range cs {
+			cs[i].file = name
+		}
+		cmds = append(cmds, cs...)
 	}
-	cmds := readmeCommands(t, filepath.Join(root, "README.md"))
 	if len(cmds) < 10 {
 		t.Fatalf("found %d README commands; the console blocks were not parsed", len(cmds))
 	}
+	// Run in a scratch directory (scratch), so redirections do not write
+	// into the repository and user files there are not read.
+	work := scratch(t, root)
+	gobin := t.TempDir() // go install puts puffbeam here
 	for _, c := range cmds {
 		t.Run(c.cmd, func(t *testing.T) {
-			cmd := exec.Command("bash", "-o", "pipefail", "-c", c.cmd)
-			cmd.Dir = work
-			cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
-			out, err := cmd.CombinedOutput()
-			if err != nil {
-				t.Fatalf("README.md:%d: %v\n%s", c.line, err, out)
-			}
-			if (strings.Contains(c.cmd, "release") || strings.Contains(c.cmd, "sanitize")) && !strings.Contains(c.cmd, "exit status") {
-				return // noisy output (a refused release prints no noise: compared)
-			}
-			got := map[string]bool{}
-			var lines []string
-			for _, l := range strings.Split(string(out), "\n") {
-				l = strings.Join(strings.Fields(l), " ")
-				got[l] = true
-				lines = append(lines, l)
-			}
-			for _, w := range c.want {
-				w = strings.Join(strings.Fields(w), " ")
-				prefix := strings.TrimSuffix(strings.TrimSuffix(w, "…"), "...")
-				if prefix != w {
-					found := false
-					for _, l := range lines {
-						if strings.HasPrefix(l, prefix) {
-							found = true
-						}
-					}
-					if !found {
-						t.Errorf("README.md:%d: no output line starts with %q; got\n%s", c.line, prefix, out)
-					}
-				} else if !got[w] {
-					t.Errorf("README.md:%d: output lacks the line %q; got\n%s", c.line, w, out)
+			for _, n := range notRun {
+				if strings.Contains(c.cmd, n.match) {
+					t.Skipf("%s:%d not run: %s", c.file, c.line, n.why)
 				}
 			}
+			if strings.Contains(c.cmd, "puffbeam") && os.Getenv(beamEnv) == "" {
+				t.Skipf("%s:%d builds the Beam pipeline (minutes): set %s=1 to run it (.ci/run does)", c.file, c.line, beamEnv)
+			}
+			out := runREADMECommand(t, c, work, bin, gobin)
+			if !noisy(c) {
+				compareOutput(t, c, out)
+			}
 		})
+	}
+}
+
+// noisy says a command's output is a release's noisy numbers, not
+// compared (a refused release prints no noise: compared).
+func noisy(c readmeCommand) bool {
+	return c.sh || (strings.Contains(c.cmd, "puff release") || strings.Contains(c.cmd, "sanitize")) && !strings.Contains(c.cmd, "exit status")
+}
+
+// runREADMECommand runs a command in work with puff (and puffbeam, in
+// gobin) on the PATH and returns its output; it fails on a non-zero exit.
+func runREADMECommand(t *testing.T, c readmeCommand, work, bin, gobin string) []byte {
+	t.Helper()
+	cmd := exec.Command("bash", "-o", "pipefail", "-c", c.cmd)
+	cmd.Dir = work
+	cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+gobin+string(os.PathListSeparator)+os.Getenv("PATH"), "GOBIN="+gobin, "PWD="+work)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s:%d: %v\n%s", c.file, c.line, err, out)
+	}
+	return out
+}
+
+// compareOutput checks that out holds every line the README shows.
+func compareOutput(t *testing.T, c readmeCommand, out []byte) {
+	t.Helper()
+	got := map[string]bool{}
+	var lines []string
+	for _, l := range strings.Split(string(out), "\n") {
+		l = strings.Join(strings.Fields(l), " ")
+		got[l] = true
+		lines = append(lines, l)
+	}
+	for _, w := range c.want {
+		w = strings.Join(strings.Fields(w), " ")
+		prefix := strings.TrimSuffix(strings.TrimSuffix(w, "…"), "...")
+		if prefix != w {
+			found := false
+			for _, l := range lines {
+				if strings.HasPrefix(l, prefix) {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("%s:%d: no output line starts with %q; got\n%s", c.file, c.line, prefix, out)
+			}
+		} else if !got[w] {
+			t.Errorf("%s:%d: output lacks the line %q; got\n%s", c.file, c.line, w, out)
+		}
 	}
 }
 
@@ -174,5 +287,74 @@ func TestREADMESnippetIsAnExample(t *testing.T) {
 		if !slices.Contains(exLines, norm(l)) {
 			t.Errorf("README snippet line %q is not in ExampleScale", l)
 		}
+	}
+}
+
+// A user who followed the README in the repository root leaves budget.db,
+// report.json, ledger.json and an experiments folder there: the README
+// test must neither read nor overwrite them (issue 26, item 2). The
+// scratch directory of a root holding such files links none of them, and
+// the README's "ledger init" (which fails on an existing budget.db) runs
+// in it as on a fresh clone.
+func TestREADMEScratchIgnoresUserFiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := binary(t)
+	repo, _ := filepath.Abs("../..")
+	root := t.TempDir()
+	for _, e := range []string{"go.mod", "go.sum", "examples", "data", "release", "cmd", "beam"} {
+		if err := os.Symlink(filepath.Join(repo, e), filepath.Join(root, e)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// the user's files, made by the README's own commands
+	userLedger := filepath.Join(root, "budget.db")
+	if _, err := run("ledger", "init", "--ledger", userLedger, "--dataset", "house", "--budget", "32.5"); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"report.json", "ledger.json", "private.csv"} {
+		if err := os.WriteFile(filepath.Join(root, f), []byte("the user's "+f), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(root, "experiments"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	work := scratch(t, root)
+	entries, _ := os.ReadDir(work)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	want := []string{"beam", "cmd", "data", "examples", "go.mod", "go.sum", "release"}
+	if !slices.Equal(names, want) {
+		t.Errorf("scratch holds %q, want %q", names, want)
+	}
+	var init, ledgerLog readmeCommand
+	for _, c := range readmeCommands(t, filepath.Join(repo, "README.md")) {
+		switch {
+		case strings.HasPrefix(c.cmd, "puff ledger init --ledger budget.db"):
+			init = c
+		case strings.Contains(c.cmd, "--log ledger.json") && ledgerLog.cmd == "":
+			ledgerLog = c
+		}
+	}
+	if init.cmd == "" || ledgerLog.cmd == "" {
+		t.Fatal("the README no longer shows ledger init and release --log: update this test")
+	}
+	init.file, ledgerLog.file = "README.md", "README.md"
+	runREADMECommand(t, init, work, bin, t.TempDir())
+	// a first release --log on a fresh log: its first release, whatever
+	// the user's ledger.json holds
+	ledgerLog.want = []string{`{"dataset":"activity","spent":0.5,"rule":"single","theorem":"the release's own guarantee","releases":1}`}
+	compareOutput(t, ledgerLog, runREADMECommand(t, ledgerLog, work, bin, t.TempDir()))
+	for _, f := range []string{"report.json", "ledger.json", "private.csv"} {
+		if b, _ := os.ReadFile(filepath.Join(root, f)); string(b) != "the user's "+f {
+			t.Errorf("the user's %s was changed: %q", f, b)
+		}
+	}
+	if out, err := run("ledger", "show", "--ledger", userLedger); err != nil || !strings.Contains(out, "0 ") {
+		t.Errorf("the user's budget.db: %v\n%s", err, out)
 	}
 }

@@ -17,12 +17,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pufferfish-privacy/pufferfish/ledger"
+	"github.com/pufferfish-privacy/pufferfish/release"
 	"github.com/pufferfish-privacy/pufferfish/serve"
 )
 
 func serveCmd() *cobra.Command {
 	var dsn, addr, dataDir string
 	var demo bool
+	var limits release.Limits
+	var releaseTimeout time.Duration
 	c := &cobra.Command{
 		Use:   "serve [--ledger DSN] [--addr HOST:PORT] [--data-dir DIR] [--demo]",
 		Short: "Serve private releases to several analysts over HTTP, with a web page, on the durable ledger",
@@ -37,7 +40,7 @@ func serveCmd() *cobra.Command {
 				return err
 			}
 			defer store.Close()
-			srv, err := serve.New(serve.Config{Store: store, DataDir: dataDir, Logger: log})
+			srv, err := serve.New(serve.Config{Store: store, DataDir: dataDir, Logger: log, Limits: limits, ReleaseTimeout: releaseTimeout})
 			if err != nil {
 				return err
 			}
@@ -75,6 +78,9 @@ func serveCmd() *cobra.Command {
 	f.StringVar(&dsn, "ledger", "puff-ledger.db", "the ledger: a SQLite file (created if missing) or a postgres:// URL (several servers may share one PostgreSQL ledger)")
 	f.StringVar(&addr, "addr", "127.0.0.1:8080", "listen address")
 	f.StringVar(&dataDir, "data-dir", ".", "datasets' data files are paths inside this directory (nothing outside it can be read)")
+	f.IntVar(&limits.MaxWindows, "max-windows", release.DefaultMaxWindows, "the most calendar windows one release may have (refused before any work beyond)")
+	f.IntVar(&limits.MaxCells, "max-cells", release.DefaultMaxCells, "the most released numbers (windows × bins) one release may have (refused before any work beyond)")
+	f.DurationVar(&releaseTimeout, "release-timeout", 5*time.Minute, "stop a release's computation after this long (nothing is spent); 0: no limit")
 	f.BoolVar(&demo, "demo", false, "register the built-in example as dataset \"activity\" (budget 3) if missing, and print an admin token on stderr if the ledger has none")
 	return c
 }

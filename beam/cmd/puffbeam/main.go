@@ -16,8 +16,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"github.com/pufferfish-privacy/pufferfish/beam/puffbeam"
-	"github.com/pufferfish-privacy/pufferfish/hmm"
-	"github.com/pufferfish-privacy/pufferfish/internal/checks"
+	"github.com/pufferfish-privacy/pufferfish/epsilon"
 	"github.com/pufferfish-privacy/pufferfish/release"
 )
 
@@ -67,12 +66,9 @@ func run(cfg puffbeam.Config, classPath, eps string, gap float64) error {
 	if cfg.Input == "" || cfg.Output == "" || (classPath == "") == !cfg.Fit {
 		return fmt.Errorf("--input and --output are required, and --class FILE or --fit (not both)")
 	}
-	e, err := hmm.ParseEpsilon(eps)
+	e, err := epsilon.Parse(eps)
 	if err != nil {
 		return err
-	}
-	if checks.Epsilon(e.Value) != nil || e.Value > checks.MaxEpsilon {
-		return fmt.Errorf("epsilon %q: want 0 < ε ≤ %d", eps, checks.MaxEpsilon)
 	}
 	cfg.Epsilon = e.Value
 	if math.IsNaN(gap) || gap < 0 || math.IsInf(gap, 0) {

@@ -1,0 +1,132 @@
+package release
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Limits bound the size of one release. They are checked before any σ is
+// computed or any noise drawn, from the data's times alone, so a request
+// for, say, one window per second of a half-year of minute readings is
+// refused at once instead of running for minutes and gigabytes.
+type Limits struct {
+	// MaxWindows is the most calendar windows one release may have
+	// (0: DefaultMaxWindows). CLI: --max-windows; puff serve:
+	// --max-windows (the server's own limit, not the client's).
+	MaxWindows int
+	// MaxCells is the most released numbers, windows × bins (0:
+	// DefaultMaxCells). CLI: --max-cells; puff serve: --max-cells.
+	MaxCells int
+}
+
+// Default limits: the README's examples and a day per window of the
+// bundled half-year of UCI minute readings (180 windows × 51 levels =
+// 9,180 cells) fit with room to spare; an hour per window of it (4,344 ×
+// 51 = 221,544 cells, ≈ 45 MB of JSON) still fits.
+const (
+	DefaultMaxWindows = 10000
+	DefaultMaxCells   = 500000
+)
+
+// bytesPerWindow and bytesPerCell estimate the JSON of a windowed report
+// (measured: 180 windows of 51 bins print 1.86 MB with --json).
+const (
+	bytesPerWindow = 2000
+	bytesPerCell   = 200
+)
+
+func (l Limits) windows() int {
+	if l.MaxWindows > 0 {
+		return l.MaxWindows
+	}
+	return DefaultMaxWindows
+}
+
+func (l Limits) cells() int {
+	if l.MaxCells > 0 {
+		return l.MaxCells
+	}
+	return DefaultMaxCells
+}
+
+// LimitError is a release refused for its size before any work: it names
+// the limit, the size asked for and how to raise the limit.
+type LimitError struct {
+	Limit   string // "windows" or "cells"
+	Max     int    // the limit
+	Windows int    // windows of the release (at least this many when Partial)
+	Partial bool   // counting stopped past the limit
+	Bins    int
+	Width   time.Duration // 0: no windows
+}
+
+// Field is the option that raises the limit: max_windows or max_cells.
+func (e *LimitError) Field() string { return "max_" + e.Limit }
+
+func (e *LimitError) Error() string {
+	atLeast := ""
+	if e.Partial {
+		atLeast = "at least "
+	}
+	cells := e.Windows * e.Bins
+	what := fmt.Sprintf("%d bins", e.Bins)
+	if e.Width > 0 {
+		what = fmt.Sprintf("window %v makes %s%d windows × %d bins = %s%d released numbers", e.Width, atLeast, e.Windows, e.Bins, atLeast, cells)
+	}
+	est := float64(e.Windows*bytesPerWindow+cells*bytesPerCell) / 1e6
+	flag := "--max-" + e.Limit
+	return fmt.Sprintf("release too large: %s (%s≈ %.3g MB of JSON), over the limit of %d %s; choose a wider window or fewer levels, or raise the limit with %s (puff release; puff serve %s for the service)",
+		what, atLeast, est, e.Max, e.Limit, flag, flag)
+}
+
+// CheckLimits refuses a release over the limits before any work: bins is
+// the number of bins (the class's states), width the window (0: one
+// release). Counting the windows stops as soon as a limit is passed, so
+// it costs at most one pass over the times.
+func CheckLimits(data *Data, bins int, width time.Duration, loc *time.Location, l Limits) error {
+	if bins > l.cells() {
+		return &LimitError{Limit: "cells", Max: l.cells(), Windows: 1, Bins: bins}
+	}
+	if width <= 0 || data == nil || data.Times == nil || width < time.Second {
+		return nil // planWindows refuses what has no windows
+	}
+	maxW := min(l.windows(), l.cells()/max(bins, 1))
+	seen := map[int64]struct{}{}
+	for _, ts := range data.Times {
+		last, have := int64(0), false
+		for _, t := range ts {
+			k := WindowOf(t, width, loc)
+			if have && k == last {
+				continue
+			}
+			last, have = k, true
+			seen[k] = struct{}{}
+			if len(seen) > maxW {
+				return limitError(len(seen), bins, width, l, true)
+			}
+		}
+	}
+	return nil
+}
+
+func limitError(windows, bins int, width time.Duration, l Limits, partial bool) error {
+	e := &LimitError{Limit: "windows", Max: l.windows(), Windows: windows, Partial: partial, Bins: bins, Width: width}
+	if windows <= l.windows() {
+		e.Limit, e.Max = "cells", l.cells()
+	}
+	return e
+}
+
+// ctxErr is the options' context's error (nil without a context): long
+// computations check it between windows and between series' patterns, so
+// a gone client or a timeout stops them.
+func (o *Options) ctxErr() error {
+	if o.Context == nil {
+		return nil
+	}
+	if err := o.Context.Err(); err != nil {
+		return fmt.Errorf("release stopped: %w", context.Cause(o.Context))
+	}
+	return nil
+}

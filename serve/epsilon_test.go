@@ -1,0 +1,48 @@
+package serve
+
+import (
+	"math"
+	"net/url"
+	"testing"
+)
+
+// The API reads ε as the CLI does (issue 26, item 6): a JSON number, or a
+// string holding a decimal, a fraction or ln(r); the report's ε is the
+// value written, and the planner's query parameter takes the same text.
+func TestEpsilonStrings(t *testing.T) {
+	f := newFixture(t, "")
+	for _, c := range []struct {
+		body string
+		want float64
+	}{
+		{`{"epsilon": "ln(2)"}`, math.Ln2},
+		{`{"epsilon": "1/4"}`, 0.25},
+		{`{"epsilon": "0.25"}`, 0.25},
+		{`{"epsilon": 0.25}`, 0.25},
+	} {
+		code, body, _ := f.do("POST", "/v1/datasets/activity/releases", f.releaser, c.body)
+		if code != 201 {
+			t.Fatalf("%s: %d %v", c.body, code, body)
+		}
+		if got := body["epsilon"].(float64); math.Abs(got-c.want) > 1e-15 {
+			t.Errorf("%s: ε = %v, want %v", c.body, got, c.want)
+		}
+	}
+	for _, bad := range []string{`{"epsilon": "ln(1)"}`, `{"epsilon": "two"}`, `{"epsilon": "0"}`, `{"epsilon": "701"}`, `{"epsilon": true}`, `{"epsilon": [1]}`} {
+		if code, body, _ := f.do("POST", "/v1/datasets/activity/releases", f.releaser, bad); code != 400 || body["field"] != "epsilon" {
+			t.Errorf("%s: %d %v, want 400 naming epsilon", bad, code, body)
+		}
+	}
+	for _, c := range []struct {
+		q    string
+		want float64
+	}{{"ln(2)", math.Ln2}, {"1/2", 0.5}, {"0.5", 0.5}} {
+		code, body, _ := f.do("GET", "/v1/scale?dataset=activity&method=groupdp&length=10&epsilon="+url.QueryEscape(c.q), f.reader, "")
+		if code != 200 || math.Abs(body["epsilon"].(float64)-c.want) > 1e-15 || math.Abs(body["sigma"].(float64)-10/c.want) > 1e-12 {
+			t.Errorf("scale ε=%s: %d %v, want ε %v, σ = T/ε = %v", c.q, code, body, c.want, 10/c.want)
+		}
+	}
+	if code, body, _ := f.do("GET", "/v1/scale?dataset=activity&epsilon=ln(1)", f.reader, ""); code != 400 || body["field"] != "epsilon" {
+		t.Errorf("scale ε=ln(1): %d %v", code, body)
+	}
+}
