@@ -78,7 +78,8 @@ func supGiven(ch *markov.Chain, eps float64, fk *kernel, Fs float64) (Result, er
 		return Result{}, fmt.Errorf("tpl: an unbounded stream from a given initial distribution needs a primitive chain (some power of P positive): %w", markov.ErrPeriodic)
 	}
 	tauM := birkhoff(Pm)
-	Bs := newKernel(reversal(ch.P, pi)).sup(eps)
+	star := newKernel(reversal(ch.P, pi))
+	Bs := star.sup(eps)
 	k := ch.K()
 	q := append([]float64(nil), ch.Q...)
 	best := Result{Loss: math.Inf(-1)}
@@ -112,11 +113,16 @@ func supGiven(ch *markov.Chain, eps float64, fk *kernel, Fs float64) (Result, er
 		if lo <= 0 {
 			continue
 		}
-		extra := 2 * float64(m) * math.Log(hi/lo) / (1 - tauM)
+		delta := math.Log(hi / lo)
+		extra := 2 * float64(m) * delta / (1 - tauM)
 		if extra <= tailTol || t >= maxHorizon {
-			tail := math.Max(beta, Bs) + extra + Fs - eps
-			if tail > best.Loss || math.IsNaN(tail) {
-				best = Result{Loss: tail, Time: 0, A: -1, B: -1}
+			// every s > t: β_{s−1} ≤ β̄ and λ^B_s ≤ λ_{P*} + 2δ_t (§8.5)
+			bbar := math.Max(beta, Bs) + extra
+			for _, pr := range star.pairs {
+				v := star.lam(pr, bbar) + 2*delta + eps + forwardTerm(fk, pr.a, pr.b, Fs)
+				if v > best.Loss || math.IsNaN(v) {
+					best = Result{Loss: v, Time: 0, A: pr.a, B: pr.b}
+				}
 			}
 			return best, nil
 		}
