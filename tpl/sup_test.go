@@ -95,3 +95,39 @@ func TestErrors(t *testing.T) {
 		t.Logf("identity T=4: b = %v", b)
 	}
 }
+
+// TestCYXXAboveOurs: the authors' sum of separate maxima is never below the
+// pair-inside bound, and equals the port's numbers on the table chains.
+func TestCYXXAboveOurs(t *testing.T) {
+	rng := newRand(23)
+	for range 30 {
+		k := 2 + rng.IntN(3)
+		P := randomStochastic(rng, k, 1)
+		ch, _ := markov.New(nil, P, markov.InitStationary, nil)
+		e := 0.05 + rng.Float64()
+		T := 1 + rng.IntN(30)
+		eps := make([]float64, T)
+		for i := range eps {
+			eps[i] = e
+		}
+		ours, _ := Leakage(ch, eps)
+		theirs, err := LeakageCYXX(ch, eps, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if theirs < ours.Loss*(1-1e-12) {
+			t.Errorf("P=%v: CYXX %v below ours %v", P, theirs, ours.Loss)
+		}
+		sup, _ := LeakageSup(ch, e)
+		theirsSup, _ := LeakageCYXX(ch, eps[:1], true)
+		if theirsSup < sup.Loss*(1-1e-12) {
+			t.Errorf("P=%v: CYXX sup %v below ours %v", P, theirsSup, sup.Loss)
+		}
+	}
+	_, rev := stationaryClass(t, chain1)
+	ch, _ := markov.New(nil, chain1, markov.InitStationary, nil)
+	e := mlTPLConstSup(rev, chain1, 1)
+	if v, _ := LeakageCYXX(ch, []float64{e}, true); math.Abs(v-1) > 1e-9 {
+		t.Errorf("CYXX sup at the port's budget: %v, want 1", v)
+	}
+}
