@@ -49,10 +49,11 @@ var registry = map[string]runner{
 	"activity":  runActivity,
 	"power":     runPower,
 	"local":     runLocal,
+	"streams":   runStreams,
 }
 
 // Names lists the experiments in the order "all" runs them.
-var Names = []string{"synthetic", "region", "activity", "power", "local"}
+var Names = []string{"synthetic", "region", "activity", "power", "local", "streams"}
 
 // Run runs one experiment, or every one for "all".
 func Run(name string, o Options) ([]Output, error) {

@@ -261,3 +261,54 @@ func TestDataChecksums(t *testing.T) {
 		}
 	}
 }
+
+// streams: the orderings the theorems guarantee, and issue 28's numbers.
+func TestStreamsFast(t *testing.T) {
+	outs, err := Run("streams", Options{Out: t.TempDir(), Seed: 1, Fast: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := mdRows(t, outs[0].Markdown, "| chain |")
+	if len(rows) != 6 {
+		t.Fatalf("%d rows", len(rows))
+	}
+	want := map[string]float64{"[[0.8,0.2],[0.1,0.9]] ∞": 11.83, "[[0.8,0.2],[0.1,0.9]] 10": 9.67, "[[0.95,0.05],[0.05,0.95]] ∞": 36.47, "4 states, 0.7 diagonal ∞": 8.70}
+	for _, r := range rows {
+		cyxx, ours, dp := num(t, r[3]), num(t, r[4]), num(t, r[7])
+		if ours > cyxx+0.005 || ours <= dp {
+			t.Errorf("%v: tpl %v outside [DP %v, TPL constant %v]", r, ours, dp, cyxx)
+		}
+		if r[2] != "∞" {
+			if mqm := num(t, r[5]); ours > mqm {
+				t.Errorf("%v: tpl %v above MQM %v", r, ours, mqm)
+			}
+		}
+		if r[9] != "—" && num(t, r[9]) > ours+0.005 {
+			t.Errorf("%v: exact b* %v above the calibrated %v", r, r[9], ours)
+		}
+		if v, ok := want[r[0]+" "+r[2]]; ok && math.Abs(ours-v) > 0.005 {
+			t.Errorf("%v: tpl %v, issue 28 has %v", r, ours, v)
+		}
+	}
+}
+
+// mdRows returns the cells of the Markdown table whose header starts with
+// prefix.
+func mdRows(t *testing.T, md, prefix string) [][]string {
+	t.Helper()
+	var rows [][]string
+	in := false
+	for _, line := range strings.Split(md, "\n") {
+		switch {
+		case strings.HasPrefix(line, prefix):
+			in = true
+		case in && strings.HasPrefix(line, "|---"):
+		case in && strings.HasPrefix(line, "|"):
+			cells := strings.Split(strings.Trim(line, "| "), " | ")
+			rows = append(rows, cells)
+		default:
+			in = false
+		}
+	}
+	return rows
+}

@@ -1,0 +1,154 @@
+package tpl
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/pufferfish-privacy/pufferfish/markov"
+)
+
+// tailTol is the largest tail term 2mδ_H/(1 − τ(P^m)) that LeakageSup
+// leaves in the bound of a given start (docs/math.md §8.5).
+const tailTol = 1e-12
+
+// maxHorizon caps the steps LeakageSup computes exactly for a given start;
+// past it the (larger) tail bound is returned.
+const maxHorizon = 100_000
+
+// LeakageSup bounds the privacy loss, at every time, of an unbounded stream
+// of per-step releases of one chain's readings that are each eps-DP with
+// respect to their own reading (docs/math.md §8.4): the steady state
+// max_{a≠a'} λ_{P*}(a, a'; B*) + eps + λ_P(a, a'; F*) for a stationary
+// start, which the finite-T bound of Leakage approaches from below as T
+// grows; for a given start the exact time-varying recursion up to a
+// horizon plus the tail bound of §8.5 (needs a primitive chain); for
+// "any" start the Birkhoff bound of §8.5 (needs a positive P). The result
+// is +Inf when no finite bound exists (e.g. a deterministic transition
+// that keeps two states apart forever).
+func LeakageSup(ch *markov.Chain, eps float64) (Result, error) {
+	if math.IsNaN(eps) || eps < 0 || math.IsInf(eps, 0) {
+		return Result{}, fmt.Errorf("tpl: budget %v, want finite ≥ 0", eps)
+	}
+	fk := newKernel(rowsOf(ch.P))
+	Fs := fk.sup(eps)
+	if ch.K() == 1 {
+		return Result{Loss: 0, A: -1, B: -1}, nil
+	}
+	switch ch.Init {
+	case markov.InitStationary:
+		pi, err := ch.Stationary()
+		if err != nil {
+			return Result{}, fmt.Errorf("tpl: %w", err)
+		}
+		bk := newKernel(reversal(ch.P, pi))
+		Bs := bk.sup(eps)
+		best := Result{Loss: 0, A: -1, B: -1}
+		for _, pr := range bk.pairs {
+			v := bk.lam(pr, Bs) + eps + forwardTerm(fk, pr.a, pr.b, Fs)
+			if v > best.Loss || math.IsNaN(v) {
+				best = Result{Loss: v, A: pr.a, B: pr.b}
+			}
+		}
+		return best, nil
+	case markov.InitAny:
+		tau := birkhoff(ch.P)
+		if tau >= 1 {
+			return Result{Loss: math.Inf(1), A: -1, B: -1}, nil
+		}
+		b := eps / (1 - tau)
+		return Result{Loss: b + Fs - eps, A: -1, B: -1}, nil
+	case markov.InitGiven:
+		return supGiven(ch, eps, fk, Fs)
+	}
+	return Result{}, fmt.Errorf("tpl: unknown initial kind %v", ch.Init)
+}
+
+// supGiven is docs/math.md §8.5 for a fixed initial distribution.
+func supGiven(ch *markov.Chain, eps float64, fk *kernel, Fs float64) (Result, error) {
+	if !ch.Irreducible() {
+		return Result{}, fmt.Errorf("tpl: an unbounded stream from a given initial distribution needs a primitive chain: %w", markov.ErrNotIrreducible)
+	}
+	pi, err := ch.Stationary()
+	if err != nil {
+		return Result{}, fmt.Errorf("tpl: %w", err)
+	}
+	m, Pm := primitivePower(ch.P)
+	if m == 0 {
+		return Result{}, fmt.Errorf("tpl: an unbounded stream from a given initial distribution needs a primitive chain (some power of P positive): %w", markov.ErrPeriodic)
+	}
+	tauM := birkhoff(Pm)
+	star := newKernel(reversal(ch.P, pi))
+	Bs := star.sup(eps)
+	k := ch.K()
+	q := append([]float64(nil), ch.Q...)
+	best := Result{Loss: math.Inf(-1)}
+	consider := func(v float64, t, a, b int) {
+		if v > best.Loss || math.IsNaN(v) {
+			best = Result{Loss: v, Time: t, A: a, B: b}
+		}
+	}
+	for a := range k {
+		for b := range k {
+			if a != b && q[a] > 0 && q[b] > 0 {
+				consider(eps+forwardTerm(fk, a, b, Fs), 1, a, b)
+			}
+		}
+	}
+	beta := eps
+	for t := 2; ; t++ {
+		rows, qt := backwardAt(ch.P, q)
+		bk := newKernel(rows)
+		for _, pr := range bk.pairs {
+			consider(bk.lam(pr, beta)+eps+forwardTerm(fk, pr.a, pr.b, Fs), t, pr.a, pr.b)
+		}
+		beta = bk.max(beta) + eps
+		q = qt
+		// δ_t = d_H(q_t, π); the tail covers every time after t.
+		lo, hi := math.Inf(1), 0.0
+		for x := range k {
+			r := q[x] / pi[x]
+			lo, hi = math.Min(lo, r), math.Max(hi, r)
+		}
+		if lo <= 0 {
+			continue
+		}
+		delta := math.Log(hi / lo)
+		extra := 2 * float64(m) * delta / (1 - tauM)
+		if extra <= tailTol || t >= maxHorizon {
+			// every s > t: β_{s−1} ≤ β̄ and λ^B_s ≤ λ_{P*} + 2δ_t (§8.5)
+			bbar := math.Max(beta, Bs) + extra
+			for _, pr := range star.pairs {
+				v := star.lam(pr, bbar) + 2*delta + eps + forwardTerm(fk, pr.a, pr.b, Fs)
+				if v > best.Loss || math.IsNaN(v) {
+					best = Result{Loss: v, Time: 0, A: pr.a, B: pr.b}
+				}
+			}
+			return best, nil
+		}
+	}
+}
+
+// primitivePower returns the least m ≤ (k−1)²+1 (Wielandt's bound) with
+// P^m positive, and P^m; m = 0 when there is none (P is not primitive).
+func primitivePower(P [][]float64) (int, [][]float64) {
+	k := len(P)
+	cur := P
+	for m := 1; m <= (k-1)*(k-1)+1; m++ {
+		pos := true
+		for i := range k {
+			for j := range k {
+				if cur[i][j] <= 0 {
+					pos = false
+				}
+			}
+		}
+		if pos {
+			return m, cur
+		}
+		cur = markov.MatMul(cur, P)
+	}
+	return 0, nil
+}
+
+var errNoScale = errors.New("no finite per-bin scale reaches the target")
