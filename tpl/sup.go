@@ -12,9 +12,10 @@ import (
 // leaves in the bound of a given start (docs/math.md §8.5).
 const tailTol = 1e-12
 
-// maxHorizon caps the steps LeakageSup computes exactly for a given start;
-// past it the (larger) tail bound is returned.
-const maxHorizon = 100_000
+// maxHorizonWork caps the work (steps × k³) LeakageSup spends on the exact
+// steps of a given start; past that horizon the (larger) tail bound is
+// returned, which is still a bound (docs/math.md §8.5).
+const maxHorizonWork = 2e8
 
 // LeakageSup bounds the privacy loss, at every time, of an unbounded stream
 // of per-step releases of one chain's readings that are each eps-DP with
@@ -30,7 +31,7 @@ func LeakageSup(ch *markov.Chain, eps float64) (Result, error) {
 	if math.IsNaN(eps) || eps < 0 || math.IsInf(eps, 0) {
 		return Result{}, fmt.Errorf("tpl: budget %v, want finite ≥ 0", eps)
 	}
-	fk := newKernel(rowsOf(ch.P))
+	fk := newKernel(rowsOf(ch.P), nil)
 	Fs := fk.sup(eps)
 	if ch.K() == 1 {
 		return Result{Loss: 0, A: -1, B: -1}, nil
@@ -41,11 +42,11 @@ func LeakageSup(ch *markov.Chain, eps float64) (Result, error) {
 		if err != nil {
 			return Result{}, fmt.Errorf("tpl: %w", err)
 		}
-		bk := newKernel(reversal(ch.P, pi))
+		bk := newKernel(reversal(ch.P, pi), nil)
 		Bs := bk.sup(eps)
 		best := Result{Loss: 0, A: -1, B: -1}
 		for _, pr := range bk.pairs {
-			v := bk.lam(pr, Bs) + eps + forwardTerm(fk, pr.a, pr.b, Fs)
+			v := bk.pairValue(pr.a, pr.b, Bs) + eps + fk.pairValue(pr.a, pr.b, Fs)
 			if v > best.Loss || math.IsNaN(v) {
 				best = Result{Loss: v, A: pr.a, B: pr.b}
 			}
@@ -78,9 +79,11 @@ func supGiven(ch *markov.Chain, eps float64, fk *kernel, Fs float64) (Result, er
 		return Result{}, fmt.Errorf("tpl: an unbounded stream from a given initial distribution needs a primitive chain (some power of P positive): %w", markov.ErrPeriodic)
 	}
 	tauM := birkhoff(Pm)
-	star := newKernel(reversal(ch.P, pi))
+	star := newKernel(reversal(ch.P, pi), nil)
+	orders := columnOrders(ch.P)
 	Bs := star.sup(eps)
 	k := ch.K()
+	maxHorizon := max(100, int(maxHorizonWork/float64(k*k*k)))
 	q := append([]float64(nil), ch.Q...)
 	best := Result{Loss: math.Inf(-1)}
 	consider := func(v float64, t, a, b int) {
@@ -91,18 +94,19 @@ func supGiven(ch *markov.Chain, eps float64, fk *kernel, Fs float64) (Result, er
 	for a := range k {
 		for b := range k {
 			if a != b && q[a] > 0 && q[b] > 0 {
-				consider(eps+forwardTerm(fk, a, b, Fs), 1, a, b)
+				consider(eps+fk.pairValue(a, b, Fs), 1, a, b)
 			}
 		}
 	}
 	beta := eps
 	for t := 2; ; t++ {
 		rows, qt := backwardAt(ch.P, q)
-		bk := newKernel(rows)
-		for _, pr := range bk.pairs {
-			consider(bk.lam(pr, beta)+eps+forwardTerm(fk, pr.a, pr.b, Fs), t, pr.a, pr.b)
+		bk := newKernel(rows, orders)
+		bv, bmax := bk.at(beta)
+		for i, pr := range bk.pairs {
+			consider(bv[i]+eps+fk.pairValue(pr.a, pr.b, Fs), t, pr.a, pr.b)
 		}
-		beta = bk.max(beta) + eps
+		beta = bmax + eps
 		q = qt
 		// δ_t = d_H(q_t, π); the tail covers every time after t.
 		lo, hi := math.Inf(1), 0.0
@@ -119,7 +123,7 @@ func supGiven(ch *markov.Chain, eps float64, fk *kernel, Fs float64) (Result, er
 			// every s > t: β_{s−1} ≤ β̄ and λ^B_s ≤ λ_{P*} + 2δ_t (§8.5)
 			bbar := math.Max(beta, Bs) + extra
 			for _, pr := range star.pairs {
-				v := star.lam(pr, bbar) + 2*delta + eps + forwardTerm(fk, pr.a, pr.b, Fs)
+				v := star.pairValue(pr.a, pr.b, bbar) + 2*delta + eps + fk.pairValue(pr.a, pr.b, Fs)
 				if v > best.Loss || math.IsNaN(v) {
 					best = Result{Loss: v, Time: 0, A: pr.a, B: pr.b}
 				}

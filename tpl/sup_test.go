@@ -131,3 +131,26 @@ func TestCYXXAboveOurs(t *testing.T) {
 		t.Errorf("CYXX sup at the port's budget: %v, want 1", v)
 	}
 }
+
+// TestClimbEqualsScan: the hill climb of pair.lam finds the same maximum
+// as scanning every prefix, for arguments in any order.
+func TestClimbEqualsScan(t *testing.T) {
+	rng := newRand(29)
+	for range 200 {
+		k := 2 + rng.IntN(12)
+		P := randomStochastic(rng, k, 0.3+rng.Float64())
+		kn := newKernel(rowsOf(P), nil)
+		for range 30 {
+			A := rng.ExpFloat64() * 3
+			if rng.IntN(10) == 0 {
+				A = math.Inf(1)
+			}
+			for i := range kn.pairs {
+				pr := &kn.pairs[i]
+				if got, want := pr.lam(A), pr.lamScan(A); got != want {
+					t.Fatalf("P=%v pair %d,%d A=%v: climb %v, scan %v", P, pr.a, pr.b, A, got, want)
+				}
+			}
+		}
+	}
+}
