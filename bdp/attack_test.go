@@ -8,7 +8,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/markov"
 )
 
-// LOCAL_BDP.md: DP noise at ε = 0.5, θ = 0.02, n = 30, target in the
+// [CGSSY] (docs/math.md §6): DP noise at ε = 0.5, θ = 0.02, n = 30, target in the
 // middle: the correlation-aware adversary succeeds with 0.831215
 // (implied ε ≈ 1.594), the single-reading one with 0.622459.
 func TestAttackHeadline(t *testing.T) {

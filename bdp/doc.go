@@ -1,6 +1,5 @@
 // Package bdp implements local Bayesian differential privacy for readings
-// that form a Markov chain ([CGSSY]; docs/math.md §6 and
-// LOCAL_BDP.md).
+// that form a Markov chain ([CGSSY]; docs/math.md §6).
 //
 // # Definition
 //

@@ -8,7 +8,7 @@ import (
 
 // The published flip ρ* protects against adversaries with no side
 // knowledge, but not against one who knows the readings on both sides of
-// the target (LOCAL_BDP.md).
+// the target ([CGSSY]; docs/math.md §6).
 func ExampleWorst() {
 	ch, _ := bdp.SymmetricChain(0.4)
 	rho, _ := bdp.PublishedFlip(0.4, 4)

@@ -85,13 +85,13 @@ func DPFlip(eps float64) float64 { return 1 / (math.Exp(eps) + 1) }
 func flipLevel(rho float64) float64 { return math.Log1p(-rho) - math.Log(rho) }
 
 // PublishedFlip is [CGSSY]'s flip probability ρ*(θ, ε) for the symmetric
-// chain with switch probability θ (LOCAL_BDP.md):
+// chain with switch probability θ ([CGSSY]; docs/math.md §6):
 //
 //	ε_loc = 2·asinh( θ/(1−θ) · sinh(ε/2) ),   ρ* = 1/(1 + e^{ε_loc}).
 //
 // Adversary class covered: no side knowledge (K = ∅), any length; its leak
 // to that adversary tends to ε as n → ∞ (PublishedLeak). It does NOT bound
-// adversaries who know readings on both sides of the target (LOCAL_BDP.md;
+// adversaries who know readings on both sides of the target ([CGSSY]; docs/math.md §6;
 // TestPublishedFlipExceedsAgainstKnownNeighbours). A chain with θ > 1/2 is
 // the θ' = 1−θ chain with every other reading relabelled, which randomized
 // response cannot tell apart, so θ is folded to min(θ, 1−θ).
@@ -112,7 +112,7 @@ func PublishedFlip(theta, eps float64) (float64, error) {
 
 // PublishedLeak is the BDPL of symmetric randomized response with flip
 // rho ≤ 1/2 against the adversary with K = ∅ on an infinitely long
-// symmetric chain, target far from both ends (LOCAL_BDP.md):
+// symmetric chain, target far from both ends ([CGSSY]; docs/math.md §6):
 // 2·asinh( (1−θ)/θ · sinh(ε_loc/2) ) with ε_loc = ln((1−ρ)/ρ).
 func PublishedLeak(theta, rho float64) float64 {
 	t := min(theta, 1-theta)

@@ -26,7 +26,7 @@ func sym(t *testing.T, theta float64) *markov.Chain {
 	return ch
 }
 
-// The authors' logged values (LOCAL_BDP.md).
+// The authors' logged values ([CGSSY]; docs/math.md §6).
 func TestPublishedFlipValues(t *testing.T) {
 	for _, c := range []struct{ theta, eps, want float64 }{
 		{0.02, 0.5, 0.49742235755151176},
@@ -56,7 +56,7 @@ func TestPublishedFlipValues(t *testing.T) {
 	}
 }
 
-// LOCAL_BDP.md: ρ* at n = 5, θ = 0.4, ε = 4 leaks 4.1109124264609616 to the
+// [CGSSY] (docs/math.md §6): ρ* at n = 5, θ = 0.4, ε = 4 leaks 4.1109124264609616 to the
 // adversary knowing the first and last readings (equal), target in the
 // middle, outputs on the three middle readings all the other value.
 func TestPublishedFlipExceedsAgainstKnownNeighbours(t *testing.T) {

@@ -1,7 +1,7 @@
 // Package bn provides discrete Bayesian networks: a DAG over n variables that
 // share one finite domain of K values, with one conditional probability table
-// per node. It is the data model of the general Markov Quilt Mechanism (seed
-// [SWC17] §4, Algorithm 2; docs/math.md §4) and one of the two ways a
+// per node. It is the data model of the general Markov Quilt Mechanism
+// ([SWC17] §4, Algorithm 2; docs/math.md §4) and one of the two ways a
 // Pufferfish framework describes a distribution θ (package framework).
 //
 // What is exact and what is numerical: probabilities are held as exact

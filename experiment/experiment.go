@@ -1,4 +1,4 @@
-// Package experiment reproduces the papers' evaluations ([SWC17] §5, seed
+// Package experiment reproduces the papers' evaluations ([SWC17] §5,
 // [SWC16] §5 and App. B.11, [CGSSY]'s attacks) on synthetic and real data, and
 // writes each as CSV, a Markdown table and PNG + SVG plots.
 //

@@ -1,6 +1,6 @@
 // Package markov provides finite-state Markov chains θ = (q, P) and classes Θ
-// of them: the data model of the Markov Quilt Mechanism ([SWC17] §4, seed
-// [SWC17] §4; docs/math.md §4).
+// of them: the data model of the Markov Quilt Mechanism ([SWC17] §4;
+// docs/math.md §4).
 //
 // A Chain holds k named states, a row-stochastic transition matrix P and an
 // initial distribution that is either given, the stationary distribution, or

@@ -11,7 +11,7 @@
 //
 // # One search, two oracles
 //
-// A quilt of node i is written with the imaginary-node convention of seed
+// A quilt of node i is written with the imaginary-node convention of
 // [SWC16] App. B.8.2: Quilt{A, B} is {X_{i−A}, X_{i+B}}, where A = i means there
 // is no left node (X_0) and B = T−i+1 means there is no right node
 // (X_{T+1}). Its nearby set has A+B−1 nodes in every case, and the trivial

@@ -21,6 +21,12 @@ type Release struct {
 	// docs/math.md §4.9), so it has no segments and composes with every
 	// other release of the dataset by summing (package compose).
 	Stream bool `json:"stream,omitempty"`
+	// Sigma is the noise multiplier the release was drawn with (its
+	// per-bin Laplace scale over its Lipschitz constant): changing one
+	// reading changes its output density by at most e^{1/σ}, so it is
+	// (1/σ)-DP per reading, which package compose's leakage rule reads
+	// (docs/math.md §8.6). 0: not recorded (older records).
+	Sigma float64 `json:"sigma,omitempty"`
 }
 
 // Segment is the part of one series' chain a release read: chain times

@@ -101,11 +101,12 @@ func TestWindowsCalibrateAtTheirStart(t *testing.T) {
 	}
 	whole, _ := mqm.ScaleAt(class, mqm.Consecutive(1, 48), 1, mqm.Exact)
 	for _, w := range joint.Windows {
-		if w.Sigma != whole.Sigma || w.PerBinScale != 2*whole.Sigma {
-			t.Fatalf("joint window σ %v, per-bin %v; the whole chain's σ is %v", w.Sigma, w.PerBinScale, whole.Sigma)
+		c := w.Calibration
+		if w.Sigma != whole.Sigma || c == nil || c.MQM != whole.Sigma || c.Method != CalibratedTPL || w.PerBinScale != 2*min(whole.Sigma, c.TPL) {
+			t.Fatalf("joint window σ %v, per-bin %v, calibration %+v; the whole chain's σ is %v", w.Sigma, w.PerBinScale, c, whole.Sigma)
 		}
 	}
-	if joint.Total.Rule != JointRule || joint.Total.Epsilon != 1 {
+	if joint.Total.Rule != TPLJointRule || joint.Total.Epsilon != 1 {
 		t.Fatalf("joint total %+v", joint.Total)
 	}
 	if len(joint.Record.Segments) != 1 || joint.Record.Segments[0].First != 1 || joint.Record.Segments[0].Last != 48 {

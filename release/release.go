@@ -266,6 +266,10 @@ type Report struct {
 	Mean         *float64       `json:"mean,omitempty"` // the mean query's private answer
 	Histogram    []Bin          `json:"histogram"`
 	Warnings     []string       `json:"warnings,omitempty"`
+	// Calibration, for windows and streams, says which bound set the
+	// noise (per_bin_scale is σ·L with the smaller σ) and why.
+	Calibration *Calibration `json:"calibration,omitempty"`
+	tpl         float64      // the leakage bound's σ when it is smaller (chooseCalibration)
 	// Record is what the release leaves for the ledger (package
 	// compose). It names the series, so it is not part of the printed
 	// report: it goes to the curator's ledger only.
@@ -316,6 +320,16 @@ func Histogram(data *Data, class *markov.Class, fitted bool, opts Options) (*Rep
 	return r, draw()
 }
 
+// calibrated is the class σ is computed for: the class, or with
+// opts.UnknownStart every fixed start replaced by "any" (docs/math.md
+// §4.10).
+func calibrated(class *markov.Class, opts Options) *markov.Class {
+	if opts.UnknownStart {
+		return class.AnyStart()
+	}
+	return class
+}
+
 // startFree reports whether σ of a consecutive segment does not depend on
 // where it starts: every chain stationary (q_i = π), or a method that
 // ignores the initial distribution.
@@ -347,7 +361,7 @@ func plan(data *Data, class *markov.Class, fitted bool, opts Options, cache *Sca
 	if err != nil {
 		return nil, nil, err
 	}
-	r.Record = &record.Release{Mechanism: opts.Method, Epsilon: opts.Epsilon, Class: class.Hash(), Query: r.Query}
+	r.Record = &record.Release{Mechanism: opts.Method, Epsilon: opts.Epsilon, Class: class.Hash(), Query: r.Query, Sigma: r.usedSigma()}
 	for i, sq := range data.Seqs {
 		if len(sq) == 0 {
 			continue
@@ -408,9 +422,9 @@ func calibrate(sum *Summary, class *markov.Class, fitted bool, opts Options, cac
 		r.TimeStep = &TimeStep{Step: sum.Step, Source: sum.StepSource}
 	}
 	quilts := map[string]*mqm.Quilt{}
-	if opts.UnknownStart && class.FixedStart() {
+	if calibrated(class, opts) != class {
 		// σ for every start; the record keeps the class it protects
-		class = class.AnyStart()
+		class = calibrated(class, opts)
 		r.Warnings = append(r.Warnings, "the data's place in the chain is unknown (no chain origin), so σ holds for every start: the class's fixed initial distribution is replaced by every initial distribution; declare the origin (puff ledger init --origin, or --origin) for less noise")
 	}
 	free := startFree(class, opts.Method)
@@ -501,14 +515,14 @@ func finish(r *Report, sum *Summary, class *markov.Class, fitted bool, opts Opti
 	default:
 		return nil, fmt.Errorf("query %q: want counts, relative or mean", query)
 	}
-	r.PerBinScale = noise.ScaleFor(r.Sigma, r.Lipschitz)
+	r.PerBinScale = noise.ScaleFor(r.usedSigma(), r.Lipschitz)
 	r.NoiseScale = noise.EffectiveScale(r.PerBinScale, r.Lipschitz)
 	if math.IsInf(r.NoiseScale, 0) || math.IsNaN(r.NoiseScale) || r.NoiseScale > maxScale {
 		return nil, fmt.Errorf("ε = %g needs a per-bin noise scale of %.3g, beyond what can be sampled (at most %g): choose a larger ε", opts.Epsilon, r.PerBinScale, maxScale)
 	}
 	r.Protects = protects(opts.Method, r.Class)
 	draw := func() error {
-		noisy, err := noise.NewLaplace(opts.Source).Release(values, r.Sigma, r.Lipschitz)
+		noisy, err := noise.NewLaplace(opts.Source).Release(values, r.usedSigma(), r.Lipschitz)
 		if err != nil {
 			return err
 		}

@@ -51,6 +51,9 @@ func (r *Report) WriteText(out io.Writer, extra ...[2]string) error {
 	}
 	fmt.Fprintf(w, "\nguarantee\t%s\nprotects\t%s\nmethod\t%s, ε = %g\nsigma\t%.6g (1-Lipschitz), L = %.6g, per-bin Laplace scale %.6g\n",
 		r.Guarantee, r.Protects, r.Method, r.Epsilon, r.Sigma, r.Lipschitz, r.PerBinScale)
+	if c := r.Calibration; c != nil {
+		fmt.Fprintf(w, "calibration\t%s: %s (%s)\n", c.Method, c.Why, c.Theorem)
+	}
 	for _, s := range r.Scales {
 		if s.Quilt == nil {
 			continue

@@ -61,8 +61,12 @@ func Windows(data *Data, class *markov.Class, fitted bool, opts Options, width t
 	return wr, draw()
 }
 
-// JointRule is the total rule of windows calibrated jointly.
-const JointRule = "mqm-joint"
+// JointRule is the total rule of windows calibrated jointly by the Markov
+// Quilt Mechanism, TPLJointRule by the temporal leakage bound.
+const (
+	JointRule    = "mqm-joint"
+	TPLJointRule = "tpl-joint"
+)
 
 // jointTheorem names the theorem behind a joint total for a method.
 func jointTheorem(m mechanism.Name) string {
@@ -149,6 +153,7 @@ func planWindows(data *Data, class *markov.Class, fitted bool, opts Options, wid
 			return nil, nil, err
 		}
 		out.Record = whole.Record
+		out.Record.Mechanism, out.Record.Sigma = out.Windows[0].recordedMechanism(), out.Windows[0].usedSigma()
 		return out, draw, nil
 	}
 	out := &WindowedReport{Width: width.String(), Zone: loc.String()}
@@ -168,9 +173,12 @@ func planWindows(data *Data, class *markov.Class, fitted bool, opts Options, wid
 		return nil, nil, err
 	}
 	out.Total = Total{Epsilon: v.Epsilon, Rule: v.Rule, Theorem: v.Theorem}
-	out.Record = &record.Release{Mechanism: opts.Method, Epsilon: opts.Epsilon, Class: class.Hash(), Query: recs[0].Query}
+	out.Record = &record.Release{Mechanism: opts.Method, Epsilon: opts.Epsilon, Class: class.Hash(), Query: recs[0].Query, Sigma: recs[0].Sigma}
 	for _, r := range recs {
 		out.Record.Segments = append(out.Record.Segments, r.Segments...)
+		// a reading lies in one window: the union is DP per reading at the
+		// smallest σ
+		out.Record.Sigma = min(out.Record.Sigma, r.Sigma)
 	}
 	return out, drawAll(draws), nil
 }
@@ -185,6 +193,11 @@ func planJoint(whole *Summary, wins []*Summary, keys []int64, class *markov.Clas
 	if err != nil {
 		return nil, nil, err
 	}
+	T := 0
+	for _, p := range whole.Patterns {
+		T = max(T, p.Observation.End())
+	}
+	chooseCalibration(base, calibrated(class, opts), T, opts.Epsilon, MaxTPLStates, cache)
 	w := width.Seconds()
 	out := &WindowedReport{Width: width.String(), Zone: loc.String()}
 	draws := make([]func() error, len(wins))
@@ -199,7 +212,10 @@ func planJoint(whole *Summary, wins []*Summary, keys []int64, class *markov.Clas
 		out.Windows = append(out.Windows, Window{Start: windowStart(keys[i], w, loc), End: windowStart(keys[i]+1, w, loc), Report: r})
 	}
 	out.Total = Total{Epsilon: opts.Epsilon, Rule: JointRule, Theorem: jointTheorem(opts.Method)}
-	if opts.Method != mechanism.Exact && opts.Method != mechanism.Approx {
+	switch {
+	case base.tpl > 0:
+		out.Total.Rule, out.Total.Theorem = TPLJointRule, base.Calibration.Theorem
+	case !opts.Method.MQM():
 		out.Total.Rule = "joint"
 	}
 	return out, drawAll(draws), nil
@@ -210,6 +226,7 @@ func planJoint(whole *Summary, wins []*Summary, keys []int64, class *markov.Clas
 func fixedSigma(base *Report, sum *Summary, class *markov.Class, fitted bool, opts Options) (*Report, func() error, error) {
 	r := &Report{Method: base.Method, Epsilon: base.Epsilon, Class: base.Class, Guarantee: base.Guarantee,
 		Sigma: base.Sigma, Scales: base.Scales, Noise: base.Noise, TimeStep: base.TimeStep,
+		Calibration: base.Calibration, tpl: base.tpl,
 		Sequences: sum.Sequences, Observations: sum.Observations, Missing: sum.Missing,
 		MinLength: sum.MinLength, MaxLength: sum.MaxLength, Warnings: slices.Clone(base.Warnings)}
 	draw, err := finish(r, sum, class, fitted, opts)
@@ -220,11 +237,23 @@ func fixedSigma(base *Report, sum *Summary, class *markov.Class, fitted bool, op
 }
 
 // StreamBase is the calibration every window of a stream shares: σ from
-// scale (the supremum over lengths, docs/math.md §4.9), with its guarantee.
-func StreamBase(class *markov.Class, opts Options, scale *Scale) *Report {
-	return &Report{Method: opts.Method, Epsilon: opts.Epsilon, Class: Summarize(class, false), Guarantee: scale.Guarantee,
+// scale (the supremum over lengths, docs/math.md §4.9), with its
+// guarantee, or the leakage bound's σ tpl (TPLSigma, for every length)
+// when it is smaller (why: why tpl is 0).
+func StreamBase(class *markov.Class, opts Options, scale *Scale, tpl float64, why string) *Report {
+	r := &Report{Method: opts.Method, Epsilon: opts.Epsilon, Class: Summarize(class, false), Guarantee: scale.Guarantee,
 		Sigma: *scale.Sigma, Scales: []*Scale{scale}, Noise: noiseText}
+	choose(r, tpl, why)
+	return r
 }
+
+// RecordedMechanism is how the ledger records a release calibrated like
+// base: its method, or "pufferfish" when the leakage bound set the noise.
+func RecordedMechanism(base *Report) mechanism.Name { return base.recordedMechanism() }
+
+// UsedSigma is the noise multiplier windows calibrated like base are drawn
+// with (the smaller of the two bounds).
+func UsedSigma(base *Report) float64 { return base.usedSigma() }
 
 // ReleaseWindow releases calendar window k of a stream from its summary
 // with base's σ (StreamBase), drawing its noise once.

@@ -37,6 +37,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pufferfish-privacy/pufferfish/compose"
 	"github.com/pufferfish-privacy/pufferfish/epsilon"
 	"github.com/pufferfish-privacy/pufferfish/internal/strictjson"
 	"github.com/pufferfish-privacy/pufferfish/ledger"
@@ -318,6 +319,8 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		writeError(w, http.StatusRequestEntityTooLarge, "", fmt.Sprintf("request body over %d bytes", mbe.Limit))
 	case errors.As(err, &de):
 		writeError(w, http.StatusBadRequest, "", de.Error())
+	case errors.Is(err, compose.ErrNoRule):
+		writeError(w, http.StatusConflict, "", err.Error())
 	case errors.Is(err, ledger.ErrNoStream):
 		writeError(w, http.StatusNotFound, "", err.Error())
 	case errors.As(err, &fe):

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pufferfish-privacy/pufferfish/ledger"
 	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/release"
 )
 
 // Init charges the dataset's budget once with the stream's ε and creates
@@ -38,16 +39,22 @@ func Init(ctx context.Context, store ledger.Store, dataset string, s *Settings) 
 // Summary is the stream's public description (no state): what its charge
 // records as its result and what show prints.
 func (s *Settings) Summary() (json.RawMessage, error) {
+	class, err := markov.ParseClass(strings.NewReader(string(s.Class)), "the stream's class")
+	if err != nil {
+		return nil, err
+	}
+	b := s.base(class)
 	return json.Marshal(struct {
-		Window    string  `json:"window"`
-		TimeZone  string  `json:"time_zone"`
-		Epsilon   float64 `json:"epsilon"`
-		Method    string  `json:"method"`
-		Query     string  `json:"query"`
-		Sigma     float64 `json:"sigma"`
-		Length    int     `json:"sigma_length"`
-		Guarantee string  `json:"guarantee"`
-	}{s.Window, tzName(s.Spec.TZ), s.Epsilon, string(s.Method), s.Query, *s.Scale.Sigma, s.Scale.Length, s.Scale.Guarantee})
+		Window      string               `json:"window"`
+		TimeZone    string               `json:"time_zone"`
+		Epsilon     float64              `json:"epsilon"`
+		Method      string               `json:"method"`
+		Query       string               `json:"query"`
+		Sigma       float64              `json:"sigma"`
+		Length      int                  `json:"sigma_length"`
+		Guarantee   string               `json:"guarantee"`
+		Calibration *release.Calibration `json:"calibration"`
+	}{s.Window, tzName(s.Spec.TZ), s.Epsilon, string(s.Method), s.Query, *s.Scale.Sigma, s.Scale.Length, b.Guarantee, b.Calibration})
 }
 
 func tzName(tz string) string {

@@ -50,6 +50,20 @@ type Settings struct {
 	// Scale is σ's search: the supremum over lengths, reached at Length
 	// (docs/math.md §4.9, Lemma 3).
 	Scale *release.Scale `json:"scale"`
+	// TPL is the temporal leakage bound's σ for every length (docs/math.md
+	// §8.4–8.7; 0: not computed, for the reason TPLWhy); the smaller of
+	// the two sets every window's noise.
+	TPL    float64 `json:"tpl_sigma,omitempty"`
+	TPLWhy string  `json:"tpl_why,omitempty"`
+}
+
+// MaxTPLStates is the most states a stream computes the leakage bound for
+// (once, at init).
+const MaxTPLStates = 64
+
+// base is the calibration every window shares.
+func (s *Settings) base(class *markov.Class) *release.Report {
+	return release.StreamBase(class, release.Options{Epsilon: s.Epsilon, Method: s.Method, Query: s.Query}, s.Scale, s.TPL, s.TPLWhy)
 }
 
 // State is a stream's running state: never printed (it holds the counts
@@ -133,7 +147,8 @@ func Declare(spec release.Spec, window string, eps float64, method mechanism.Nam
 	if err != nil {
 		return nil, err
 	}
-	return &Settings{Spec: spec, Window: window, Epsilon: eps, Method: method, Query: query, Class: cj, Scale: s}, nil
+	t, why := release.TPLSigma(any, eps, MaxTPLStates)
+	return &Settings{Spec: spec, Window: window, Epsilon: eps, Method: method, Query: query, Class: cj, Scale: s, TPL: t, TPLWhy: why}, nil
 }
 
 func parseWindow(window string, spec release.Spec) (time.Duration, *time.Location, error) {
@@ -152,9 +167,11 @@ func parseWindow(window string, spec release.Spec) (time.Duration, *time.Locatio
 	return w, loc, nil
 }
 
-// Record is the stream's one charge for the ledger.
+// Record is the stream's one charge for the ledger: MQM, or a generic
+// ε-Pufferfish release when the leakage bound sets the noise.
 func (s *Settings) Record(class *markov.Class) *record.Release {
-	return &record.Release{Mechanism: s.Method, Epsilon: s.Epsilon, Class: class.Hash(), Query: s.Query, Stream: true}
+	b := s.base(class)
+	return &record.Release{Mechanism: release.RecordedMechanism(b), Epsilon: s.Epsilon, Class: class.Hash(), Query: s.Query, Stream: true, Sigma: release.UsedSigma(b)}
 }
 
 // NewState is the state of a stream with nothing appended.
@@ -297,7 +314,7 @@ func (s *Settings) append(st State, r io.Reader, name string, close *float64) (S
 		}
 		slices.Sort(keys)
 		opt := release.Options{Epsilon: s.Epsilon, Method: s.Method, Query: s.Query}
-		base := release.StreamBase(class, opt, s.Scale)
+		base := s.base(class)
 		for _, k := range keys {
 			key := strconv.FormatInt(k, 10)
 			sum := next.Open[key].summary(class.States, opts.Levels, next.Step)

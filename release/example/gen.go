@@ -2,7 +2,8 @@
 
 // gen writes activity.csv, the built-in example: 10 people, 8 hours each of
 // one-minute activity labels from a four-state Markov chain, with a
-// 30-minute recording gap for person p03 (so --gap splits it).
+// 30-minute recording gap for person p03 (missing readings the chain runs
+// through: the series is never split).
 // Run: go run gen.go > activity.csv
 package main
 

@@ -1,0 +1,102 @@
+package compose
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/pufferfish-privacy/pufferfish/internal/brute"
+	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/mechanism"
+	"github.com/pufferfish-privacy/pufferfish/record"
+)
+
+// The dp-leakage rule against enumeration: an MQM release of the whole
+// series' histogram and a release of windowed histograms recorded as a
+// generic Pufferfish release (no other rule composes them), at random
+// noise multipliers: the exact joint loss (every sequence, grid supremum)
+// is within the rule's bound, on stationary, fixed and "any" starts.
+func TestLeakageRuleByBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 6))
+	for trial := range 12 {
+		k := 2 + trial%2
+		T := 6
+		if k == 3 {
+			T = 4
+		}
+		P := make([][]float64, k)
+		for i := range P {
+			P[i] = make([]float64, k)
+			sum := 0.0
+			for j := range P[i] {
+				P[i][j] = 0.1 + rng.Float64()
+				sum += P[i][j]
+			}
+			for j := range P[i] {
+				P[i][j] /= sum
+			}
+		}
+		var ch *markov.Chain
+		var starts [][]float64
+		switch trial % 3 {
+		case 0:
+			ch, _ = markov.New(nil, P, markov.InitStationary, nil)
+			pi, _ := ch.Initial()
+			starts = [][]float64{pi}
+		case 1:
+			q := make([]float64, k)
+			q[k-1] = 1
+			ch, _ = markov.New(nil, P, markov.InitGiven, q)
+			starts = [][]float64{q}
+		default:
+			ch, _ = markov.New(nil, P, markov.InitAny, nil)
+			a, b := make([]float64, k), make([]float64, k)
+			a[0], b[k-1] = 1, 0.5
+			b[0] = 0.5
+			starts = [][]float64{a, b}
+		}
+		class, _ := markov.NewClass(ch.States, ch)
+		s1, s2 := 1+4*rng.Float64(), 1+4*rng.Float64()
+		seg := []record.Segment{{Series: "a", First: 1, Last: T, Readings: T}}
+		recs := []*record.Release{
+			{Mechanism: mechanism.Exact, Epsilon: 1, Class: class.Hash(), Query: "counts", Segments: seg, Sigma: s1},
+			{Mechanism: mechanism.Pufferfish, Epsilon: 1, Class: class.Hash(), Query: "counts", Segments: seg, Sigma: s2},
+		}
+		v, err := Records(class, recs)
+		if err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		if v.Rule != LeakageRule {
+			t.Fatalf("trial %d: rule %s, want %s", trial, v.Rule, LeakageRule)
+		}
+		all := []int{0, 1, 2, 3, 4, 5}[:T]
+		rels := append([]brute.Release{brute.Counts(k, all, 2*s1)}, brute.Windows(k, T, []int{2, 2, 2}[:T/2], nil, []float64{2 * s2})...)
+		for _, q := range starts {
+			loss, _, _, _, err := brute.Loss(brute.Chain{Q: q, P: P, T: T}, rels)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if loss > v.Epsilon+1e-9 {
+				t.Errorf("trial %d (%s, start %v, σ %.3g and %.3g): joint loss %.6g > the rule's %.6g", trial, fmt.Sprint(ch.Init), q, s1, s2, loss, v.Epsilon)
+			}
+		}
+	}
+	// without recorded σ the rule does not apply, and the answer is no rule
+	class, _ := markov.NewClass([]string{"0", "1"}, mustChainT(t))
+	seg := []record.Segment{{Series: "a", First: 1, Last: 4, Readings: 4}}
+	_, err := Records(class, []*record.Release{
+		{Mechanism: mechanism.Exact, Epsilon: 1, Class: class.Hash(), Segments: seg},
+		{Mechanism: mechanism.Pufferfish, Epsilon: 1, Class: class.Hash(), Segments: seg, Sigma: 2},
+	})
+	if err == nil {
+		t.Fatal("a record without σ was composed by the leakage rule")
+	}
+}
+
+func mustChainT(t *testing.T) *markov.Chain {
+	ch, err := markov.New([]string{"0", "1"}, [][]float64{{0.8, 0.2}, {0.1, 0.9}}, markov.InitStationary, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ch
+}
