@@ -3,6 +3,7 @@ package release
 import (
 	"bytes"
 	"io"
+	"strings"
 	"testing"
 )
 
@@ -44,6 +45,45 @@ func FuzzReadData(f *testing.F) {
 					}
 				}
 				_ = d.Observation(s) // must not panic
+			}
+		}
+	})
+}
+
+// FuzzReadParquet: no Parquet input makes ReadData panic or hang; what it
+// accepts has states inside the declared list.
+func FuzzReadParquet(f *testing.F) {
+	ex, _ := io.ReadAll(ExampleData())
+	var seeds [][]byte
+	for _, types := range []map[string]string{nil, {"time": "int64"}, {"time": "double"}} {
+		var b bytes.Buffer
+		if err := WriteParquet(&b, bytes.NewReader(ex[:1500]), "seed.csv", types, 20); err != nil {
+			f.Fatal(err)
+		}
+		seeds = append(seeds, b.Bytes())
+	}
+	var b bytes.Buffer
+	WriteParquet(&b, strings.NewReader("series,time,kw\na,2024-01-01T00:00:00Z,1.5\na,2024-01-01T00:01:00Z,NA\n"), "seed.csv", map[string]string{"time": "timestamp", "kw": "double"}, 0)
+	seeds = append(seeds, b.Bytes())
+	for i, s := range seeds {
+		f.Add(s, i%2 == 0)
+	}
+	lv, _ := ParseLevels("0:2:4")
+	f.Fuzz(func(t *testing.T, data []byte, numeric bool) {
+		opts := DefaultCSV
+		opts.States = []string{"sleep", "sit", "walk", "run"}
+		if numeric {
+			opts = CSVOptions{SeriesCol: "series", TimeCol: "time", ValueCol: "kw", Levels: lv}
+		}
+		d, err := ReadData(bytes.NewReader(data), "fuzz.parquet", opts)
+		if err != nil {
+			return
+		}
+		for _, seq := range d.Seqs {
+			for _, v := range seq {
+				if v < 0 || v >= len(d.States) {
+					t.Fatalf("state index %d of %d", v, len(d.States))
+				}
 			}
 		}
 	})

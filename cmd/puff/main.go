@@ -78,7 +78,7 @@ func root(stdout io.Writer) *cobra.Command {
 		SilenceErrors: true,
 	}
 	c.SetOut(stdout)
-	c.AddCommand(scaleCmd(), releaseCmd(), fitCmd(), localCmd(), verifyCmd(), wassersteinCmd(), robustCmd(), bnCmd(), composeCmd(), ledgerCmd(), serveCmd(), tokenCmd(), experimentCmd())
+	c.AddCommand(scaleCmd(), releaseCmd(), fitCmd(), convertCmd(), localCmd(), verifyCmd(), wassersteinCmd(), robustCmd(), bnCmd(), composeCmd(), ledgerCmd(), serveCmd(), tokenCmd(), experimentCmd())
 	return c
 }
 
@@ -158,7 +158,7 @@ type dataFlags struct {
 func (d *dataFlags) register(c *cobra.Command) {
 	d.cmd = c
 	f := c.Flags()
-	f.StringVar(&d.path, "data", "", "CSV (optionally gzip) in long format series,time,state, or one state per line")
+	f.StringVar(&d.path, "data", "", "CSV (optionally gzip) in long format series,time,state, or one state per line; or Parquet (by its magic bytes) with the same columns")
 	f.StringVar(&d.spec.SeriesCol, "series-col", "series", "name of the series column (absent: one series; named explicitly: required)")
 	f.StringVar(&d.spec.TimeCol, "time-col", "time", "name of the time column (absent: rows are consecutive readings; named explicitly: required)")
 	f.StringVar(&d.spec.StateCol, "state-col", "state", "name of the state column")
