@@ -63,7 +63,8 @@ type CSVOptions struct {
 	// backwards (repeated times are refused either way).
 	Sort bool
 
-	rows func(Row) error // ReadRows: each data row, unassembled
+	rows   func(Row) error // ReadRows: each data row, unassembled
+	stream *streamState    // ReadSummary: each series kept as runs of steps
 }
 
 // DefaultCSV is the long format series,time,state.
@@ -400,6 +401,9 @@ func (d *Data) newLong(name string, header []string, idx map[string]int, opts CS
 		lr.timeCs = append(lr.timeCs, c)
 	}
 	lr.hasTime = len(lr.timeCs) > 0
+	if opts.stream != nil {
+		opts.stream.used, opts.stream.hasTime = true, lr.hasTime
+	}
 	lr.parts = make([]string, len(lr.timeCs))
 	lr.need = lr.vc
 	if lr.hasSer {
@@ -509,6 +513,9 @@ func (lr *longReader) add(key string, v int, t float64, text string, line int) e
 	if lr.opts.rows != nil {
 		return lr.opts.rows(Row{Series: key, Time: t, TimeText: text, State: v, File: lr.name, Line: line})
 	}
+	if lr.opts.stream != nil {
+		return lr.opts.stream.add(lr, key, v, t, text, line)
+	}
 	s, ok := lr.series[key]
 	if !ok {
 		s = len(lr.rows)
@@ -530,7 +537,7 @@ func (lr *longReader) add(key string, v int, t float64, text string, line int) e
 // finish orders and places the series.
 func (lr *longReader) finish() (*Data, error) {
 	d, name, opts, rows := lr.d, lr.name, lr.opts, lr.rows
-	if opts.rows != nil {
+	if opts.rows != nil || opts.stream != nil {
 		return d, nil
 	}
 	if len(rows) == 0 {
