@@ -208,16 +208,13 @@ func ReadData(r io.Reader, name string, opts CSVOptions) (*Data, error) {
 	if delim == '"' || delim == '\r' || delim == '\n' || delim == utf8.RuneError || !utf8.ValidRune(delim) {
 		return nil, fmt.Errorf("delimiter %q cannot separate CSV fields", delim)
 	}
-	cr := csv.NewReader(&lineLimit{r: br, name: name, gzip: gzipped})
-	cr.Comma = delim
-	cr.ReuseRecord = true
-	cr.FieldsPerRecord = -1
-	first, err := cr.Read()
+	cr := newRecordReader(&lineLimit{r: br, name: name, gzip: gzipped}, name, delim)
+	first, _, err := cr.read()
 	if err == io.EOF {
 		return nil, fmt.Errorf("%s: empty data file", name)
 	}
 	if err != nil {
-		return nil, csvErr(name, err)
+		return nil, err
 	}
 	if len(first) > MaxFields {
 		return nil, fmt.Errorf("%s:1: %d fields in the header, at most %d are read", name, len(first), MaxFields)
@@ -242,7 +239,7 @@ func ReadData(r io.Reader, name string, opts CSVOptions) (*Data, error) {
 		}
 		seq = append(seq, v)
 		for {
-			rec, line, err := next(cr, name)
+			rec, line, err := cr.read()
 			if err == io.EOF {
 				break
 			}
@@ -267,7 +264,7 @@ func ReadData(r io.Reader, name string, opts CSVOptions) (*Data, error) {
 		return nil, err
 	}
 	for {
-		rec, line, err := next(cr, name)
+		rec, line, err := cr.read()
 		if err == io.EOF {
 			break
 		}
@@ -590,6 +587,9 @@ func parseTime(s string, layouts []string, loc *time.Location, unit float64) (fl
 	if len(layouts) > 0 {
 		return 0, fmt.Errorf("matches none of the time formats %q", layouts)
 	}
+	if x, ok := smallInt(s); ok {
+		return x * unit, nil // what ParseFloat gives, sooner
+	}
 	if x, err := strconv.ParseFloat(s, 64); err == nil {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return 0, errors.New("not a finite number")
@@ -600,6 +600,33 @@ func parseTime(s string, layouts []string, loc *time.Location, unit float64) (fl
 		return float64(t.UnixNano()) / 1e9, nil
 	}
 	return 0, errors.New("not a number of seconds or an RFC 3339 timestamp (give a time format)")
+}
+
+// smallInt reads a decimal integer of at most 15 digits (exactly a
+// float64, as strconv.ParseFloat reads it).
+func smallInt(s string) (float64, bool) {
+	neg := len(s) > 0 && s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
+	if len(s) == 0 || len(s) > 15 {
+		return 0, false
+	}
+	n := int64(0)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		if n == 0 {
+			return math.Copysign(0, -1), true
+		}
+		n = -n
+	}
+	return float64(n), true
 }
 
 // checkLocal refuses a local time (layout without a zone) that the
@@ -808,16 +835,22 @@ func (e inputError) Unwrap() error { return e.error }
 
 func (l *lineLimit) Read(p []byte) (int, error) {
 	n, err := l.r.Read(p)
-	for i, c := range p[:n] {
-		if c == '\n' {
-			l.run = 0
-			l.line++
-			continue
+	for off := 0; ; {
+		i := bytes.IndexByte(p[off:n], '\n')
+		seg := i
+		if i < 0 {
+			seg = n - off
 		}
-		l.run++
-		if l.run > MaxLine {
-			return i, inputError{fmt.Errorf("%s:%d: line longer than %d bytes", l.name, l.line+1, MaxLine)}
+		if l.run+seg > MaxLine { // the byte that makes the line too long
+			return off + MaxLine - l.run, inputError{fmt.Errorf("%s:%d: line longer than %d bytes", l.name, l.line+1, MaxLine)}
 		}
+		if i < 0 {
+			l.run += seg
+			break
+		}
+		l.run = 0
+		l.line++
+		off += i + 1
 	}
 	if err != nil && err != io.EOF {
 		what := "reading stopped"
@@ -827,20 +860,6 @@ func (l *lineLimit) Read(p []byte) (int, error) {
 		err = inputError{fmt.Errorf("%s: %s after line %d (the last whole line read): %w", l.name, what, l.line, err)}
 	}
 	return n, err
-}
-
-// next reads one record with its line number; errors other than io.EOF
-// name the file and line.
-func next(cr *csv.Reader, name string) ([]string, int, error) {
-	rec, err := cr.Read()
-	if err == io.EOF {
-		return nil, 0, err
-	}
-	if err != nil {
-		return nil, 0, csvErr(name, err)
-	}
-	line, _ := cr.FieldPos(0)
-	return rec, line, nil
 }
 
 // csvErr names the file (and the line) in an error of the CSV reader.

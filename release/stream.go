@@ -64,8 +64,9 @@ type streamState struct {
 	hasTime bool
 	series  []*streamSeries
 	index   map[string]int
-	counts  []float64 // readings per state, by series
 	minDiff float64   // the smallest positive difference between consecutive rows of a series
+	last    int       // the series of the previous row
+	lastKey string
 }
 
 // streamSeries is one series' rows: the first, then runs of rows on
@@ -112,12 +113,16 @@ func (st *streamState) add(lr *longReader, key string, v int, t float64, text st
 		st.index = map[string]int{}
 		st.minDiff = math.Inf(1)
 	}
-	s, ok := st.index[key]
+	s, ok := st.last, st.lastKey == key && len(st.series) > 0
+	if !ok {
+		s, ok = st.index[key]
+	}
 	if !ok {
 		s = len(st.series)
 		st.index[key] = s
 		st.series = append(st.series, &streamSeries{name: key})
 	}
+	st.last, st.lastKey = s, key
 	ss := st.series[s]
 	if ss.bad != nil {
 		return nil // reported at the end, as ReadData does (series order)

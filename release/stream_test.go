@@ -1,6 +1,7 @@
 package release
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -215,6 +216,40 @@ func TestPrepareStreamEqualsWhole(t *testing.T) {
 			if string(ja) != string(jb) {
 				t.Fatalf("reports differ:\n%s\n%s", ja, jb)
 			}
+		}
+	}
+}
+
+// benchCSV is n series × per readings of 4 states, grouped by series in
+// time order, with a header (the shape of issue 27's benchmark).
+func benchCSV(n, per int) []byte {
+	rng := rand.New(rand.NewPCG(1, 2))
+	states := []string{"sleep", "sit", "walk", "run"}
+	var b strings.Builder
+	b.WriteString("series,time,state\n")
+	for s := range n {
+		x := 0
+		for t := range per {
+			if rng.IntN(10) == 0 {
+				x = rng.IntN(4)
+			}
+			fmt.Fprintf(&b, "u%04d,%d,%s\n", s, t, states[x])
+		}
+	}
+	return []byte(b.String())
+}
+
+// BenchmarkReadSummary1M streams a 10⁶-row CSV (1,000 series × 1,000
+// readings, 4 states, header) into a release's summary.
+func BenchmarkReadSummary1M(b *testing.B) {
+	data := benchCSV(1000, 1000)
+	opts := DefaultCSV
+	opts.States = []string{"sleep", "sit", "walk", "run"}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := ReadSummary(bytes.NewReader(data), "bench.csv", opts); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
