@@ -225,6 +225,11 @@ type parquetRows struct {
 	f    *parquet.File
 	cols []pqColumn // value, series?, times...
 	row  int        // rows before the current row group
+	// states maps a state column's text to its state; lastKey is the
+	// previous row's series
+	states  map[string]int
+	lastKey string
+	haveKey bool
 }
 
 // pqCursor reads one column chunk's values in batches.
@@ -324,6 +329,20 @@ func (pr *parquetRows) add(vals []parquet.Value, line int) error {
 		default:
 			return fmt.Errorf("%s: value column %q is %s: want numbers (or strings of numbers)", lr.name, lr.col, vc.kind.name)
 		}
+	case vc.kind.kind == pqText:
+		// the states met so far, looked up without a string per row
+		b := val.ByteArray()
+		var ok bool
+		if v, ok = pr.states[string(b)]; !ok {
+			var err error
+			if v, err = lr.intern(string(b), line); err != nil {
+				return err
+			}
+			if pr.states == nil {
+				pr.states = map[string]int{}
+			}
+			pr.states[string(b)] = v
+		}
 	default:
 		s, err := pr.text(val, vc)
 		if err != nil {
@@ -341,9 +360,14 @@ func (pr *parquetRows) add(vals []parquet.Value, line int) error {
 		if sv.IsNull() {
 			return fmt.Errorf("%s:%d: the series (column %q) is null", lr.name, line, c.name)
 		}
-		var err error
-		if key, err = pr.text(sv, c); err != nil {
-			return err
+		if c.kind.kind == pqText && string(sv.ByteArray()) == pr.lastKey && pr.haveKey {
+			key = pr.lastKey // the same series as the previous row: no new string
+		} else {
+			var err error
+			if key, err = pr.text(sv, c); err != nil {
+				return err
+			}
+			pr.lastKey, pr.haveKey = key, true
 		}
 	}
 	t, text := math.NaN(), ""

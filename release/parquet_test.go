@@ -249,3 +249,19 @@ func TestParquetErrors(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkReadParquet1M streams the 10⁶-row benchmark data from Parquet
+// (series and state strings, integer times) into a release's summary: to
+// compare with BenchmarkReadSummary1M (the same rows from CSV).
+func BenchmarkReadParquet1M(b *testing.B) {
+	pq := toParquet(b, string(benchCSV(1000, 1000)), map[string]string{"time": "int64"}, 0)
+	opts := DefaultCSV
+	opts.States = []string{"sleep", "sit", "walk", "run"}
+	b.SetBytes(int64(len(pq)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := ReadSummary(bytes.NewReader(pq), "bench.parquet", opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

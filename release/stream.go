@@ -64,8 +64,8 @@ type streamState struct {
 	hasTime bool
 	series  []*streamSeries
 	index   map[string]int
-	minDiff float64   // the smallest positive difference between consecutive rows of a series
-	last    int       // the series of the previous row
+	minDiff float64 // the smallest positive difference between consecutive rows of a series
+	last    int     // the series of the previous row
 	lastKey string
 }
 

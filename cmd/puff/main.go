@@ -173,7 +173,7 @@ func (d *dataFlags) register(c *cobra.Command) {
 	f.StringArrayVar(&d.spec.TimeFormat, "time-format", nil, "Go layout of the time column (repeat to try several), e.g. '2/1/2006 15:04:05'; default: numbers (seconds) or RFC 3339")
 	f.StringVar(&d.spec.TZ, "tz", "UTC", "time zone of times without one, and of --window boundaries (IANA name)")
 	f.Float64Var(&d.spec.TimeUnit, "time-unit", 1, "seconds per unit of a numeric time (60 when times count minutes)")
-	f.BoolVar(&d.spec.Sort, "sort", false, "order each series by time instead of refusing times that go backwards")
+	f.BoolVar(&d.spec.Sort, "sort", false, "order each series by time instead of refusing times that go backwards (holds every row in memory until the end; without it, rows grouped by series in time order are streamed in memory that grows with the series, not the rows)")
 }
 
 // csv is the reading options of the flags (release.Spec.CSV): a column
