@@ -2,7 +2,9 @@ package release
 
 import (
 	"bytes"
+	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -85,6 +87,33 @@ func FuzzReadParquet(f *testing.F) {
 					t.Fatalf("state index %d of %d", v, len(d.States))
 				}
 			}
+		}
+	})
+}
+
+// FuzzReadSummary: streaming (ReadSummary) and reading whole (ReadData,
+// then Data.Summary) give the same summary, patterns and error on any
+// input.
+func FuzzReadSummary(f *testing.F) {
+	ex, _ := io.ReadAll(ExampleData())
+	f.Add(ex[:3000], false)
+	f.Add([]byte("series,time,state\na,0,x\nb,0,y\na,1,y\na,5,x\nb,1,y\n"), false)
+	f.Add([]byte("s,t,v\na,1,1.5\na,2,NA\na,4,0.5\nb,1,\"2\"\n"), true)
+	f.Add([]byte("series,time,state\na,1,x\na,1.5,y\na,2.25,x\n"), false)
+	lv, _ := ParseLevels("0:2:3")
+	f.Fuzz(func(t *testing.T, data []byte, numeric bool) {
+		opts := DefaultCSV
+		opts.States = []string{"x", "y"}
+		if numeric {
+			opts = CSVOptions{SeriesCol: "s", TimeCol: "t", ValueCol: "v", Levels: lv}
+		}
+		want, wantPats, wantErr := summaryOfData(ReadData(bytes.NewReader(data), "f.csv", opts))
+		got, gotPats, gotErr := ReadSummary(bytes.NewReader(data), "f.csv", opts)
+		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+			t.Fatalf("streaming error %v, whole %v", gotErr, wantErr)
+		}
+		if wantErr == nil && (!reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotPats, wantPats)) {
+			t.Fatalf("streaming %+v %+v\nwhole %+v %+v", got, gotPats, want, wantPats)
 		}
 	})
 }
