@@ -63,7 +63,8 @@ type CSVOptions struct {
 	// backwards (repeated times are refused either way).
 	Sort bool
 
-	rows func(Row) error // ReadRows: each data row, unassembled
+	rows   func(Row) error // ReadRows: each data row, unassembled
+	stream *streamState    // ReadSummary: each series kept as runs of steps
 }
 
 // DefaultCSV is the long format series,time,state.
@@ -178,6 +179,9 @@ func (d *Data) Runs() [][]int {
 // with Require* that the header lacks, undeclared states and times off the
 // grid are errors.
 func ReadData(r io.Reader, name string, opts CSVOptions) (*Data, error) {
+	if opts.Step < 0 || math.IsNaN(opts.Step) || math.IsInf(opts.Step, 0) {
+		return nil, fmt.Errorf("time step %v: want a finite number > 0 (or 0 for the smallest difference in the data)", opts.Step)
+	}
 	br := bufio.NewReaderSize(r, 1<<16)
 	gzipped := false
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
@@ -189,11 +193,13 @@ func ReadData(r io.Reader, name string, opts CSVOptions) (*Data, error) {
 		br = bufio.NewReaderSize(gz, 1<<16)
 		gzipped = true
 	}
+	if magic, _ := br.Peek(4); string(magic) == parquetMagic {
+		return readParquetStream(r, br, gzipped, name, opts)
+	} else if isParquetName(name) {
+		return nil, fmt.Errorf("%s: not a Parquet file (it does not start with %q)", name, parquetMagic)
+	}
 	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\ufeff")) {
 		br.Discard(3)
-	}
-	if opts.Step < 0 || math.IsNaN(opts.Step) || math.IsInf(opts.Step, 0) {
-		return nil, fmt.Errorf("time step %v: want a finite number > 0 (or 0 for the smallest difference in the data)", opts.Step)
 	}
 	delim := opts.Delimiter
 	if delim == 0 {
@@ -202,28 +208,88 @@ func ReadData(r io.Reader, name string, opts CSVOptions) (*Data, error) {
 	if delim == '"' || delim == '\r' || delim == '\n' || delim == utf8.RuneError || !utf8.ValidRune(delim) {
 		return nil, fmt.Errorf("delimiter %q cannot separate CSV fields", delim)
 	}
-	cr := csv.NewReader(&lineLimit{r: br, name: name, gzip: gzipped})
-	cr.Comma = delim
-	cr.ReuseRecord = true
-	cr.FieldsPerRecord = -1
-	first, err := cr.Read()
+	cr := newRecordReader(&lineLimit{r: br, name: name, gzip: gzipped}, name, delim)
+	first, _, err := cr.read()
 	if err == io.EOF {
 		return nil, fmt.Errorf("%s: empty data file", name)
 	}
 	if err != nil {
-		return nil, csvErr(name, err)
+		return nil, err
 	}
 	if len(first) > MaxFields {
 		return nil, fmt.Errorf("%s:1: %d fields in the header, at most %d are read", name, len(first), MaxFields)
 	}
 	header := slices.Clone(first)
+	d, idx, intern, hasState, err := begin(header, name, opts)
+	if err != nil {
+		return nil, err
+	}
+	if !hasState {
+		if len(header) != 1 {
+			return nil, fmt.Errorf("%s:1: header %q has no column %q; name the columns with the series/time/state column options", name, strings.Join(header, string(delim)), opts.StateCol)
+		}
+		if other := otherDelimiter(header[0], delim); other != 0 {
+			return nil, fmt.Errorf("%s:1: the header %q looks delimited by %q, not %q: give the delimiter option", name, header[0], other, delim)
+		}
+		// plain file: one state per line, the first line is data
+		seq := []int{}
+		v, err := intern(header[0], 1)
+		if err != nil {
+			return nil, err
+		}
+		seq = append(seq, v)
+		for {
+			rec, line, err := cr.read()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return nil, err
+			}
+			if len(rec) != 1 {
+				return nil, fmt.Errorf("%s:%d: %d fields in a one-state-per-line file (header has 1): is the delimiter right?", name, line, len(rec))
+			}
+			v, err := intern(rec[0], line)
+			if err != nil {
+				return nil, err
+			}
+			seq = append(seq, v)
+		}
+		d.Seqs = [][]int{seq}
+		d.Series = []string{""}
+		return d, nil
+	}
+	lr, err := d.newLong(name, header, idx, opts, intern)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		rec, line, err := cr.read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := lr.record(rec, line); err != nil {
+			return nil, err
+		}
+	}
+	return lr.finish()
+}
+
+// begin checks a long-format header (or a plain file's first line) against
+// the options: it returns the data with its declared states, the column
+// index by name, the state interning function and whether the file has a
+// state (or value) column. Shared by CSV and Parquet.
+func begin(header []string, name string, opts CSVOptions) (*Data, map[string]int, func(string, int) (int, error), bool, error) {
 	idx := map[string]int{}
 	for i, h := range header {
 		h = strings.TrimSpace(h)
 		if j, dup := idx[h]; dup && h != "" {
 			// Which of the two would be read is arbitrary: a silent
 			// wrong answer when it is a column the release reads.
-			return nil, fmt.Errorf("%s:1: the header names column %q twice (columns %d and %d): rename one", name, h, j+1, i+1)
+			return nil, nil, nil, false, fmt.Errorf("%s:1: the header names column %q twice (columns %d and %d): rename one", name, h, j+1, i+1)
 		}
 		idx[h] = i
 	}
@@ -231,7 +297,7 @@ func ReadData(r io.Reader, name string, opts CSVOptions) (*Data, error) {
 	states := map[string]int{}
 	for i, s := range opts.States {
 		if _, dup := states[s]; dup || strings.TrimSpace(s) == "" {
-			return nil, fmt.Errorf("declared states %q: each must be a distinct non-empty name", strings.Join(opts.States, ","))
+			return nil, nil, nil, false, fmt.Errorf("declared states %q: each must be a distinct non-empty name", strings.Join(opts.States, ","))
 		}
 		states[s] = i
 	}
@@ -256,7 +322,7 @@ func ReadData(r io.Reader, name string, opts CSVOptions) (*Data, error) {
 		hasState = true // numeric readings: long format, states are the levels
 		if opts.Levels != nil {
 			if opts.States != nil && !slices.Equal(opts.States, opts.Levels.Names()) {
-				return nil, fmt.Errorf("numeric readings: the states are the level indices 0..%d, not %q", opts.Levels.N()-1, strings.Join(opts.States, ","))
+				return nil, nil, nil, false, fmt.Errorf("numeric readings: the states are the level indices 0..%d, not %q", opts.Levels.N()-1, strings.Join(opts.States, ","))
 			}
 			d.States = opts.Levels.Names()
 		}
@@ -267,45 +333,10 @@ func ReadData(r io.Reader, name string, opts CSVOptions) (*Data, error) {
 		flag string
 	}{{opts.RequireSeries, opts.SeriesCol, "series"}, {opts.RequireTime && !strings.Contains(opts.TimeCol, ","), opts.TimeCol, "time"}, {opts.RequireState && opts.ValueCol == "", opts.StateCol, "state"}} {
 		if _, ok := idx[req.col]; req.on && !ok {
-			return nil, fmt.Errorf("%s:1: the header has no %s column %q (columns: %s)", name, req.flag, req.col, strings.Join(header, ", "))
+			return nil, nil, nil, false, fmt.Errorf("%s:1: the header has no %s column %q (columns: %s)", name, req.flag, req.col, strings.Join(header, ", "))
 		}
 	}
-	if !hasState {
-		if len(header) != 1 {
-			return nil, fmt.Errorf("%s:1: header %q has no column %q; name the columns with the series/time/state column options", name, strings.Join(header, string(delim)), opts.StateCol)
-		}
-		if other := otherDelimiter(header[0], delim); other != 0 {
-			return nil, fmt.Errorf("%s:1: the header %q looks delimited by %q, not %q: give the delimiter option", name, header[0], other, delim)
-		}
-		// plain file: one state per line, the first line is data
-		seq := []int{}
-		v, err := intern(header[0], 1)
-		if err != nil {
-			return nil, err
-		}
-		seq = append(seq, v)
-		for {
-			rec, line, err := next(cr, name)
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return nil, err
-			}
-			if len(rec) != 1 {
-				return nil, fmt.Errorf("%s:%d: %d fields in a one-state-per-line file (header has 1): is the delimiter right?", name, line, len(rec))
-			}
-			v, err := intern(rec[0], line)
-			if err != nil {
-				return nil, err
-			}
-			seq = append(seq, v)
-		}
-		d.Seqs = [][]int{seq}
-		d.Series = []string{""}
-		return d, nil
-	}
-	return d.readLong(cr, name, header, idx, opts, intern)
+	return d, idx, intern, hasState, nil
 }
 
 // row is one data row of a series before placement.
@@ -318,137 +349,198 @@ type row struct {
 	order int // row index within the series
 }
 
-func (d *Data) readLong(cr *csv.Reader, name string, header []string, idx map[string]int, opts CSVOptions, intern func(string, int) (int, error)) (*Data, error) {
-	numeric := opts.ValueCol != ""
-	col := opts.StateCol
-	if numeric {
-		col = opts.ValueCol
+// longReader assembles the rows of a long-format file, whatever its
+// format: the columns it reads and the rows of each series so far.
+type longReader struct {
+	d       *Data
+	name    string
+	opts    CSVOptions
+	header  []string
+	intern  func(string, int) (int, error)
+	numeric bool
+	col     string // the state (or value) column
+	vc      int
+	serC    int
+	hasSer  bool
+	timeCs  []int
+	hasTime bool
+	need    int
+	unit    float64
+	loc     *time.Location
+	series  map[string]int
+	rows    [][]row
+	parts   []string
+}
+
+func (d *Data) newLong(name string, header []string, idx map[string]int, opts CSVOptions, intern func(string, int) (int, error)) (*longReader, error) {
+	lr := &longReader{d: d, name: name, opts: opts, header: header, intern: intern, numeric: opts.ValueCol != "", col: opts.StateCol, series: map[string]int{}}
+	if lr.numeric {
+		lr.col = opts.ValueCol
 		if opts.Levels == nil {
 			return nil, fmt.Errorf("numeric readings (%q) need public levels (--levels LO:HI:N or --edges): levels computed from the data would reveal it", opts.ValueCol)
 		}
-		if _, ok := idx[col]; !ok {
-			return nil, fmt.Errorf("%s:1: the header has no value column %q (columns: %s)", name, col, strings.Join(header, ", "))
+		if _, ok := idx[lr.col]; !ok {
+			return nil, fmt.Errorf("%s:1: the header has no value column %q (columns: %s)", name, lr.col, strings.Join(header, ", "))
 		}
 		d.Levels = opts.Levels
 	}
-	vc := idx[col]
-	serC, hasSeries := idx[opts.SeriesCol]
-	var timeCs []int
+	lr.vc = idx[lr.col]
+	lr.serC, lr.hasSer = idx[opts.SeriesCol]
 	for _, tc := range strings.Split(opts.TimeCol, ",") {
 		c, ok := idx[strings.TrimSpace(tc)]
 		if !ok {
 			if strings.Contains(opts.TimeCol, ",") {
 				return nil, fmt.Errorf("%s:1: the header has no time column %q (columns: %s)", name, strings.TrimSpace(tc), strings.Join(header, ", "))
 			}
-			timeCs = nil
+			lr.timeCs = nil
 			break
 		}
-		timeCs = append(timeCs, c)
+		lr.timeCs = append(lr.timeCs, c)
 	}
-	hasTime := len(timeCs) > 0
-	need := vc
-	if hasSeries {
-		need = max(need, serC)
+	lr.hasTime = len(lr.timeCs) > 0
+	if opts.stream != nil {
+		opts.stream.used, opts.stream.hasTime = true, lr.hasTime
 	}
-	for _, c := range timeCs {
-		need = max(need, c)
+	lr.parts = make([]string, len(lr.timeCs))
+	lr.need = lr.vc
+	if lr.hasSer {
+		lr.need = max(lr.need, lr.serC)
 	}
-	unit := opts.TimeUnit
-	if unit == 0 {
-		unit = 1
+	for _, c := range lr.timeCs {
+		lr.need = max(lr.need, c)
 	}
-	if !(unit > 0) || math.IsInf(unit, 0) {
+	lr.unit = opts.TimeUnit
+	if lr.unit == 0 {
+		lr.unit = 1
+	}
+	if !(lr.unit > 0) || math.IsInf(lr.unit, 0) {
 		return nil, fmt.Errorf("time unit %v: want a finite number of seconds > 0", opts.TimeUnit)
 	}
-	loc := opts.Location
-	if loc == nil {
-		loc = time.UTC
+	lr.loc = opts.Location
+	if lr.loc == nil {
+		lr.loc = time.UTC
 	}
-	series := map[string]int{}
-	var rows [][]row
-	for {
-		rec, line, err := next(cr, name)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(rec) > MaxFields {
-			return nil, fmt.Errorf("%s:%d: %d fields, at most %d are read", name, line, len(rec), MaxFields)
-		}
-		if len(rec) <= need {
-			missing := col
-			switch {
-			case len(rec) <= vc:
-			case hasSeries && len(rec) <= serC:
-				missing = opts.SeriesCol
-			default:
-				missing = opts.TimeCol
-			}
-			return nil, fmt.Errorf("%s:%d: missing field %q (%d fields, header has %d)", name, line, missing, len(rec), len(header))
-		}
-		v := -1
-		if numeric {
-			if IsMissing(rec[vc]) {
-				d.MissingValues++
-			} else {
-				x, err := strconv.ParseFloat(strings.TrimSpace(rec[vc]), 64)
-				if err != nil || math.IsInf(x, 0) {
-					return nil, fmt.Errorf("%s:%d: field %q: %q is not a number (missing readings are empty, ?, NA or NaN)", name, line, col, rec[vc])
-				}
-				lv, out := d.Levels.Level(x)
-				if out {
-					d.Clipped++
-				}
-				v = lv
-			}
-		} else if v, err = intern(rec[vc], line); err != nil {
-			return nil, err
-		}
-		key := ""
-		if hasSeries {
-			key = rec[serC]
-		}
-		s, ok := series[key]
-		if !ok {
-			s = len(rows)
-			series[key] = s
-			rows = append(rows, nil)
-			d.Series = append(d.Series, key)
-		}
-		r := row{t: math.NaN(), v: v, file: name, line: line, order: len(rows[s])}
-		if hasTime {
-			parts := make([]string, len(timeCs))
-			for i, c := range timeCs {
-				parts[i] = strings.TrimSpace(rec[c])
-			}
-			r.text = strings.Join(parts, " ")
-			if r.t, err = parseTime(r.text, opts.TimeFormats, loc, unit); err != nil {
-				return nil, fmt.Errorf("%s:%d: field %q: %q: %v", name, line, opts.TimeCol, r.text, err)
-			}
-		}
-		if opts.rows != nil {
-			if err := opts.rows(Row{Series: key, Time: r.t, TimeText: r.text, State: r.v, File: name, Line: line}); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		if len(rows[s]) == cap(rows[s]) {
-			// Double, where append grows large slices by 1.25: five
-			// times the final size allocated and copied, which dominated
-			// reading a long series.
-			rows[s] = append(make([]row, 0, 2*cap(rows[s])+64), rows[s]...)
-		}
-		rows[s] = append(rows[s], r)
+	return lr, nil
+}
+
+// record reads one CSV record.
+func (lr *longReader) record(rec []string, line int) error {
+	name := lr.name
+	if len(rec) > MaxFields {
+		return fmt.Errorf("%s:%d: %d fields, at most %d are read", name, line, len(rec), MaxFields)
 	}
-	if opts.rows != nil {
+	if len(rec) <= lr.need {
+		missing := lr.col
+		switch {
+		case len(rec) <= lr.vc:
+		case lr.hasSer && len(rec) <= lr.serC:
+			missing = lr.opts.SeriesCol
+		default:
+			missing = lr.opts.TimeCol
+		}
+		return fmt.Errorf("%s:%d: missing field %q (%d fields, header has %d)", name, line, missing, len(rec), len(lr.header))
+	}
+	v, err := lr.value(rec[lr.vc], line)
+	if err != nil {
+		return err
+	}
+	key := ""
+	if lr.hasSer {
+		key = rec[lr.serC]
+	}
+	t, text := math.NaN(), ""
+	if lr.hasTime {
+		for i, c := range lr.timeCs {
+			lr.parts[i] = strings.TrimSpace(rec[c])
+		}
+		if len(lr.parts) == 1 {
+			text = lr.parts[0]
+		} else {
+			text = strings.Join(lr.parts, " ")
+		}
+		if t, err = lr.time(text, line); err != nil {
+			return err
+		}
+	}
+	return lr.add(key, v, t, text, line)
+}
+
+// value reads a state (or a numeric value, as its level) as written; −1
+// for a missing numeric value.
+func (lr *longReader) value(s string, line int) (int, error) {
+	if !lr.numeric {
+		return lr.intern(s, line)
+	}
+	if IsMissing(s) {
+		lr.d.MissingValues++
+		return -1, nil
+	}
+	x, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || math.IsInf(x, 0) {
+		return 0, fmt.Errorf("%s:%d: field %q: %q is not a number (missing readings are empty, ?, NA or NaN)", lr.name, line, lr.col, s)
+	}
+	return lr.level(x), nil
+}
+
+// level is the level of a number (NaN: missing, −1).
+func (lr *longReader) level(x float64) int {
+	if math.IsNaN(x) {
+		lr.d.MissingValues++
+		return -1
+	}
+	lv, out := lr.d.Levels.Level(x)
+	if out {
+		lr.d.Clipped++
+	}
+	return lv
+}
+
+// time reads a time as written, in seconds.
+func (lr *longReader) time(text string, line int) (float64, error) {
+	t, err := parseTime(text, lr.opts.TimeFormats, lr.loc, lr.unit)
+	if err != nil {
+		return 0, fmt.Errorf("%s:%d: field %q: %q: %v", lr.name, line, lr.opts.TimeCol, text, err)
+	}
+	return t, nil
+}
+
+// add adds one row: its series, state (−1: missing), time in seconds (NaN
+// without a time column) and time as written.
+func (lr *longReader) add(key string, v int, t float64, text string, line int) error {
+	if lr.opts.rows != nil {
+		return lr.opts.rows(Row{Series: key, Time: t, TimeText: text, State: v, File: lr.name, Line: line})
+	}
+	if lr.opts.stream != nil {
+		return lr.opts.stream.add(lr, key, v, t, text, line)
+	}
+	s, ok := lr.series[key]
+	if !ok {
+		s = len(lr.rows)
+		lr.series[key] = s
+		lr.rows = append(lr.rows, nil)
+		lr.d.Series = append(lr.d.Series, key)
+	}
+	rs := lr.rows[s]
+	if len(rs) == cap(rs) {
+		// Double, where append grows large slices by 1.25: five
+		// times the final size allocated and copied, which dominated
+		// reading a long series.
+		rs = append(make([]row, 0, 2*cap(rs)+64), rs...)
+	}
+	lr.rows[s] = append(rs, row{t: t, text: text, v: v, file: lr.name, line: line, order: len(rs)})
+	return nil
+}
+
+// finish orders and places the series.
+func (lr *longReader) finish() (*Data, error) {
+	d, name, opts, rows := lr.d, lr.name, lr.opts, lr.rows
+	if opts.rows != nil || opts.stream != nil {
 		return d, nil
 	}
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("%s: no data rows after the header", name)
 	}
-	if hasTime {
+	if lr.hasTime {
 		for s, rs := range rows {
 			if opts.Sort {
 				slices.SortStableFunc(rs, func(a, b row) int { return cmpFloat(a.t, b.t) })
@@ -495,6 +587,9 @@ func parseTime(s string, layouts []string, loc *time.Location, unit float64) (fl
 	if len(layouts) > 0 {
 		return 0, fmt.Errorf("matches none of the time formats %q", layouts)
 	}
+	if x, ok := smallInt(s); ok {
+		return x * unit, nil // what ParseFloat gives, sooner
+	}
 	if x, err := strconv.ParseFloat(s, 64); err == nil {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return 0, errors.New("not a finite number")
@@ -505,6 +600,33 @@ func parseTime(s string, layouts []string, loc *time.Location, unit float64) (fl
 		return float64(t.UnixNano()) / 1e9, nil
 	}
 	return 0, errors.New("not a number of seconds or an RFC 3339 timestamp (give a time format)")
+}
+
+// smallInt reads a decimal integer of at most 15 digits (exactly a
+// float64, as strconv.ParseFloat reads it).
+func smallInt(s string) (float64, bool) {
+	neg := len(s) > 0 && s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
+	if len(s) == 0 || len(s) > 15 {
+		return 0, false
+	}
+	n := int64(0)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		if n == 0 {
+			return math.Copysign(0, -1), true
+		}
+		n = -n
+	}
+	return float64(n), true
 }
 
 // checkLocal refuses a local time (layout without a zone) that the
@@ -713,16 +835,22 @@ func (e inputError) Unwrap() error { return e.error }
 
 func (l *lineLimit) Read(p []byte) (int, error) {
 	n, err := l.r.Read(p)
-	for i, c := range p[:n] {
-		if c == '\n' {
-			l.run = 0
-			l.line++
-			continue
+	for off := 0; ; {
+		i := bytes.IndexByte(p[off:n], '\n')
+		seg := i
+		if i < 0 {
+			seg = n - off
 		}
-		l.run++
-		if l.run > MaxLine {
-			return i, inputError{fmt.Errorf("%s:%d: line longer than %d bytes", l.name, l.line+1, MaxLine)}
+		if l.run+seg > MaxLine { // the byte that makes the line too long
+			return off + MaxLine - l.run, inputError{fmt.Errorf("%s:%d: line longer than %d bytes", l.name, l.line+1, MaxLine)}
 		}
+		if i < 0 {
+			l.run += seg
+			break
+		}
+		l.run = 0
+		l.line++
+		off += i + 1
 	}
 	if err != nil && err != io.EOF {
 		what := "reading stopped"
@@ -732,20 +860,6 @@ func (l *lineLimit) Read(p []byte) (int, error) {
 		err = inputError{fmt.Errorf("%s: %s after line %d (the last whole line read): %w", l.name, what, l.line, err)}
 	}
 	return n, err
-}
-
-// next reads one record with its line number; errors other than io.EOF
-// name the file and line.
-func next(cr *csv.Reader, name string) ([]string, int, error) {
-	rec, err := cr.Read()
-	if err == io.EOF {
-		return nil, 0, err
-	}
-	if err != nil {
-		return nil, 0, csvErr(name, err)
-	}
-	line, _ := cr.FieldPos(0)
-	return rec, line, nil
 }
 
 // csvErr names the file (and the line) in an error of the CSV reader.

@@ -2,7 +2,10 @@ package release
 
 import (
 	"bytes"
+	"fmt"
 	"io"
+	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -45,6 +48,72 @@ func FuzzReadData(f *testing.F) {
 				}
 				_ = d.Observation(s) // must not panic
 			}
+		}
+	})
+}
+
+// FuzzReadParquet: no Parquet input makes ReadData panic or hang; what it
+// accepts has states inside the declared list.
+func FuzzReadParquet(f *testing.F) {
+	ex, _ := io.ReadAll(ExampleData())
+	var seeds [][]byte
+	for _, types := range []map[string]string{nil, {"time": "int64"}, {"time": "double"}} {
+		var b bytes.Buffer
+		if err := WriteParquet(&b, bytes.NewReader(ex[:1500]), "seed.csv", types, 20); err != nil {
+			f.Fatal(err)
+		}
+		seeds = append(seeds, b.Bytes())
+	}
+	var b bytes.Buffer
+	WriteParquet(&b, strings.NewReader("series,time,kw\na,2024-01-01T00:00:00Z,1.5\na,2024-01-01T00:01:00Z,NA\n"), "seed.csv", map[string]string{"time": "timestamp", "kw": "double"}, 0)
+	seeds = append(seeds, b.Bytes())
+	for i, s := range seeds {
+		f.Add(s, i%2 == 0)
+	}
+	lv, _ := ParseLevels("0:2:4")
+	f.Fuzz(func(t *testing.T, data []byte, numeric bool) {
+		opts := DefaultCSV
+		opts.States = []string{"sleep", "sit", "walk", "run"}
+		if numeric {
+			opts = CSVOptions{SeriesCol: "series", TimeCol: "time", ValueCol: "kw", Levels: lv}
+		}
+		d, err := ReadData(bytes.NewReader(data), "fuzz.parquet", opts)
+		if err != nil {
+			return
+		}
+		for _, seq := range d.Seqs {
+			for _, v := range seq {
+				if v < 0 || v >= len(d.States) {
+					t.Fatalf("state index %d of %d", v, len(d.States))
+				}
+			}
+		}
+	})
+}
+
+// FuzzReadSummary: streaming (ReadSummary) and reading whole (ReadData,
+// then Data.Summary) give the same summary, patterns and error on any
+// input.
+func FuzzReadSummary(f *testing.F) {
+	ex, _ := io.ReadAll(ExampleData())
+	f.Add(ex[:3000], false)
+	f.Add([]byte("series,time,state\na,0,x\nb,0,y\na,1,y\na,5,x\nb,1,y\n"), false)
+	f.Add([]byte("s,t,v\na,1,1.5\na,2,NA\na,4,0.5\nb,1,\"2\"\n"), true)
+	f.Add([]byte("series,time,state\na,1,x\na,1.5,y\na,2.25,x\n"), false)
+	lv, _ := ParseLevels("0:2:3")
+	f.Fuzz(func(t *testing.T, data []byte, numeric bool) {
+		opts := DefaultCSV
+		opts.States = []string{"x", "y"}
+		if numeric {
+			opts = CSVOptions{SeriesCol: "s", TimeCol: "t", ValueCol: "v", Levels: lv}
+		}
+		want, wantPats, wantErr := summaryOfData(ReadData(bytes.NewReader(data), "f.csv", opts))
+		got, gotPats, gotErr := ReadSummary(bytes.NewReader(data), "f.csv", opts)
+		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+			t.Fatalf("streaming error %v, whole %v", gotErr, wantErr)
+		}
+		if wantErr == nil && (!reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotPats, wantPats)) {
+			t.Fatalf("streaming %+v %+v\nwhole %+v %+v", got, gotPats, want, wantPats)
 		}
 	})
 }

@@ -79,6 +79,9 @@ type Pending struct {
 // release up to its noise; width > 0 asks for one release per calendar
 // window of that width (Windows, in req.CSV.Location).
 func Prepare(r io.Reader, name string, req Request, width time.Duration) (*Pending, error) {
+	if width == 0 && !req.Fit && req.Origin == nil {
+		return prepareStream(r, name, req)
+	}
 	data, class, err := load(r, name, &req)
 	if err != nil {
 		return nil, err
@@ -137,27 +140,42 @@ func (p *Pending) Draw() (Output, error) {
 	return p.out, nil
 }
 
+// prepareStream is Prepare of one release with a given class, reading
+// the data as a stream (ReadSummary): the same report, record and errors
+// as reading it whole (PrepareData), in memory that grows with the number
+// of series, not of rows, when rows come grouped by series in time order.
+func prepareStream(r io.Reader, name string, req Request) (*Pending, error) {
+	opts, err := settle(&req)
+	if err != nil {
+		return nil, err
+	}
+	sum, pats, err := ReadSummary(r, name, opts)
+	if err != nil {
+		return nil, err
+	}
+	class := req.Class
+	rep, quilts, draw, err := planSummary(sum, class, false, req.Options, NewScaleCache())
+	if err != nil {
+		return nil, err
+	}
+	// the ledger's record, as plan writes it from the data
+	rep.Record = &record.Release{Mechanism: req.Options.Method, Epsilon: req.Options.Epsilon, Class: class.Hash(), Query: rep.Query, Sigma: rep.usedSigma()}
+	for _, p := range pats {
+		ob := p.Observation
+		rep.Record.Segments = append(rep.Record.Segments, record.Segment{Series: p.Series, First: ob.Start, Last: ob.End(),
+			Readings: ob.Len, Quilt: quilts[PatternKey(ob)]})
+	}
+	return &Pending{Class: class, Record: rep.Record, out: rep, draw: draw}, nil
+}
+
 // load reads the data with the request's declared states and settles the
 // class (fitting it when asked).
 func load(r io.Reader, name string, req *Request) (*Data, *markov.Class, error) {
-	if req.CSV.Levels != nil && req.CSV.States == nil {
-		req.CSV.States = req.CSV.Levels.Names() // numeric readings: the levels are declared
+	opts, err := settle(req)
+	if err != nil {
+		return nil, nil, err
 	}
-	switch {
-	case req.Fit && req.Class != nil:
-		return nil, nil, errors.New("give a class or fit one, not both")
-	case req.Fit && req.CSV.States == nil:
-		return nil, nil, errors.New("fitting needs the declared states (--states a,b,c): the histogram's bins must be declared, not read off the data")
-	case !req.Fit && req.Class == nil:
-		return nil, nil, errors.New("no class: give one, or fit one over declared states")
-	case req.Class != nil && req.CSV.States != nil && !slices.Equal(req.CSV.States, req.Class.States):
-		return nil, nil, fmt.Errorf("declared states %q differ from the class's states %q", strings.Join(req.CSV.States, ","), strings.Join(req.Class.States, ","))
-	}
-	opts := req.CSV
 	class := req.Class
-	if class != nil {
-		opts.States = class.States
-	}
 	data, err := ReadData(r, name, opts)
 	if err != nil {
 		return nil, nil, err
@@ -172,6 +190,29 @@ func load(r io.Reader, name string, req *Request) (*Data, *markov.Class, error) 
 		}
 	}
 	return data, class, nil
+}
+
+// settle checks the request's class and declared states and returns the
+// reading options (the class's states declared).
+func settle(req *Request) (CSVOptions, error) {
+	if req.CSV.Levels != nil && req.CSV.States == nil {
+		req.CSV.States = req.CSV.Levels.Names() // numeric readings: the levels are declared
+	}
+	switch {
+	case req.Fit && req.Class != nil:
+		return CSVOptions{}, errors.New("give a class or fit one, not both")
+	case req.Fit && req.CSV.States == nil:
+		return CSVOptions{}, errors.New("fitting needs the declared states (--states a,b,c): the histogram's bins must be declared, not read off the data")
+	case !req.Fit && req.Class == nil:
+		return CSVOptions{}, errors.New("no class: give one, or fit one over declared states")
+	case req.Class != nil && req.CSV.States != nil && !slices.Equal(req.CSV.States, req.Class.States):
+		return CSVOptions{}, fmt.Errorf("declared states %q differ from the class's states %q", strings.Join(req.CSV.States, ","), strings.Join(req.Class.States, ","))
+	}
+	opts := req.CSV
+	if req.Class != nil {
+		opts.States = req.Class.States
+	}
+	return opts, nil
 }
 
 // ParseStates reads a declared state list "a,b,c" (distinct, non-empty);

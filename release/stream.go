@@ -1,86 +1,286 @@
 package release
 
 import (
-	"bufio"
-	"encoding/json"
+	"fmt"
 	"io"
+	"math"
+
+	"github.com/pufferfish-privacy/pufferfish/mqm"
 )
 
-// Field is one more top-level field of a printed report (the ledger's
-// state).
-type Field struct {
-	Name  string
-	Value any // nil: left out
+// Streaming: a release needs of the data only its summary (readings per
+// state, observation patterns) and, for a ledger, each series' name and
+// pattern. ReadSummary reads a long-format file keeping, per series, its
+// times as runs of equal differences between rows on consecutive lines
+// (and whether each row's value is missing): rows that come grouped by
+// series in time order take a few runs per series, whatever their number,
+// so memory grows with the number of series and gaps, not of rows. Only
+// at the end, when the time step (the smallest difference over all
+// series) is known, is each series placed on its grid, one at a time.
+
+// SeriesPattern is one series as a ledger records it: its name and
+// observation pattern.
+type SeriesPattern struct {
+	Series      string
+	Observation mqm.Observation
 }
 
-// WriteJSON prints the windowed report as one indented JSON object —
-// byte for byte what json.Encoder with SetIndent("", "  ") prints for it
-// with the fields added at the end — encoding one window at a time, so a
-// long release is never held as one buffer.
-func (wr *WindowedReport) WriteJSON(w io.Writer, fields ...Field) error {
-	bw := bufio.NewWriter(w)
-	put := func(name string, v any, last bool) error {
-		k, _ := json.Marshal(name)
-		b, err := json.MarshalIndent(v, "  ", "  ")
-		if err != nil {
-			return err
-		}
-		bw.WriteString("  ")
-		bw.Write(k)
-		bw.WriteString(": ")
-		bw.Write(b)
-		if !last {
-			bw.WriteString(",")
-		}
-		bw.WriteString("\n")
-		return nil
+// ReadSummary reads the data as ReadData does and returns its summary
+// (Data.Summary of what ReadData returns) and each series' pattern (in
+// ReadData's order), or ReadData's error. Without opts.Sort and
+// opts.KeepTimes it streams (memory grows with the number of series and
+// of irregular steps, not with the rows); with them, or for a
+// one-state-per-line file, it reads the data whole.
+func ReadSummary(r io.Reader, name string, opts CSVOptions) (*Summary, []SeriesPattern, error) {
+	if opts.Sort || opts.KeepTimes || opts.rows != nil {
+		return summaryOfData(ReadData(r, name, opts))
 	}
-	bw.WriteString("{\n")
-	if err := put("window", wr.Width, false); err != nil {
-		return err
+	st := &streamState{}
+	opts.stream = st
+	d, err := ReadData(r, name, opts)
+	if err != nil {
+		return nil, nil, err
 	}
-	if err := put("time_zone", wr.Zone, false); err != nil {
-		return err
+	if !st.used { // a one-state-per-line file: read whole
+		return summaryOfData(d, nil)
 	}
-	if wr.Windows == nil {
-		bw.WriteString("  \"windows\": null,\n")
-	} else if len(wr.Windows) == 0 {
-		bw.WriteString("  \"windows\": [],\n")
+	return st.finish(d, name, opts)
+}
+
+func summaryOfData(d *Data, err error) (*Summary, []SeriesPattern, error) {
+	if err != nil {
+		return nil, nil, err
+	}
+	pats := make([]SeriesPattern, len(d.Seqs))
+	for i := range d.Seqs {
+		pats[i] = SeriesPattern{Series: d.Series[i], Observation: d.Observation(i)}
+	}
+	return d.Summary(), pats, nil
+}
+
+// streamState is what streaming keeps: every series so far.
+type streamState struct {
+	used    bool
+	hasTime bool
+	series  []*streamSeries
+	index   map[string]int
+	minDiff float64 // the smallest positive difference between consecutive rows of a series
+	last    int     // the series of the previous row
+	lastKey string
+}
+
+// streamSeries is one series' rows: the first, then runs of rows on
+// consecutive lines with equal time differences and missing flags.
+type streamSeries struct {
+	name      string
+	rows      int
+	first     stepRun // the first row (n = 1, d unused)
+	runs      []stepRun
+	lastT     float64
+	lastText  string
+	lastLine  int
+	readings  int
+	bad       error       // the first time that does not increase
+	counts    map[int]int // readings of states ≥ 16 (state index → count)
+	countsArr [16]int     // readings of states 0..15
+}
+
+// stepRun is n rows, each d seconds (or, without times, one row) after
+// the previous row of its series, on consecutive lines from line.
+type stepRun struct {
+	d        float64
+	miss     bool
+	n        int
+	line     int
+	text     string // the time of the run's first row as written
+	prevLine int    // the line of the row before the run's first
+}
+
+func (ss *streamSeries) count(v int) {
+	if v < len(ss.countsArr) {
+		ss.countsArr[v]++
+		return
+	}
+	if ss.counts == nil {
+		ss.counts = map[int]int{}
+	}
+	ss.counts[v]++
+}
+
+// add is longReader.add when streaming.
+func (st *streamState) add(lr *longReader, key string, v int, t float64, text string, line int) error {
+	if st.index == nil {
+		st.index = map[string]int{}
+		st.minDiff = math.Inf(1)
+	}
+	s, ok := st.last, st.lastKey == key && len(st.series) > 0
+	if !ok {
+		s, ok = st.index[key]
+	}
+	if !ok {
+		s = len(st.series)
+		st.index[key] = s
+		st.series = append(st.series, &streamSeries{name: key})
+	}
+	st.last, st.lastKey = s, key
+	ss := st.series[s]
+	if ss.bad != nil {
+		return nil // reported at the end, as ReadData does (series order)
+	}
+	miss := v < 0
+	if !miss {
+		ss.readings++
+		ss.count(v)
+	}
+	if ss.rows == 0 {
+		ss.first = stepRun{miss: miss, n: 1, line: line, text: text}
 	} else {
-		bw.WriteString("  \"windows\": [\n")
-		for i, win := range wr.Windows {
-			b, err := json.MarshalIndent(win, "    ", "  ")
-			if err != nil {
-				return err
-			}
-			bw.WriteString("    ")
-			bw.Write(b)
-			if i < len(wr.Windows)-1 {
-				bw.WriteString(",")
-			}
-			bw.WriteString("\n")
-			if bw.Buffered() > 1<<16 {
-				if err := bw.Flush(); err != nil {
-					return err
+		d := 1.0
+		if lr.hasTime {
+			if !(t > ss.lastT) {
+				what := "does not increase"
+				hint := " (give the sort option to order rows by time)"
+				if t == ss.lastT {
+					what, hint = "does not increase (repeated)", ""
 				}
+				ss.bad = fmt.Errorf("%s:%d: time %s of series %q %s (line %d has %s)%s", lr.name, line, text, key, what, ss.lastLine, ss.lastText, hint)
+				return nil
+			}
+			d = t - ss.lastT
+			st.minDiff = min(st.minDiff, d)
+		}
+		if n := len(ss.runs); n > 0 {
+			r := &ss.runs[n-1]
+			if r.d == d && r.miss == miss && r.line+r.n == line {
+				r.n++
+				ss.lastT, ss.lastText, ss.lastLine = t, text, line
+				ss.rows++
+				return nil
 			}
 		}
-		bw.WriteString("  ],\n")
+		ss.runs = append(ss.runs, stepRun{d: d, miss: miss, n: 1, line: line, text: text, prevLine: ss.lastLine})
 	}
-	var extra []Field
-	for _, f := range fields {
-		if f.Value != nil {
-			extra = append(extra, f)
+	ss.lastT, ss.lastText, ss.lastLine = t, text, line
+	ss.rows++
+	return nil
+}
+
+// finish places every series on the grid and summarises, as ReadData's
+// finish and place then Data.Summary do.
+func (st *streamState) finish(d *Data, name string, opts CSVOptions) (*Summary, []SeriesPattern, error) {
+	if len(st.series) == 0 {
+		return nil, nil, fmt.Errorf("%s: no data rows after the header", name)
+	}
+	for _, ss := range st.series {
+		if ss.bad != nil {
+			return nil, nil, ss.bad
 		}
 	}
-	if err := put("total", wr.Total, len(extra) == 0); err != nil {
-		return err
+	step := opts.Step
+	if st.hasTime {
+		d.StepSource = "given"
+		if step == 0 {
+			d.StepSource = "the smallest difference between consecutive times in the data"
+			step = st.minDiff
+			if math.IsInf(step, 1) {
+				step = 1
+			}
+		}
+		d.Step = step
 	}
-	for i, f := range extra {
-		if err := put(f.Name, f.Value, i == len(extra)-1); err != nil {
-			return err
+	sum := NewSummary(d.States, d.Levels)
+	sum.Step, sum.StepSource, sum.Clipped, sum.MissingValues = d.Step, d.StepSource, d.Clipped, d.MissingValues
+	var pats []SeriesPattern
+	for _, ss := range st.series {
+		if ss.readings == 0 {
+			continue
+		}
+		ob, err := ss.place(name, step, st.hasTime)
+		if err != nil {
+			return nil, nil, err
+		}
+		// Summary.AddSeries without the readings themselves
+		for v, c := range ss.countsArr {
+			if c > 0 {
+				sum.Counts[v] += float64(c)
+			}
+		}
+		for v, c := range ss.counts {
+			sum.Counts[v] += float64(c)
+		}
+		k := PatternKey(ob)
+		if p, ok := sum.Patterns[k]; ok {
+			p.Series++
+		} else {
+			sum.Patterns[k] = &Pattern{Observation: ob, Series: 1}
+		}
+		if sum.Sequences == 0 || ob.Len < sum.MinLength {
+			sum.MinLength = ob.Len
+		}
+		sum.MaxLength = max(sum.MaxLength, ob.Len)
+		sum.Sequences++
+		sum.Observations += ob.Len
+		sum.Missing += ob.Gaps()
+		pats = append(pats, SeriesPattern{Series: ss.name, Observation: ob})
+	}
+	if len(pats) == 0 {
+		return nil, nil, fmt.Errorf("%s: no readings (every value is missing)", name)
+	}
+	return sum, pats, nil
+}
+
+// place is placeOne on the runs: the same checks, in the same order, and
+// the observation pattern of the readings (the chain from time 1).
+func (ss *streamSeries) place(name string, step float64, hasTime bool) (mqm.Observation, error) {
+	// pass 1: check the grid and find the readings' first and last positions
+	pos, first, last := 0, -1, -1
+	if !ss.first.miss {
+		first, last = 0, 0
+	}
+	for _, r := range ss.runs {
+		g := 1.0
+		if hasTime {
+			g = r.d / step
+		}
+		rr := math.Round(g)
+		if rr < 1 || math.Abs(g-rr) > 1e-6*rr {
+			return mqm.Observation{}, fmt.Errorf("%s:%d: time %s is %.6g steps of %v after the previous reading of series %q (line %d): readings must lie on a grid of that step; set the time step option", name, r.line, r.text, g, step, ss.name, r.prevLine)
+		}
+		// the first row k of the run with pos + k·rr + rr ≥ MaxSpan
+		if float64(pos)+float64(r.n)*rr >= MaxSpan {
+			k := max(0, int(math.Ceil((MaxSpan-rr-float64(pos))/rr)))
+			return mqm.Observation{}, fmt.Errorf("%s:%d: series %q spans more than %d steps of %v; is the time step right?", name, r.line+k, ss.name, MaxSpan, step)
+		}
+		ir := int(rr)
+		if !r.miss {
+			if first < 0 {
+				first = pos + ir
+			}
+			last = pos + ir*r.n
+		}
+		pos += ir * r.n
+	}
+	n := ss.readings
+	if last-first == n-1 {
+		return mqm.Consecutive(1, n), nil
+	}
+	// pass 2: the readings' times
+	times := make([]int, 0, n)
+	if !ss.first.miss {
+		times = append(times, 1)
+	}
+	pos = 0
+	for _, r := range ss.runs {
+		ir := 1
+		if hasTime {
+			ir = int(math.Round(r.d / step))
+		}
+		for range r.n {
+			pos += ir
+			if !r.miss {
+				times = append(times, pos-first+1)
+			}
 		}
 	}
-	bw.WriteString("}\n")
-	return bw.Flush()
+	return mqm.At(times)
 }

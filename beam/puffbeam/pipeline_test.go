@@ -24,7 +24,8 @@ func TestMain(m *testing.M) { ptest.Main(m) }
 const class = `{"states": ["0", "1", "2"], "chains": [{"transition": [[0.8, 0.15, 0.05], [0.1, 0.8, 0.1], [0.05, 0.15, 0.8]], "initial": "stationary"}]}`
 
 // generate writes n series of readings over nFiles files (rows shuffled,
-// series split across files, some gzip), with gaps and missing values, and
+// series split across files, some gzip, some Parquet), with gaps and
+// missing values, and
 // returns the whole data as one CSV for the core.
 func generate(t *testing.T, dir string, n, nFiles int) string {
 	rng := rand.New(rand.NewPCG(5, 6))
@@ -52,6 +53,15 @@ func generate(t *testing.T, dir string, n, nFiles int) string {
 	}
 	for i, p := range parts {
 		name := filepath.Join(dir, fmt.Sprintf("part-%02d.csv", i))
+		if i%3 == 2 {
+			// Parquet, typed columns, nulls for NA
+			f, _ := os.Create(strings.TrimSuffix(name, ".csv") + ".parquet")
+			if err := release.WriteParquet(f, strings.NewReader(header+p), name, map[string]string{"time": "int64", "kw": "double"}, 500); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			continue
+		}
 		if i%2 == 1 {
 			f, _ := os.Create(name + ".gz")
 			gz := gzip.NewWriter(f)

@@ -78,7 +78,7 @@ func root(stdout io.Writer) *cobra.Command {
 		SilenceErrors: true,
 	}
 	c.SetOut(stdout)
-	c.AddCommand(scaleCmd(), releaseCmd(), fitCmd(), localCmd(), verifyCmd(), wassersteinCmd(), robustCmd(), bnCmd(), composeCmd(), ledgerCmd(), streamCmd(), serveCmd(), tokenCmd(), experimentCmd())
+	c.AddCommand(scaleCmd(), releaseCmd(), fitCmd(), convertCmd(), localCmd(), verifyCmd(), wassersteinCmd(), robustCmd(), bnCmd(), composeCmd(), ledgerCmd(), streamCmd(), serveCmd(), tokenCmd(), experimentCmd())
 	return c
 }
 
@@ -158,7 +158,7 @@ type dataFlags struct {
 func (d *dataFlags) register(c *cobra.Command) {
 	d.cmd = c
 	f := c.Flags()
-	f.StringVar(&d.path, "data", "", "CSV (optionally gzip) in long format series,time,state, or one state per line")
+	f.StringVar(&d.path, "data", "", "CSV (optionally gzip) in long format series,time,state, or one state per line; or Parquet (by its magic bytes) with the same columns")
 	f.StringVar(&d.spec.SeriesCol, "series-col", "series", "name of the series column (absent: one series; named explicitly: required)")
 	f.StringVar(&d.spec.TimeCol, "time-col", "time", "name of the time column (absent: rows are consecutive readings; named explicitly: required)")
 	f.StringVar(&d.spec.StateCol, "state-col", "state", "name of the state column")
@@ -173,7 +173,7 @@ func (d *dataFlags) register(c *cobra.Command) {
 	f.StringArrayVar(&d.spec.TimeFormat, "time-format", nil, "Go layout of the time column (repeat to try several), e.g. '2/1/2006 15:04:05'; default: numbers (seconds) or RFC 3339")
 	f.StringVar(&d.spec.TZ, "tz", "UTC", "time zone of times without one, and of --window boundaries (IANA name)")
 	f.Float64Var(&d.spec.TimeUnit, "time-unit", 1, "seconds per unit of a numeric time (60 when times count minutes)")
-	f.BoolVar(&d.spec.Sort, "sort", false, "order each series by time instead of refusing times that go backwards")
+	f.BoolVar(&d.spec.Sort, "sort", false, "order each series by time instead of refusing times that go backwards (holds every row in memory until the end; without it, rows grouped by series in time order are streamed in memory that grows with the series, not the rows)")
 }
 
 // csv is the reading options of the flags (release.Spec.CSV): a column

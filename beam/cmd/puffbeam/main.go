@@ -30,7 +30,7 @@ func main() {
 	var classPath, eps string
 	var gap float64
 	var tf formats
-	flag.StringVar(&cfg.Input, "input", "", "glob of long-format CSV files (gzip by .gz), e.g. 'data/part-*.csv.gz'")
+	flag.StringVar(&cfg.Input, "input", "", "glob of long-format CSV files (gzip by .gz) or Parquet files, e.g. 'data/part-*.csv.gz'")
 	flag.StringVar(&classPath, "class", "", "class file (JSON) describing Θ, as puff release --class")
 	flag.BoolVar(&cfg.Fit, "fit", false, "fit one chain (stationary start) from the transition counts instead of --class; needs --states or levels")
 	flag.Float64Var(&cfg.Smoothing, "smoothing", 0, "additive smoothing α for --fit")

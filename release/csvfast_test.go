@@ -1,0 +1,87 @@
+package release
+
+import (
+	"encoding/csv"
+	"errors"
+	"io"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// csvRecords reads all records with encoding/csv: records, start lines
+// and the error as ReadData words it.
+func csvRecords(in string, comma rune) ([][]string, []int, string) {
+	cr := csv.NewReader(strings.NewReader(in))
+	cr.Comma, cr.FieldsPerRecord = comma, -1
+	var recs [][]string
+	var lines []int
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return recs, lines, ""
+		}
+		if err != nil {
+			return recs, lines, csvErr("x.csv", err).Error()
+		}
+		l, _ := cr.FieldPos(0)
+		recs, lines = append(recs, rec), append(lines, l)
+	}
+}
+
+func fastRecords(in string, comma rune) ([][]string, []int, string) {
+	rr := newRecordReader(strings.NewReader(in), "x.csv", comma)
+	var recs [][]string
+	var lines []int
+	for {
+		rec, l, err := rr.read()
+		if errors.Is(err, io.EOF) {
+			return recs, lines, ""
+		}
+		if err != nil {
+			return recs, lines, err.Error()
+		}
+		recs, lines = append(recs, append([]string(nil), rec...)), append(lines, l)
+	}
+}
+
+// The record reader returns what encoding/csv returns — records, their
+// first lines and errors — on random text of fields, quotes, doubled
+// quotes, line ends (\n, \r\n, lone \r), empty lines and delimiters.
+func TestRecordReaderAsEncodingCSV(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	atoms := []string{"a", "bc", "1.5", " ", ",", ";", "\"", "\"\"", "\n", "\r\n", "\r", "\n\n", "\"x,y\"", "\"p\nq\"", "é", "\t"}
+	for i := range 20000 {
+		var b strings.Builder
+		for range rng.IntN(30) {
+			b.WriteString(atoms[rng.IntN(len(atoms))])
+		}
+		in := b.String()
+		comma := []rune{',', ';', '\t', '€'}[i%4]
+		wr, wl, we := csvRecords(in, comma)
+		gr, gl, ge := fastRecords(in, comma)
+		if !reflect.DeepEqual(gr, wr) || !reflect.DeepEqual(gl, wl) || ge != we {
+			t.Fatalf("%q (delimiter %q):\nfast %q %v %q\ncsv  %q %v %q", in, comma, gr, gl, ge, wr, wl, we)
+		}
+	}
+}
+
+// smallInt reads what strconv.ParseFloat reads, on the strings it takes.
+func TestSmallIntAsParseFloat(t *testing.T) {
+	for _, s := range []string{"0", "-0", "7", "-12", "000123", "999999999999999", "-999999999999999", "1700000000", "1234567890123456", "1e3", "+5", "", "-", "1.5", " 1"} {
+		x, ok := smallInt(s)
+		if !ok {
+			continue
+		}
+		y, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.Float64bits(x) != math.Float64bits(y) {
+			t.Errorf("%q: smallInt %v, ParseFloat %v %v", s, x, y, err)
+		}
+	}
+	if _, ok := smallInt("1234567890123456"); ok {
+		t.Error("16 digits taken")
+	}
+}
