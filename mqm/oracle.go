@@ -178,6 +178,12 @@ type exactOracle struct {
 	nr    []float64  // π(x')/π(x) over the pairs
 	nl    []pairTerm // e^{N+L_a} over the pairs, by a (v nil: not yet)
 	rp    []pairTerm // e^{R_b} over the pairs, by b
+	// lazy terms (lazy.go): 0 unknown, 1 usable, 2 not; by distance
+	lazyState int
+	clean     []uint8 // by d: 0 unknown, 1 P^d ≥ tiny everywhere, 2 not
+	lzL, lzR  []*lazyTerm
+	rmax      []float64 // by d: rightMax (0: not yet)
+	suf1      []float64
 }
 
 func newExactOracle(ch *markov.Chain, T int) (*exactOracle, error) {

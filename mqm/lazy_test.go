@@ -1,0 +1,141 @@
+package mqm
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/pufferfish-privacy/pufferfish/markov"
+)
+
+// bandedChain is a meter-like chain: most mass within w of the diagonal,
+// plus additive smoothing s on every entry (as `puff fit --smoothing`).
+func bandedChain(rng *rand.Rand, k, w int, s float64) [][]float64 {
+	P := make([][]float64, k)
+	for x := range P {
+		P[x] = make([]float64, k)
+		sum := 0.0
+		for y := range P[x] {
+			P[x][y] = s
+			if d := x - y; d >= -w && d <= w {
+				P[x][y] += rng.Float64() * 100
+			}
+			sum += P[x][y]
+		}
+		for y := range P[x] {
+			P[x][y] /= sum
+		}
+	}
+	return P
+}
+
+// Lazy terms (lazy.go) give every stationary influence bit for bit as the
+// full tables do (the previous implementation, still the fallback), on
+// random dense, sparse and banded chains with 2 to 40 states (several
+// blocks of pairs from 9 states on), and the same σ.
+func TestLazyTermsEqualFullTables(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 1))
+	lazyUsed := 0
+	for trial := range 80 {
+		k := 2 + rng.IntN(39)
+		var P [][]float64
+		switch trial % 4 {
+		case 0:
+			P = randomChain(rng, k, 0)
+		case 1:
+			P = randomChain(rng, k, 0.4) // zeros: not clean at small d
+		case 2:
+			P = bandedChain(rng, k, 2, 0.01)
+		case 3:
+			P = bandedChain(rng, k, 1, 1e-6)
+		}
+		ch, err := markov.New(nil, P, markov.InitStationary, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ch.Stationary(); err != nil {
+			continue
+		}
+		const T = 200
+		lazy, err := newExactOracle(ch, T)
+		if err != nil {
+			t.Fatal(err)
+		}
+		full, _ := newExactOracle(ch, T)
+		full.lazyState = 2 // the full tables only
+		if lazy.lazyOK() {
+			lazyUsed++
+		}
+		for a := 0; a <= 40; a++ {
+			for b := 0; b <= 40; b++ {
+				if a == 0 && b == 0 {
+					continue
+				}
+				got := lazy.eval(a+1, a, b, a == 0, b == 0)
+				want := full.eval(a+1, a, b, a == 0, b == 0)
+				if math.Float64bits(got) != math.Float64bits(want) {
+					t.Fatalf("trial %d k=%d (%d, %d): lazy %v, full tables %v", trial, k, a, b, got, want)
+				}
+			}
+		}
+		for _, eps := range []float64{0.5, 1, 3} {
+			lo, _ := newExactOracle(ch, T)
+			fo, _ := newExactOracle(ch, T)
+			fo.lazyState = 2
+			r1, r2 := search(lo, T, eps), search(fo, T, eps)
+			if r1.sigma != r2.sigma || r1.quilt != r2.quilt || r1.node != r2.node {
+				t.Fatalf("trial %d k=%d ε=%v: lazy %+v, full tables %+v", trial, k, eps, r1, r2)
+			}
+		}
+	}
+	if lazyUsed < 40 {
+		t.Fatalf("lazy terms used on %d chains only", lazyUsed)
+	}
+}
+
+// rightMax is the maximum of the full right table over the pairs, bit for
+// bit, and lazy blocks are the full tables' entries.
+func TestRightMaxAndBlocks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 2))
+	for trial := range 40 {
+		k := 2 + rng.IntN(60)
+		ch, err := markov.New(nil, bandedChain(rng, k, 1+rng.IntN(3), 0.001), markov.InitStationary, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := newExactOracle(ch, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !o.lazyOK() {
+			t.Fatalf("trial %d: a positive chain is not lazy", trial)
+		}
+		for _, d := range []int{1, 2, 7, 30} {
+			if !o.cleanPower(d) {
+				t.Fatalf("trial %d: P^%d not clean", trial, d)
+			}
+			R, L := o.rightRatio(d), o.leftRatio(d, o.suppID(1))
+			want := 0.0
+			for _, p := range o.pairs {
+				want = max(want, R[p])
+			}
+			if got := o.rightMax(d); got != want {
+				t.Fatalf("trial %d d=%d: rightMax %v, table %v", trial, d, got, want)
+			}
+			tl, tr := o.lazyAt(d, true), o.lazyAt(d, false)
+			for i := range tl.ub {
+				ul, ur := tl.ub[i], tr.ub[i]
+				bl, br := o.block(tl, i), o.block(tr, i)
+				if maxOf(bl) > ul || maxOf(br) > ur {
+					t.Fatalf("trial %d d=%d block %d: maxima %v %v above the bounds %v %v", trial, d, i, maxOf(bl), maxOf(br), ul, ur)
+				}
+				for j := range bl {
+					p := o.pairs[i*pairBlock+j]
+					if bl[j] != L[p]*o.nr[i*pairBlock+j] || br[j] != R[p] {
+						t.Fatalf("trial %d d=%d pair %d: lazy %v %v, table %v %v", trial, d, p, bl[j], br[j], L[p]*o.nr[i*pairBlock+j], R[p])
+					}
+				}
+			}
+		}
+	}
+}
