@@ -1,6 +1,12 @@
 package mqm
 
-import "math"
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"github.com/pufferfish-privacy/pufferfish/markov"
+)
 
 // Lazy terms of the stationary path (docs/math.md §4.2, lazy terms).
 //
@@ -17,6 +23,13 @@ import "math"
 // the maximum so far, so every influence is bit for bit the one of the
 // full tables.
 //
+// For "any" chains (anyLazy) the node term is the left term at distance
+// i−1 with the pair reversed; the node and left terms are computed whole
+// (their bounds are loose far from rank one) and multiplied once per (i,
+// a) (nodeLeft); the right term is lazy. Those influences are the log
+// tables' to rounding (one logarithm of a product instead of a sum of
+// three logarithms).
+//
 // A term is lazy only when every entry it can hold is positive and finite
 // (lazyOK and a clean power: every entry of P^d at least tiny), so that
 // its entries take ratioTable's fast loop and products are never NaN.
@@ -25,13 +38,25 @@ import "math"
 // block (pairBlock pairs, in exactOracle.pairs order).
 type lazyTerm struct {
 	d      int
-	left   bool        // e^{N+L_d} (else e^{R_d})
+	kind   termKind
 	blocks [][]float64 // nil: not computed yet
 	ub     []float64   // computed block: its maximum; else an upper bound
 	rows   [][]float64 // the vectors compared: rows of P^d (right) or its columns (left), built on demand
 	inv    [][]float64 // their reciprocals, on demand
 	p      [][]float64 // P^d's rows
 }
+
+// termKind says which term a lazyTerm holds at pair (x, y).
+type termKind uint8
+
+const (
+	termRight    termKind = iota // e^{R_d}(x,y) = max_v P^d(x,v)/P^d(y,v)
+	termLeftNode                 // π(y)/π(x)·e^{L_d}(x,y) (stationary)
+	termLeft                     // e^{L_d}(x,y) = max_u P^d(u,x)/P^d(u,y) ("any")
+	termNodeAny                  // e^{N_{d+1}}(x,y) = e^{L_d}(y,x) ("any")
+)
+
+func (k termKind) cols() bool { return k != termRight }
 
 // lazyOK reports whether the stationary chain's terms may be lazy: every
 // state has probability at least tiny and every node ratio lies in
@@ -51,6 +76,10 @@ func (o *exactOracle) lazyOK() bool {
 		}
 		if ok {
 			o.lazyState = 1
+			o.w = make([]float64, o.k)
+			for v, p := range o.pi {
+				o.w[v] = 1 / p
+			}
 		}
 	}
 	return o.lazyState == 1
@@ -75,13 +104,10 @@ func (o *exactOracle) cleanPower(d int) bool {
 	return o.clean[d] == 1
 }
 
-// lazyAt returns the lazy term at distance d (left or right), creating it
-// with its block bounds. Only for lazyOK chains and clean powers.
-func (o *exactOracle) lazyAt(d int, left bool) *lazyTerm {
-	cache := &o.lzR
-	if left {
-		cache = &o.lzL
-	}
+// lazyAt returns the lazy term of a kind at distance d, creating it with
+// its block bounds. Only for lazy chains and clean powers.
+func (o *exactOracle) lazyAt(d int, kind termKind) *lazyTerm {
+	cache := &o.lz[kind]
 	for len(*cache) <= d {
 		*cache = append(*cache, nil)
 	}
@@ -90,10 +116,33 @@ func (o *exactOracle) lazyAt(d int, left bool) *lazyTerm {
 	}
 	n := len(o.pairs)
 	nb := (n + pairBlock - 1) / pairBlock
-	t := &lazyTerm{d: d, left: left, blocks: make([][]float64, nb), ub: make([]float64, nb),
+	t := &lazyTerm{d: d, kind: kind, blocks: make([][]float64, nb), ub: make([]float64, nb),
 		rows: make([][]float64, o.k), inv: make([][]float64, o.k), p: o.pw.at(d).v}
-	o.bounds(t)
-	if !left {
+	if kind == termNodeAny || kind == termLeft {
+		// "any": far from rank one the separable bounds of the node and
+		// left terms are loose, and every quilt of a node shares them
+		// (nodeLeft): compute them whole
+		// from the left table (ratioTable: both directions of a pair in
+		// one pass), entries identical to block's
+		tab := o.leftRatio(d, 0)
+		k := o.k
+		for i := range t.ub {
+			lo, hi := i*pairBlock, min(len(o.pairs), (i+1)*pairBlock)
+			b := make([]float64, hi-lo)
+			m := 0.0
+			for j, p := range o.pairs[lo:hi] {
+				if kind == termNodeAny {
+					p = p%int32(k)*int32(k) + p/int32(k)
+				}
+				b[j] = tab[p]
+				m = max(m, b[j])
+			}
+			t.blocks[i], t.ub[i] = b, m
+		}
+	} else {
+		o.bounds(t)
+	}
+	if kind == termRight {
 		// the right term's maximum is known in O(k²) and bounds every block
 		m := o.rightMax(d)
 		for i := range t.ub {
@@ -110,43 +159,44 @@ func (o *exactOracle) lazyAt(d int, left bool) *lazyTerm {
 const boundSlack = 1 + 0x1p-48
 
 // bounds sets t's block bounds from the separable bound of docs/math.md
-// §4.2 (lazy terms): for positive vectors f, g and weights w > 0, max_v f_v/g_v ≤
-// max_v f_v·w_v · max_v 1/(g_v·w_v). Right term (rows of P^d, w = 1/π
-// over outcomes v): R_d(x,y) ≤ A_x·B_y. Left term (columns of P^d, w_u = 1
-// over origins u, times the node ratio π(y)/π(x)): e^{N+L_d}(x,y) ≤
-// (max_u P^d(u,x)/π(x))·(max_u π(y)/P^d(u,y)). O(k²) for every block.
+// §4.2 (lazy terms): for positive vectors f, g and weights w > 0,
+// max_v f_v/g_v ≤ max_v f_v·w_v · max_v 1/(g_v·w_v). Right term (rows of
+// P^d, w = 1/π over outcomes v): R_d(x,y) ≤ A_x·B_y. Left terms (columns
+// of P^d, w = 1 over origins u): e^{L_d}(x,y) ≤ A_x·B_y, times the node
+// ratio π(y)/π(x) (stationary), or with x and y exchanged (the "any" node
+// term). O(k²) for every block.
 func (o *exactOracle) bounds(t *lazyTerm) {
 	k := o.k
 	A, B := make([]float64, k), make([]float64, k)
-	if !t.left {
-		w := make([]float64, k)
-		for v, p := range o.pi {
-			w[v] = 1 / p
-		}
+	if !t.kind.cols() {
 		for x, row := range t.p {
 			a, b := 0.0, 0.0
 			for v, p := range row {
-				a = max(a, p*w[v])
-				b = max(b, 1/(p*w[v]))
+				a = max(a, p*o.w[v])
+				b = max(b, 1/(p*o.w[v]))
 			}
 			A[x], B[x] = a, b
 		}
 	} else {
-		w := make([]float64, k)
-		for x, p := range o.pi {
-			w[x] = 1 / p
-		}
 		for _, row := range t.p {
 			for x, p := range row {
-				A[x] = max(A[x], p*w[x])
-				B[x] = max(B[x], 1/(p*w[x]))
+				A[x] = max(A[x], p)
+				B[x] = max(B[x], 1/p)
 			}
 		}
 	}
+	if t.kind == termNodeAny {
+		A, B = B, A // bound(x,y) = A_y·B_x = B'_x·A'_y
+	}
 	for i := range t.ub {
 		m := 0.0
-		for _, p := range o.pairs[i*pairBlock : min(len(o.pairs), (i+1)*pairBlock)] {
-			m = max(m, A[int(p)/k]*B[int(p)%k])
+		lo := i * pairBlock
+		for j, p := range o.pairs[lo:min(len(o.pairs), lo+pairBlock)] {
+			b := A[int(p)/k] * B[int(p)%k]
+			if t.kind == termLeftNode {
+				b *= o.nr[lo+j]
+			}
+			m = max(m, b)
 		}
 		t.ub[i] = m * boundSlack
 	}
@@ -156,7 +206,7 @@ func (o *exactOracle) bounds(t *lazyTerm) {
 // (left; the stationary support is every state).
 func (t *lazyTerm) vec(x int) []float64 {
 	if t.rows[x] == nil {
-		if !t.left {
+		if !t.kind.cols() {
 			t.rows[x] = t.p[x]
 		} else {
 			c := make([]float64, len(t.p))
@@ -196,6 +246,9 @@ func (o *exactOracle) block(t *lazyTerm, i int) []float64 {
 	m := 0.0
 	for j := lo; j < hi; j++ {
 		x, y := int(o.pairs[j])/k, int(o.pairs[j])%k
+		if t.kind == termNodeAny {
+			x, y = y, x
+		}
 		var v float64
 		if x < y {
 			_, v = minMaxProduct(t.vec(x), t.recip(y))
@@ -203,7 +256,7 @@ func (o *exactOracle) block(t *lazyTerm, i int) []float64 {
 			l, _ := minMaxProduct(t.vec(y), t.recip(x))
 			v = 1 / l
 		}
-		if t.left {
+		if t.kind == termLeftNode {
 			v *= o.nr[j]
 		}
 		b[j-lo] = v
@@ -309,4 +362,112 @@ func (o *exactOracle) rightMax(d int) float64 {
 	m := max(hi, 1/lo)
 	o.rmax[d] = m
 	return m
+}
+
+// anyLazyOK reports whether an "any" chain's influences may come from lazy
+// terms: every state possible at every time (one support, all states),
+// and a stationary distribution with every state at least tiny for the
+// right terms' bound weights. It lists the pairs, ordered as the
+// stationary path orders them (by their ratio at distances (1, 1)).
+func (o *exactOracle) anyLazyOK() bool {
+	if o.lazyState == 0 {
+		o.lazyState = 2
+		ok := o.ch.Init == markov.InitAny && o.k >= 2 && len(o.supps) == 1
+		for _, in := range o.supps[0] {
+			ok = ok && in
+		}
+		var pi []float64
+		if ok {
+			var err error
+			pi, err = o.ch.Stationary()
+			ok = err == nil
+		}
+		for _, p := range pi {
+			ok = ok && p >= tiny
+		}
+		if !ok {
+			return false
+		}
+		o.w = make([]float64, o.k)
+		for v, p := range pi {
+			o.w[v] = 1 / p
+		}
+		k := o.k
+		L, R := o.leftRatio(1, 0), o.rightRatio(1)
+		key := func(p int32) float64 {
+			v := L[p] * R[p]
+			if v != v {
+				return -1
+			}
+			return v
+		}
+		for x := range k {
+			for y := range k {
+				if x != y {
+					o.pairs = append(o.pairs, int32(x*k+y))
+				}
+			}
+		}
+		slices.SortStableFunc(o.pairs, func(p, q int32) int { return cmp.Compare(key(q), key(p)) })
+		o.lazyState = 1
+	}
+	return o.lazyState == 1
+}
+
+// anyLazy is the maximum over the pairs of e^{N_i}·e^{L_a}·e^{R_b} (the
+// open sides' factors dropped; a right-only quilt has no node term) for an
+// "any" chain, from lazy terms: the node term at time i is the left term
+// at distance i−1 with the pair reversed. False when a power involved is
+// not clean or the maximum is not finite (then the log tables decide).
+func (o *exactOracle) anyLazy(i, a, b int, leftOpen, rightOpen bool) (float64, bool) {
+	var m float64
+	if leftOpen {
+		if !o.cleanPower(b) {
+			return 0, false
+		}
+		m = o.rightMax(b)
+	} else {
+		if i < 2 || !o.cleanPower(i-1) || !o.cleanPower(a) || !rightOpen && !o.cleanPower(b) {
+			return 0, false
+		}
+		var tr *lazyTerm
+		if !rightOpen {
+			tr = o.lazyAt(b, termRight)
+		}
+		nl := o.nodeLeft(i, a)
+		if tr == nil {
+			m = maxOf(nl.ub)
+		} else {
+			m = o.lazyMax2(nl, tr)
+		}
+	}
+	return m, m > 0 && !math.IsInf(m, 1)
+}
+
+// nodeLeft returns e^{N_i}·e^{L_a} over the pairs (each product rounded
+// once), whole, with exact block maxima: every two-sided quilt of node i
+// with left distance a shares it, and the separable bounds of the two
+// factors are loose far from rank one (docs/math.md §4.2, lazy terms).
+func (o *exactOracle) nodeLeft(i, a int) *lazyTerm {
+	key := [2]int{i, a}
+	if t, ok := o.nlAny[key]; ok {
+		return t
+	}
+	tn, tl := o.lazyAt(i-1, termNodeAny), o.lazyAt(a, termLeft)
+	t := &lazyTerm{d: a, kind: termLeft, blocks: make([][]float64, len(tn.ub)), ub: make([]float64, len(tn.ub))}
+	for bi := range t.ub {
+		bn, bl := o.block(tn, bi), o.block(tl, bi)
+		v := make([]float64, len(bn))
+		m := 0.0
+		for j, x := range bn {
+			v[j] = x * bl[j]
+			m = max(m, v[j])
+		}
+		t.blocks[bi], t.ub[bi] = v, m
+	}
+	if o.nlAny == nil || len(o.nlAny) >= 64 {
+		o.nlAny = map[[2]int]*lazyTerm{}
+	}
+	o.nlAny[key] = t
+	return t
 }

@@ -180,9 +180,11 @@ type exactOracle struct {
 	rp    []pairTerm // e^{R_b} over the pairs, by b
 	// lazy terms (lazy.go): 0 unknown, 1 usable, 2 not; by distance
 	lazyState int
-	clean     []uint8 // by d: 0 unknown, 1 P^d ≥ tiny everywhere, 2 not
-	lzL, lzR  []*lazyTerm
-	rmax      []float64 // by d: rightMax (0: not yet)
+	clean     []uint8              // by d: 0 unknown, 1 P^d ≥ tiny everywhere, 2 not
+	lz        [4][]*lazyTerm       // by kind, by d
+	w         []float64            // 1/π: weights of the right terms' bounds
+	nlAny     map[[2]int]*lazyTerm // "any": e^{N_i + L_a} by (i, a)
+	rmax      []float64            // by d: rightMax (0: not yet)
 	suf1      []float64
 }
 
@@ -499,6 +501,17 @@ func (o *exactOracle) eval(i, a, b int, leftOpen, rightOpen bool) float64 {
 		e := o.stationary(a, b, leftOpen, rightOpen)
 		o.memo[key] = e
 		return e
+	}
+	if o.ch.Init == markov.InitAny && o.anyLazyOK() {
+		if m, ok := o.anyLazy(i, a, b, leftOpen, rightOpen); ok {
+			if leftOpen {
+				a = 0
+			}
+			if rightOpen {
+				b = 0
+			}
+			return max(math.Log(m), 0) + o.allowance(a, b)
+		}
 	}
 	N := o.nodeTerm(i)
 	var L, R []float64

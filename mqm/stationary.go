@@ -367,12 +367,12 @@ func (o *exactOracle) stationaryLazy(a, b int, leftOpen, rightOpen bool) (float6
 		if !o.cleanPower(a) {
 			return 0, false
 		}
-		m = o.lazyMax(o.lazyAt(a, true))
+		m = o.lazyMax(o.lazyAt(a, termLeftNode))
 	default:
 		if !o.cleanPower(a) || !o.cleanPower(b) {
 			return 0, false
 		}
-		m = o.lazyMax2(o.lazyAt(a, true), o.lazyAt(b, false))
+		m = o.lazyMax2(o.lazyAt(a, termLeftNode), o.lazyAt(b, termRight))
 	}
 	return m, m > 0 && !math.IsInf(m, 1)
 }
