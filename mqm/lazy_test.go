@@ -201,3 +201,26 @@ func TestAnyLazyEqualsLogTables(t *testing.T) {
 		t.Fatalf("lazy terms used on %d chains only", lazyUsed)
 	}
 }
+
+// The approx walk's right-only scan reads δ from the table; it finds the
+// same quilt as the generic scan at every node, for slowly and quickly
+// mixing bounds.
+func TestApproxRightOnlyTable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 4))
+	for trial := range 200 {
+		T := 1 + rng.IntN(5000)
+		o1 := &approxOracle{T: T, piMin: 0.001 + rng.Float64()*0.3, gap: math.Exp(-rng.Float64() * 8), reversible: trial%2 == 0}
+		o2 := *o1
+		eps := []float64{0.1, 1, 5}[trial%3]
+		s1, s2 := 1, 1
+		for i := 1; i <= T; i += 1 + rng.IntN(50) {
+			b1 := nodeResult{sigma: float64(T) / eps, node: i, quilt: Quilt{i, T - i + 1}}
+			b2 := b1
+			o1.rightOnlyBest(i, T, eps, &s1, &b1)
+			rightOnlyBest(o2.rightOnly, i, T, eps, &s2, &b2)
+			if b1 != b2 || s1 != s2 {
+				t.Fatalf("trial %d node %d: table %+v (start %d), generic %+v (start %d)", trial, i, b1, s1, b2, s2)
+			}
+		}
+	}
+}
