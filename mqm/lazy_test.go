@@ -224,3 +224,46 @@ func TestApproxRightOnlyTable(t *testing.T) {
 		}
 	}
 }
+
+// twoScan's far feasibility by bounds and its tighter limit change no σ,
+// node or quilt: stationary and "any" walks on slowly mixing banded chains
+// (the case that reaches far distances) and random ones, against the same
+// walk with every feasibility evaluated exactly, and against the full
+// search where it is affordable.
+func TestFeasibleBoundsKeepSigma(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 5))
+	defer func() { feasibleBounds = true }()
+	for trial := range 40 {
+		k := 2 + rng.IntN(14)
+		P := bandedChain(rng, k, 1, []float64{0.001, 0.01, 1}[trial%3])
+		if trial%4 == 3 {
+			P = randomChain(rng, k, 0)
+		}
+		T := []int{30, 300, 100_000}[trial%3]
+		eps := []float64{0.3, 1, 4}[rng.IntN(3)]
+		for _, init := range []markov.InitKind{markov.InitStationary, markov.InitAny} {
+			ch, err := markov.New(nil, P, init, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			run := func(bounds bool) nodeResult {
+				feasibleBounds = bounds
+				o, err := newExactOracle(ch, T)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return search(o, T, eps)
+			}
+			with, without := run(true), run(false)
+			if with != without {
+				t.Fatalf("trial %d k=%d %v T=%d ε=%v: with bounds %+v, exact %+v", trial, k, init, T, eps, with, without)
+			}
+			if T <= 30 {
+				o, _ := newExactOracle(ch, T)
+				if full := fullSearch(o, T, eps); full.sigma != with.sigma {
+					t.Fatalf("trial %d k=%d %v T=%d ε=%v: walk %v, full search %v", trial, k, init, T, eps, with.sigma, full.sigma)
+				}
+			}
+		}
+	}
+}
