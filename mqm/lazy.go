@@ -41,9 +41,8 @@ type lazyTerm struct {
 	kind   termKind
 	blocks [][]float64 // nil: not computed yet
 	ub     []float64   // computed block: its maximum; else an upper bound
-	rows   [][]float64 // the vectors compared: rows of P^d (right) or its columns (left), built on demand
-	inv    [][]float64 // their reciprocals, on demand
 	p      [][]float64 // P^d's rows
+	node   int         // nodeLeft: the node
 }
 
 // termKind says which term a lazyTerm holds at pair (x, y).
@@ -117,27 +116,32 @@ func (o *exactOracle) lazyAt(d int, kind termKind) *lazyTerm {
 	n := len(o.pairs)
 	nb := (n + pairBlock - 1) / pairBlock
 	t := &lazyTerm{d: d, kind: kind, blocks: make([][]float64, nb), ub: make([]float64, nb),
-		rows: make([][]float64, o.k), inv: make([][]float64, o.k), p: o.pw.at(d).v}
+		p: o.pw.at(d).v}
 	if kind == termNodeAny || kind == termLeft {
 		// "any": far from rank one the separable bounds of the node and
 		// left terms are loose, and every quilt of a node shares them
-		// (nodeLeft): compute them whole
-		// from the left table (ratioTable: both directions of a pair in
-		// one pass), entries identical to block's
-		tab := o.leftRatio(d, 0)
-		k := o.k
-		for i := range t.ub {
-			lo, hi := i*pairBlock, min(len(o.pairs), (i+1)*pairBlock)
-			b := make([]float64, hi-lo)
-			m := 0.0
-			for j, p := range o.pairs[lo:hi] {
-				if kind == termNodeAny {
-					p = p%int32(k)*int32(k) + p/int32(k)
-				}
-				b[j] = tab[p]
-				m = max(m, b[j])
+		// (nodeLeft): compute them whole, the left term from the left
+		// table (ratioTable: both directions of a pair in one pass;
+		// entries identical to block's), the node term from the left
+		// term at the same distance with each pair reversed
+		var src []float64
+		if kind == termLeft {
+			src = o.leftTable(d, 0)
+		} else {
+			src = o.lazyAt(d, termLeft).blocks[0][:n:n]
+		}
+		flat := make([]float64, n)
+		k := int32(o.k)
+		for j, p := range o.pairs {
+			if kind == termLeft {
+				flat[j] = src[p]
+			} else {
+				flat[j] = src[o.pos[p%k*k+p/k]]
 			}
-			t.blocks[i], t.ub[i] = b, m
+		}
+		for i := range t.ub {
+			b := flat[i*pairBlock : min(n, (i+1)*pairBlock)]
+			t.blocks[i], t.ub[i] = b, maxOf(b)
 		}
 	} else {
 		o.bounds(t)
@@ -202,34 +206,27 @@ func (o *exactOracle) bounds(t *lazyTerm) {
 	}
 }
 
-// vec returns the x-th compared vector: row x of P^d (right) or column x
-// (left; the stationary support is every state).
-func (t *lazyTerm) vec(x int) []float64 {
-	if t.rows[x] == nil {
-		if !t.kind.cols() {
-			t.rows[x] = t.p[x]
-		} else {
-			c := make([]float64, len(t.p))
-			for u, row := range t.p {
-				c[u] = row[x]
-			}
-			t.rows[x] = c
-		}
+// rowRatios returns min_v and max_v of a[v]·(1/b[v]): the products
+// ratioTable's fast loop forms with the reciprocals of b (the same
+// roundings), without storing them.
+func rowRatios(a, b []float64) (float64, float64) {
+	b = b[:len(a)]
+	lo, hi := math.Inf(1), 0.0
+	for v, p := range a {
+		r := p * (1 / b[v])
+		lo, hi = min(lo, r), max(hi, r)
 	}
-	return t.rows[x]
+	return lo, hi
 }
 
-// recip returns the reciprocals of vec(y), as ratioTable computes them.
-func (t *lazyTerm) recip(y int) []float64 {
-	if t.inv[y] == nil {
-		v := t.vec(y)
-		iv := make([]float64, len(v))
-		for j, q := range v {
-			iv[j] = 1 / q
-		}
-		t.inv[y] = iv
+// colRatios is rowRatios for columns x and y of P.
+func colRatios(P [][]float64, x, y int) (float64, float64) {
+	lo, hi := math.Inf(1), 0.0
+	for _, row := range P {
+		r := row[x] * (1 / row[y])
+		lo, hi = min(lo, r), max(hi, r)
 	}
-	return t.inv[y]
+	return lo, hi
 }
 
 // block returns block i of t, computing it when needed: the entries
@@ -250,10 +247,16 @@ func (o *exactOracle) block(t *lazyTerm, i int) []float64 {
 			x, y = y, x
 		}
 		var v float64
-		if x < y {
-			_, v = minMaxProduct(t.vec(x), t.recip(y))
-		} else {
-			l, _ := minMaxProduct(t.vec(y), t.recip(x))
+		switch {
+		case x < y && t.kind.cols():
+			_, v = colRatios(t.p, x, y)
+		case x < y:
+			_, v = rowRatios(t.p[x], t.p[y])
+		case t.kind.cols():
+			l, _ := colRatios(t.p, y, x)
+			v = 1 / l
+		default:
+			l, _ := rowRatios(t.p[y], t.p[x])
 			v = 1 / l
 		}
 		if t.kind == termLeftNode {
@@ -409,6 +412,10 @@ func (o *exactOracle) anyLazyOK() bool {
 			}
 		}
 		slices.SortStableFunc(o.pairs, func(p, q int32) int { return cmp.Compare(key(q), key(p)) })
+		o.pos = make([]int32, k*k)
+		for j, p := range o.pairs {
+			o.pos[p] = int32(j)
+		}
 		o.lazyState = 1
 	}
 	return o.lazyState == 1
@@ -449,25 +456,37 @@ func (o *exactOracle) anyLazy(i, a, b int, leftOpen, rightOpen bool) (float64, b
 // with left distance a shares it, and the separable bounds of the two
 // factors are loose far from rank one (docs/math.md §4.2, lazy terms).
 func (o *exactOracle) nodeLeft(i, a int) *lazyTerm {
-	key := [2]int{i, a}
-	if t, ok := o.nlAny[key]; ok {
-		return t
+	for _, t := range o.nlAny {
+		if t.d == a && t.node == i {
+			return t
+		}
 	}
 	tn, tl := o.lazyAt(i-1, termNodeAny), o.lazyAt(a, termLeft)
-	t := &lazyTerm{d: a, kind: termLeft, blocks: make([][]float64, len(tn.ub)), ub: make([]float64, len(tn.ub))}
+	// a ring of recent products, their buffers reused: quilts are asked
+	// node by node, left distance by left distance
+	const ring = 8
+	var t *lazyTerm
+	if len(o.nlAny) < ring {
+		t = &lazyTerm{blocks: make([][]float64, len(tn.ub)), ub: make([]float64, len(tn.ub))}
+		o.nlAny = append(o.nlAny, t)
+	} else {
+		t = o.nlAny[o.nlNext]
+		o.nlNext = (o.nlNext + 1) % ring
+	}
+	t.d, t.node, t.kind = a, i, termLeft
+	n := len(o.pairs)
+	flat := t.blocks[0]
+	if flat == nil {
+		flat = make([]float64, n)
+	}
+	flat = flat[:n:n]
+	n1, l1 := tn.blocks[0][:n:n], tl.blocks[0][:n:n] // whole terms: one flat slice
+	for j, x := range n1 {
+		flat[j] = x * l1[j]
+	}
 	for bi := range t.ub {
-		bn, bl := o.block(tn, bi), o.block(tl, bi)
-		v := make([]float64, len(bn))
-		m := 0.0
-		for j, x := range bn {
-			v[j] = x * bl[j]
-			m = max(m, v[j])
-		}
-		t.blocks[bi], t.ub[bi] = v, m
+		b := flat[bi*pairBlock : min(n, (bi+1)*pairBlock)]
+		t.blocks[bi], t.ub[bi] = b, maxOf(b)
 	}
-	if o.nlAny == nil || len(o.nlAny) >= 64 {
-		o.nlAny = map[[2]int]*lazyTerm{}
-	}
-	o.nlAny[key] = t
 	return t
 }

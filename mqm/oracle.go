@@ -180,11 +180,13 @@ type exactOracle struct {
 	rp    []pairTerm // e^{R_b} over the pairs, by b
 	// lazy terms (lazy.go): 0 unknown, 1 usable, 2 not; by distance
 	lazyState int
-	clean     []uint8              // by d: 0 unknown, 1 P^d ≥ tiny everywhere, 2 not
-	lz        [4][]*lazyTerm       // by kind, by d
-	w         []float64            // 1/π: weights of the right terms' bounds
-	nlAny     map[[2]int]*lazyTerm // "any": e^{N_i + L_a} by (i, a)
-	rmax      []float64            // by d: rightMax (0: not yet)
+	clean     []uint8        // by d: 0 unknown, 1 P^d ≥ tiny everywhere, 2 not
+	lz        [4][]*lazyTerm // by kind, by d
+	w         []float64      // 1/π: weights of the right terms' bounds
+	nlAny     []*lazyTerm    // "any": recent e^{N_i + L_a} (nodeLeft)
+	nlNext    int
+	pos       []int32   // "any": index of each pair in pairs
+	rmax      []float64 // by d: rightMax (0: not yet)
 	suf1      []float64
 }
 
