@@ -34,6 +34,8 @@ func bandedChain(rng *rand.Rand, k, w int, s float64) [][]float64 {
 // random dense, sparse and banded chains with 2 to 40 states (several
 // blocks of pairs from 9 states on), and the same σ.
 func TestLazyTermsEqualFullTables(t *testing.T) {
+	defer func(k int) { lazyMinK = k }(lazyMinK)
+	lazyMinK = 2
 	rng := rand.New(rand.NewPCG(27, 1))
 	lazyUsed := 0
 	for trial := range 80 {
@@ -96,6 +98,8 @@ func TestLazyTermsEqualFullTables(t *testing.T) {
 // rightMax is the maximum of the full right table over the pairs, bit for
 // bit, and lazy blocks are the full tables' entries.
 func TestRightMaxAndBlocks(t *testing.T) {
+	defer func(k int) { lazyMinK = k }(lazyMinK)
+	lazyMinK = 2
 	rng := rand.New(rand.NewPCG(27, 2))
 	for trial := range 40 {
 		k := 2 + rng.IntN(60)
@@ -146,6 +150,8 @@ func TestRightMaxAndBlocks(t *testing.T) {
 // rounding on every quilt of random dense, sparse and banded chains, and σ
 // agrees to the last bits.
 func TestAnyLazyEqualsLogTables(t *testing.T) {
+	defer func(k int) { lazyMinK = k }(lazyMinK)
+	lazyMinK = 2
 	rng := rand.New(rand.NewPCG(27, 3))
 	lazyUsed := 0
 	for trial := range 60 {
@@ -266,4 +272,17 @@ func TestFeasibleBoundsKeepSigma(t *testing.T) {
 			}
 		}
 	}
+}
+
+// The brute-force and full-search checks again, with lazy terms on every
+// chain (the package uses them from lazyMinK states on).
+func TestBruteForceWithLazyTerms(t *testing.T) {
+	defer func(k int) { lazyMinK = k }(lazyMinK)
+	lazyMinK = 2
+	t.Run("influence", TestExactInfluenceMatchesBruteForce)
+	t.Run("any", TestAnyInitialIsSupremum)
+	t.Run("search", TestFastSearchEqualsFullSearch)
+	t.Run("walkAny", TestWalkAnyEqualsFullSearch)
+	t.Run("release", TestReleaseIsPufferfishPrivate)
+	t.Run("feasible", TestFeasibleBoundsKeepSigma)
 }
