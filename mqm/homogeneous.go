@@ -57,7 +57,11 @@ func walkHomogeneous(h homogeneous, T int, eps float64) nodeResult {
 	rStart := 1
 	for i := 1; i <= T; i++ {
 		best := nodeResult{sigma: float64(T) / eps, node: i, quilt: Quilt{i, T - i + 1}}
-		rightOnlyBest(h.rightOnly, i, T, eps, &rStart, &best)
+		if a, ok := h.(*approxOracle); ok {
+			a.rightOnlyBest(i, T, eps, &rStart, &best)
+		} else {
+			rightOnlyBest(h.rightOnly, i, T, eps, &rStart, &best)
+		}
 		// two-sided, a = 1..i−1
 		if i > 1 {
 			b2 = append(b2, twoScan{a: i - 1})
@@ -115,6 +119,86 @@ func rightOnlyBest(eR func(int) float64, i, T int, eps float64, rStart *int, bes
 	}
 }
 
+// rightOnlyBest is the package rightOnlyBest for the approx bound, reading
+// δ from its table (the same values, the same order of comparisons):
+// the walk of a slowly mixing class visits ~10³ nodes, each scanning ~10²
+// right distances.
+func (o *approxOracle) rightOnlyBest(i, T int, eps float64, rStart *int, best *nodeResult) {
+	first := true
+	tab := o.table
+	for b := *rStart; b <= T-i; b++ {
+		if float64(i+b-1) >= best.sigma*eps {
+			break
+		}
+		if b >= len(tab) {
+			o.deltaT(2*b + 64)
+			tab = o.table
+		}
+		e := tab[b]
+		if e >= eps {
+			if first {
+				*rStart = b + 1
+			}
+			continue
+		}
+		first = false
+		if s := score(i+b-1, eps, e); s < best.sigma {
+			*best = nodeResult{sigma: s, node: i, quilt: Quilt{i, b}, e: e}
+		}
+	}
+}
+
+// feasibleBounds: twoScan proves far distances feasible by bounds (a
+// variable so tests can compare with exact evaluation everywhere).
+var feasibleBounds = true
+
+// feasibler is a homogeneous oracle that can sometimes prove two(a, b) <
+// eps without computing it.
+type feasibler interface {
+	surelyFeasible(a, b int, eps float64) bool
+	computed() int // the farthest distance computed so far
+}
+
+func (o *exactOracle) computed() int {
+	if o.pw.converged {
+		return math.MaxInt
+	}
+	return len(o.pw.table) - 1
+}
+
+func (s slackLower) computed() int {
+	if f, ok := s.h.(feasibler); ok {
+		return f.computed()
+	}
+	return math.MaxInt
+}
+
+// surelyFeasible proves two(a, b) < eps for a stationary chain when b is
+// beyond the powers computed so far (else it says false: evaluate). The
+// right term does not increase with the distance (docs/math.md §4.2,
+// lazy terms) and e(a,b) ≤ e_L(a) + e_R(b), so with c the farthest
+// distance computed, e(a,b) ≤ e_L(a) + e_R(c). The allowances of the
+// computed terms are taken off and b's added back, with 10⁻⁹ for rounding.
+func (o *exactOracle) surelyFeasible(a, b int, eps float64) bool {
+	if o.memo == nil || b < len(o.pw.table) || o.pw.converged {
+		return false
+	}
+	c := len(o.pw.table) - 1
+	if c < 1 {
+		return false
+	}
+	eL, eR := o.leftOnly(a), o.rightOnly(c)
+	if math.IsInf(eL, 1) || math.IsInf(eR, 1) {
+		return false
+	}
+	return eL-o.allowance(a, 0)+eR-o.allowance(0, c)+o.allowance(a, b)+1e-9 < eps
+}
+
+func (s slackLower) surelyFeasible(a, b int, eps float64) bool {
+	f, ok := s.h.(feasibler)
+	return ok && f.surelyFeasible(a, b, eps+anyslack)
+}
+
 // twoScan minimises the two-sided score (a+b−1)/(ε − e(a,b)) of one left
 // distance a over b in [1, maxB]. Every b below next has been examined; s
 // is the least score among them (at b, with influence e; s = +Inf and b = 0
@@ -147,10 +231,41 @@ func (r *twoScan) resume(h homogeneous, maxB int, eps, beta float64) {
 	if lim := beta * eps; lim < float64(a+limit-1) {
 		limit = int(math.Ceil(lim)) - a + 1
 	}
+	// Tighter: e(a,b) ≥ e_L(a), so b with (a+b−1)/(ε−e_L(a)) ≥ β score
+	// at least β (the scan below stops there too); their feasibility
+	// does not matter.
+	if !math.IsInf(beta, 1) {
+		l2 := min(limit, int(math.Ceil(beta*(eps-r.eL)))-a+2)
+		for l2 >= 1 && float64(a+l2-1)/(eps-r.eL) >= beta {
+			l2--
+		}
+		limit = max(l2, 0)
+	}
 	if math.IsInf(r.s, 1) && r.next <= limit {
 		// No feasible b yet: the feasible b form a suffix; find its start
-		// in [next, limit] by bisection.
-		if h.two(a, limit) >= eps {
+		// in [next, limit] by bisection. A far distance that a bound
+		// proves feasible is not evaluated (feasible): that would compute
+		// powers the scan never needs. The upper end is only where the
+		// scan starts; every b below the start is proven infeasible by
+		// an exact evaluation at l, so the scan's result is the same.
+		fb, _ := h.(feasibler)
+		if !feasibleBounds {
+			fb = nil
+		}
+		feasible := func(b int) bool {
+			if fb == nil {
+				return h.two(a, b) < eps
+			}
+			// beyond the computed powers, walk out one distance at a
+			// time: feasible at d ≤ b is feasible at b
+			for d := max(r.next, fb.computed()); d < b; d++ {
+				if fb.surelyFeasible(a, b, eps) || h.two(a, d) < eps {
+					return true
+				}
+			}
+			return fb.surelyFeasible(a, b, eps) || h.two(a, b) < eps
+		}
+		if !feasible(limit) {
 			r.next = limit + 1
 			r.lb = beta
 			return
@@ -159,7 +274,7 @@ func (r *twoScan) resume(h homogeneous, maxB int, eps, beta float64) {
 			l, u := r.next, limit // two(a,l) infeasible, two(a,u) feasible
 			for u-l > 1 {
 				m := (l + u) / 2
-				if h.two(a, m) < eps {
+				if feasible(m) {
 					u = m
 				} else {
 					l = m

@@ -178,6 +178,16 @@ type exactOracle struct {
 	nr    []float64  // π(x')/π(x) over the pairs
 	nl    []pairTerm // e^{N+L_a} over the pairs, by a (v nil: not yet)
 	rp    []pairTerm // e^{R_b} over the pairs, by b
+	// lazy terms (lazy.go): 0 unknown, 1 usable, 2 not; by distance
+	lazyState int
+	clean     []uint8        // by d: 0 unknown, 1 P^d ≥ tiny everywhere, 2 not
+	lz        [4][]*lazyTerm // by kind, by d
+	w         []float64      // 1/π: weights of the right terms' bounds
+	nlAny     []*lazyTerm    // "any": recent e^{N_i + L_a} (nodeLeft)
+	nlNext    int
+	pos       []int32   // "any": index of each pair in pairs
+	rmax      []float64 // by d: rightMax (0: not yet)
+	suf1      []float64
 }
 
 func newExactOracle(ch *markov.Chain, T int) (*exactOracle, error) {
@@ -493,6 +503,17 @@ func (o *exactOracle) eval(i, a, b int, leftOpen, rightOpen bool) float64 {
 		e := o.stationary(a, b, leftOpen, rightOpen)
 		o.memo[key] = e
 		return e
+	}
+	if o.ch.Init == markov.InitAny && o.anyLazyOK() {
+		if m, ok := o.anyLazy(i, a, b, leftOpen, rightOpen); ok {
+			if leftOpen {
+				a = 0
+			}
+			if rightOpen {
+				b = 0
+			}
+			return max(math.Log(m), 0) + o.allowance(a, b)
+		}
 	}
 	N := o.nodeTerm(i)
 	var L, R []float64

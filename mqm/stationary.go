@@ -292,6 +292,17 @@ func (o *exactOracle) stationary(a, b int, leftOpen, rightOpen bool) float64 {
 	if len(o.pairs) == 0 {
 		return o.allowance(a, b) // k = 1: no secret pair, influence 0
 	}
+	if o.lazyOK() {
+		if m, ok := o.stationaryLazy(a, b, leftOpen, rightOpen); ok {
+			if leftOpen {
+				a = 0
+			}
+			if rightOpen {
+				b = 0
+			}
+			return max(math.Log(m), 0) + o.allowance(a, b)
+		}
+	}
 	var t1, t2 pairTerm
 	switch {
 	case leftOpen:
@@ -338,4 +349,30 @@ func (o *exactOracle) stationary(a, b int, leftOpen, rightOpen bool) float64 {
 		e += o.allowance(a, b)
 	}
 	return e
+}
+
+// stationaryLazy is the maximum of stationary's ratio form from lazy terms
+// (lazy.go), bit for bit the one of the full terms; false when a power
+// involved is not clean or the maximum is not finite (then the full terms
+// decide, as before).
+func (o *exactOracle) stationaryLazy(a, b int, leftOpen, rightOpen bool) (float64, bool) {
+	var m float64
+	switch {
+	case leftOpen:
+		if !o.cleanPower(b) {
+			return 0, false
+		}
+		m = o.rightMax(b)
+	case rightOpen:
+		if !o.cleanPower(a) {
+			return 0, false
+		}
+		m = o.lazyMax(o.lazyAt(a, termLeftNode))
+	default:
+		if !o.cleanPower(a) || !o.cleanPower(b) {
+			return 0, false
+		}
+		m = o.lazyMax2(o.lazyAt(a, termLeftNode), o.lazyAt(b, termRight))
+	}
+	return m, m > 0 && !math.IsInf(m, 1)
 }

@@ -58,6 +58,7 @@ func anyBound(o *exactOracle, T int) (homogeneous, bool) {
 	if err != nil {
 		return nil, false
 	}
+	so.pw = o.pw // the same P: share its powers
 	for _, p := range so.pi {
 		if !(p > 0) {
 			return nil, false

@@ -1,0 +1,499 @@
+package mqm
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"github.com/pufferfish-privacy/pufferfish/markov"
+)
+
+// Lazy terms of the stationary path (docs/math.md §4.2, lazy terms).
+//
+// The ratio form (stationary.go) needs, for a two-sided quilt (a, b), the
+// maximum over the secret pairs of e^{N+L_a}·e^{R_b}, and for one-sided
+// quilts the maximum of one factor. Building the whole term at a distance
+// costs k³/2 products (one ratio per pair and outcome), as much as the
+// power P^d itself, and most of it is never looked at. A lazy term
+// computes a block of pairs only when a maximum needs it, and bounds the
+// blocks it has not computed by a separable bound that costs O(k²) for all
+// of them (bounds). Every entry a lazy term computes is bit for bit the
+// entry the full table would hold (same products, same reciprocals, same
+// order), and a block is skipped only when no product in it can exceed
+// the maximum so far, so every influence is bit for bit the one of the
+// full tables.
+//
+// For "any" chains (anyLazy) the node term is the left term at distance
+// i−1 with the pair reversed; the node and left terms are computed whole
+// (their bounds are loose far from rank one) and multiplied once per (i,
+// a) (nodeLeft); the right term is lazy. Those influences are the log
+// tables' to rounding (one logarithm of a product instead of a sum of
+// three logarithms).
+//
+// A term is lazy only when every entry it can hold is positive and finite
+// (lazyOK and a clean power: every entry of P^d at least tiny), so that
+// its entries take ratioTable's fast loop and products are never NaN.
+
+// lazyTerm is e^term over the secret pairs at one distance, block by
+// block (pairBlock pairs, in exactOracle.pairs order).
+type lazyTerm struct {
+	d      int
+	kind   termKind
+	blocks [][]float64 // nil: not computed yet
+	ub     []float64   // computed block: its maximum; else an upper bound
+	p      [][]float64 // P^d's rows
+	node   int         // nodeLeft: the node
+}
+
+// termKind says which term a lazyTerm holds at pair (x, y).
+type termKind uint8
+
+const (
+	termRight    termKind = iota // e^{R_d}(x,y) = max_v P^d(x,v)/P^d(y,v)
+	termLeftNode                 // π(y)/π(x)·e^{L_d}(x,y) (stationary)
+	termLeft                     // e^{L_d}(x,y) = max_u P^d(u,x)/P^d(u,y) ("any")
+	termNodeAny                  // e^{N_{d+1}}(x,y) = e^{L_d}(y,x) ("any")
+)
+
+func (k termKind) cols() bool { return k != termRight }
+
+// lazyMinK is the least number of states for which lazy terms are used:
+// below it the full tables cost little and setting up the lazy ones
+// (pair order, bounds, for "any" a stationary distribution) costs more
+// (the 6,561 binary chains of the interval class: 0.19 → 0.37 s). A
+// variable so tests can use lazy terms on small chains.
+var lazyMinK = 12
+
+// lazyOK reports whether the stationary chain's terms may be lazy: every
+// state has probability at least tiny and every node ratio lies in
+// [2^−100, 2^100], so that with entries of P^d in [tiny, 1] every ratio
+// lies in [2^−900, 2^900] and every e^{N+L} in [2^−1000, 2^1000]: positive
+// and finite.
+func (o *exactOracle) lazyOK() bool {
+	if o.lazyState == 0 {
+		o.lazyState = 2
+		o.stationaryPairs()
+		ok := o.k >= lazyMinK && len(o.pairs) == o.k*(o.k-1)
+		for _, p := range o.pi {
+			ok = ok && p >= tiny
+		}
+		for _, r := range o.nr {
+			ok = ok && r >= 0x1p-100 && r <= 0x1p100
+		}
+		if ok {
+			o.lazyState = 1
+			o.w = make([]float64, o.k)
+			for v, p := range o.pi {
+				o.w[v] = 1 / p
+			}
+		}
+	}
+	return o.lazyState == 1
+}
+
+// cleanPower reports whether every entry of P^d is at least tiny (cached).
+func (o *exactOracle) cleanPower(d int) bool {
+	for len(o.clean) <= d {
+		o.clean = append(o.clean, 0)
+	}
+	if o.clean[d] == 0 {
+		o.clean[d] = 1
+		for _, row := range o.pw.at(d).v {
+			for _, x := range row {
+				if !(x >= tiny) {
+					o.clean[d] = 2
+					break
+				}
+			}
+		}
+	}
+	return o.clean[d] == 1
+}
+
+// lazyAt returns the lazy term of a kind at distance d, creating it with
+// its block bounds. Only for lazy chains and clean powers.
+func (o *exactOracle) lazyAt(d int, kind termKind) *lazyTerm {
+	cache := &o.lz[kind]
+	for len(*cache) <= d {
+		*cache = append(*cache, nil)
+	}
+	if t := (*cache)[d]; t != nil {
+		return t
+	}
+	n := len(o.pairs)
+	nb := (n + pairBlock - 1) / pairBlock
+	t := &lazyTerm{d: d, kind: kind, blocks: make([][]float64, nb), ub: make([]float64, nb),
+		p: o.pw.at(d).v}
+	if kind == termNodeAny || kind == termLeft {
+		// "any": far from rank one the separable bounds of the node and
+		// left terms are loose, and every quilt of a node shares them
+		// (nodeLeft): compute them whole, the left term from the left
+		// table (ratioTable: both directions of a pair in one pass;
+		// entries identical to block's), the node term from the left
+		// term at the same distance with each pair reversed
+		var src []float64
+		if kind == termLeft {
+			src = o.leftTable(d, 0)
+		} else {
+			src = o.lazyAt(d, termLeft).blocks[0][:n:n]
+		}
+		flat := make([]float64, n)
+		k := int32(o.k)
+		for j, p := range o.pairs {
+			if kind == termLeft {
+				flat[j] = src[p]
+			} else {
+				flat[j] = src[o.pos[p%k*k+p/k]]
+			}
+		}
+		for i := range t.ub {
+			b := flat[i*pairBlock : min(n, (i+1)*pairBlock)]
+			t.blocks[i], t.ub[i] = b, maxOf(b)
+		}
+	} else {
+		o.bounds(t)
+	}
+	if kind == termRight {
+		// the right term's maximum is known in O(k²) and bounds every block
+		m := o.rightMax(d)
+		for i := range t.ub {
+			t.ub[i] = min(t.ub[i], m)
+		}
+	}
+	(*cache)[d] = t
+	return t
+}
+
+// boundSlack covers the roundings between a computed entry and the
+// computed separable bound on it (at most ten, relative 2^−53 each;
+// docs/math.md §4.2, lazy terms).
+const boundSlack = 1 + 0x1p-48
+
+// bounds sets t's block bounds from the separable bound of docs/math.md
+// §4.2 (lazy terms): for positive vectors f, g and weights w > 0,
+// max_v f_v/g_v ≤ max_v f_v·w_v · max_v 1/(g_v·w_v). Right term (rows of
+// P^d, w = 1/π over outcomes v): R_d(x,y) ≤ A_x·B_y. Left terms (columns
+// of P^d, w = 1 over origins u): e^{L_d}(x,y) ≤ A_x·B_y, times the node
+// ratio π(y)/π(x) (stationary), or with x and y exchanged (the "any" node
+// term). O(k²) for every block.
+func (o *exactOracle) bounds(t *lazyTerm) {
+	k := o.k
+	A, B := make([]float64, k), make([]float64, k)
+	if !t.kind.cols() {
+		for x, row := range t.p {
+			a, b := 0.0, 0.0
+			for v, p := range row {
+				a = max(a, p*o.w[v])
+				b = max(b, 1/(p*o.w[v]))
+			}
+			A[x], B[x] = a, b
+		}
+	} else {
+		for _, row := range t.p {
+			for x, p := range row {
+				A[x] = max(A[x], p)
+				B[x] = max(B[x], 1/p)
+			}
+		}
+	}
+	if t.kind == termNodeAny {
+		A, B = B, A // bound(x,y) = A_y·B_x = B'_x·A'_y
+	}
+	for i := range t.ub {
+		m := 0.0
+		lo := i * pairBlock
+		for j, p := range o.pairs[lo:min(len(o.pairs), lo+pairBlock)] {
+			b := A[int(p)/k] * B[int(p)%k]
+			if t.kind == termLeftNode {
+				b *= o.nr[lo+j]
+			}
+			m = max(m, b)
+		}
+		t.ub[i] = m * boundSlack
+	}
+}
+
+// rowRatios returns min_v and max_v of a[v]·(1/b[v]): the products
+// ratioTable's fast loop forms with the reciprocals of b (the same
+// roundings), without storing them.
+func rowRatios(a, b []float64) (float64, float64) {
+	b = b[:len(a)]
+	lo, hi := math.Inf(1), 0.0
+	for v, p := range a {
+		r := p * (1 / b[v])
+		lo, hi = min(lo, r), max(hi, r)
+	}
+	return lo, hi
+}
+
+// colRatios is rowRatios for columns x and y of P.
+func colRatios(P [][]float64, x, y int) (float64, float64) {
+	lo, hi := math.Inf(1), 0.0
+	for _, row := range P {
+		r := row[x] * (1 / row[y])
+		lo, hi = min(lo, r), max(hi, r)
+	}
+	return lo, hi
+}
+
+// block returns block i of t, computing it when needed: the entries
+// ratioTable's fast loop gives (x < y: max_v a_x[v]/a_y[v] as products
+// with reciprocals; x > y: 1 over the minimum of the reverse products),
+// times the node ratio for the left term, as pairTermAt does.
+func (o *exactOracle) block(t *lazyTerm, i int) []float64 {
+	if b := t.blocks[i]; b != nil {
+		return b
+	}
+	lo, hi := i*pairBlock, min(len(o.pairs), (i+1)*pairBlock)
+	b := make([]float64, hi-lo)
+	k := o.k
+	m := 0.0
+	for j := lo; j < hi; j++ {
+		x, y := int(o.pairs[j])/k, int(o.pairs[j])%k
+		if t.kind == termNodeAny {
+			x, y = y, x
+		}
+		var v float64
+		switch {
+		case x < y && t.kind.cols():
+			_, v = colRatios(t.p, x, y)
+		case x < y:
+			_, v = rowRatios(t.p[x], t.p[y])
+		case t.kind.cols():
+			l, _ := colRatios(t.p, y, x)
+			v = 1 / l
+		default:
+			l, _ := rowRatios(t.p[y], t.p[x])
+			v = 1 / l
+		}
+		if t.kind == termLeftNode {
+			v *= o.nr[j]
+		}
+		b[j-lo] = v
+		m = max(m, v)
+	}
+	t.blocks[i], t.ub[i] = b, m
+	return b
+}
+
+// lazyMax returns the maximum of t over the secret pairs (the entry the
+// full term's maximum would be), visiting blocks best bound first and
+// stopping when no bound left exceeds the maximum so far.
+func (o *exactOracle) lazyMax(t *lazyTerm) float64 {
+	bnd := grow(o.suf1, len(t.ub))
+	copy(bnd, t.ub)
+	o.suf1 = bnd
+	best := 0.0
+	for {
+		i, m := argMax(bnd)
+		if m <= best {
+			return best
+		}
+		best = max(best, maxOf(o.block(t, i)))
+		bnd[i] = 0
+	}
+}
+
+// lazyMax2 returns max over the secret pairs of t1·t2 (each product
+// rounded once), as maxProductPruned does on full terms, visiting blocks
+// by the product of upper bounds on their factors, largest first, and
+// stopping when it does not exceed the maximum so far (rounding is
+// monotone, so no product in an unvisited block does).
+func (o *exactOracle) lazyMax2(t1, t2 *lazyTerm) float64 {
+	bnd := grow(o.suf1, len(t1.ub))
+	for i := range bnd {
+		bnd[i] = t1.ub[i] * t2.ub[i]
+	}
+	o.suf1 = bnd
+	best := 0.0
+	for {
+		i, m := argMax(bnd)
+		if m <= best {
+			return best
+		}
+		best = max(best, maxProduct(o.block(t1, i), o.block(t2, i)))
+		bnd[i] = 0
+	}
+}
+
+// argMax returns the first index of the largest entry of v (non-negative,
+// len ≥ 1) and that entry.
+func argMax(v []float64) (int, float64) {
+	j, m := 0, v[0]
+	for i, x := range v {
+		if x > m {
+			j, m = i, x
+		}
+	}
+	return j, m
+}
+
+func maxOf(v []float64) float64 {
+	m := 0.0
+	for _, x := range v {
+		m = max(m, x)
+	}
+	return m
+}
+
+// rightMax returns the maximum over the ordered pairs x ≠ y of the right
+// table entry at distance d (ratioTable's fast loop on the rows of a clean
+// P^d) in O(k²) instead of O(k³): for x < y the entries are products
+// P^d(x,v)·(1/P^d(y,v)), whose maximum over x < y and v is, rounding being
+// monotone in each factor, the product of the running maximum of column v
+// over the rows above y with y's reciprocal; for x > y they are 1/min_v
+// P^d(y,v)·(1/P^d(x,v)), whose maximum is 1 over the least such product,
+// found the same way with a running minimum. Bit for bit the maximum of
+// the full table.
+func (o *exactOracle) rightMax(d int) float64 {
+	for len(o.rmax) <= d {
+		o.rmax = append(o.rmax, 0)
+	}
+	if o.rmax[d] > 0 {
+		return o.rmax[d]
+	}
+	P, k := o.pw.at(d).v, o.k
+	sc := &o.scratch
+	sc.flat = grow(sc.flat, 2*k)
+	hiCol, loCol := sc.flat[:k], sc.flat[k:2*k]
+	hi, lo := 0.0, math.Inf(1)
+	for y, row := range P {
+		for v, q := range row {
+			iq := 1 / q
+			if y > 0 {
+				hi = max(hi, hiCol[v]*iq)
+				lo = min(lo, loCol[v]*iq)
+				hiCol[v], loCol[v] = max(hiCol[v], q), min(loCol[v], q)
+			} else {
+				hiCol[v], loCol[v] = q, q
+			}
+		}
+	}
+	m := max(hi, 1/lo)
+	o.rmax[d] = m
+	return m
+}
+
+// anyLazyOK reports whether an "any" chain's influences may come from lazy
+// terms: every state possible at every time (one support, all states),
+// and a stationary distribution with every state at least tiny for the
+// right terms' bound weights. It lists the pairs, ordered as the
+// stationary path orders them (by their ratio at distances (1, 1)).
+func (o *exactOracle) anyLazyOK() bool {
+	if o.lazyState == 0 {
+		o.lazyState = 2
+		ok := o.ch.Init == markov.InitAny && o.k >= lazyMinK && len(o.supps) == 1
+		for _, in := range o.supps[0] {
+			ok = ok && in
+		}
+		var pi []float64
+		if ok {
+			var err error
+			pi, err = o.ch.Stationary()
+			ok = err == nil
+		}
+		for _, p := range pi {
+			ok = ok && p >= tiny
+		}
+		if !ok {
+			return false
+		}
+		o.w = make([]float64, o.k)
+		for v, p := range pi {
+			o.w[v] = 1 / p
+		}
+		k := o.k
+		L, R := o.leftRatio(1, 0), o.rightRatio(1)
+		key := func(p int32) float64 {
+			v := L[p] * R[p]
+			if v != v {
+				return -1
+			}
+			return v
+		}
+		for x := range k {
+			for y := range k {
+				if x != y {
+					o.pairs = append(o.pairs, int32(x*k+y))
+				}
+			}
+		}
+		slices.SortStableFunc(o.pairs, func(p, q int32) int { return cmp.Compare(key(q), key(p)) })
+		o.pos = make([]int32, k*k)
+		for j, p := range o.pairs {
+			o.pos[p] = int32(j)
+		}
+		o.lazyState = 1
+	}
+	return o.lazyState == 1
+}
+
+// anyLazy is the maximum over the pairs of e^{N_i}·e^{L_a}·e^{R_b} (the
+// open sides' factors dropped; a right-only quilt has no node term) for an
+// "any" chain, from lazy terms: the node term at time i is the left term
+// at distance i−1 with the pair reversed. False when a power involved is
+// not clean or the maximum is not finite (then the log tables decide).
+func (o *exactOracle) anyLazy(i, a, b int, leftOpen, rightOpen bool) (float64, bool) {
+	var m float64
+	if leftOpen {
+		if !o.cleanPower(b) {
+			return 0, false
+		}
+		m = o.rightMax(b)
+	} else {
+		if i < 2 || !o.cleanPower(i-1) || !o.cleanPower(a) || !rightOpen && !o.cleanPower(b) {
+			return 0, false
+		}
+		var tr *lazyTerm
+		if !rightOpen {
+			tr = o.lazyAt(b, termRight)
+		}
+		nl := o.nodeLeft(i, a)
+		if tr == nil {
+			m = maxOf(nl.ub)
+		} else {
+			m = o.lazyMax2(nl, tr)
+		}
+	}
+	return m, m > 0 && !math.IsInf(m, 1)
+}
+
+// nodeLeft returns e^{N_i}·e^{L_a} over the pairs (each product rounded
+// once), whole, with exact block maxima: every two-sided quilt of node i
+// with left distance a shares it, and the separable bounds of the two
+// factors are loose far from rank one (docs/math.md §4.2, lazy terms).
+func (o *exactOracle) nodeLeft(i, a int) *lazyTerm {
+	for _, t := range o.nlAny {
+		if t.d == a && t.node == i {
+			return t
+		}
+	}
+	tn, tl := o.lazyAt(i-1, termNodeAny), o.lazyAt(a, termLeft)
+	// a ring of recent products, their buffers reused: quilts are asked
+	// node by node, left distance by left distance
+	const ring = 8
+	var t *lazyTerm
+	if len(o.nlAny) < ring {
+		t = &lazyTerm{blocks: make([][]float64, len(tn.ub)), ub: make([]float64, len(tn.ub))}
+		o.nlAny = append(o.nlAny, t)
+	} else {
+		t = o.nlAny[o.nlNext]
+		o.nlNext = (o.nlNext + 1) % ring
+	}
+	t.d, t.node, t.kind = a, i, termLeft
+	n := len(o.pairs)
+	flat := t.blocks[0]
+	if flat == nil {
+		flat = make([]float64, n)
+	}
+	flat = flat[:n:n]
+	n1, l1 := tn.blocks[0][:n:n], tl.blocks[0][:n:n] // whole terms: one flat slice
+	for j, x := range n1 {
+		flat[j] = x * l1[j]
+	}
+	for bi := range t.ub {
+		b := flat[bi*pairBlock : min(n, (bi+1)*pairBlock)]
+		t.blocks[bi], t.ub[bi] = b, maxOf(b)
+	}
+	return t
+}
