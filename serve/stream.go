@@ -24,25 +24,9 @@ func (s *Server) appendReadings(w http.ResponseWriter, r *http.Request, _ *ledge
 	if err != nil {
 		return err
 	}
-	var close *float64
-	if c := r.URL.Query().Get("close"); c != "" {
-		ls, err := s.cfg.Store.Stream(r.Context(), name)
-		if err != nil {
-			return err
-		}
-		set, err := stream.Parse(ls.Settings)
-		if err != nil {
-			return err
-		}
-		opts, err := set.Spec.CSV()
-		if err != nil {
-			return err
-		}
-		t, err := opts.ParseTime(c)
-		if err != nil {
-			return bad("close", "close %q: %v", c, err)
-		}
-		close = &t
+	close, err := stream.CloseTime(r.Context(), s.cfg.Store, name, r.URL.Query().Get("close"))
+	if err != nil {
+		return err
 	}
 	if len(body) == 0 {
 		if close == nil {
@@ -69,11 +53,7 @@ func (s *Server) appendReadings(w http.ResponseWriter, r *http.Request, _ *ledge
 // streamWindows lists every window a stream released (nothing is drawn).
 func (s *Server) streamWindows(w http.ResponseWriter, r *http.Request, _ *ledger.Token) error {
 	name := r.PathValue("name")
-	ls, err := s.cfg.Store.Stream(r.Context(), name)
-	if err != nil {
-		return err
-	}
-	set, err := stream.Parse(ls.Settings)
+	set, err := stream.Load(r.Context(), s.cfg.Store, name)
 	if err != nil {
 		return err
 	}

@@ -125,3 +125,33 @@ func Windows(ctx context.Context, store ledger.Store, dataset string) ([]json.Ra
 	}
 	return out, nil
 }
+
+// Load reads a dataset's stream settings from the ledger.
+func Load(ctx context.Context, store ledger.Store, dataset string) (*Settings, error) {
+	ls, err := store.Stream(ctx, dataset)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(ls.Settings)
+}
+
+// CloseTime reads a closing time written as the stream's data times are
+// (its time format, zone and unit), in seconds; "" gives nil.
+func CloseTime(ctx context.Context, store ledger.Store, dataset, text string) (*float64, error) {
+	if text == "" {
+		return nil, nil
+	}
+	s, err := Load(ctx, store, dataset)
+	if err != nil {
+		return nil, err
+	}
+	opts, err := s.Spec.CSV()
+	if err != nil {
+		return nil, err
+	}
+	t, err := opts.ParseTime(text)
+	if err != nil {
+		return nil, &DataError{fmt.Errorf("close time %q: %w", text, err)}
+	}
+	return &t, nil
+}

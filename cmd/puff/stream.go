@@ -110,25 +110,9 @@ func streamAppendCmd() *cobra.Command {
 				return err
 			}
 			defer store.Close()
-			var close *float64
-			if closeAt != "" {
-				ls, err := store.Stream(cmd.Context(), dataset)
-				if err != nil {
-					return err
-				}
-				s, err := stream.Parse(ls.Settings)
-				if err != nil {
-					return err
-				}
-				opts, err := s.Spec.CSV()
-				if err != nil {
-					return err
-				}
-				t, err := opts.ParseTime(closeAt)
-				if err != nil {
-					return fmt.Errorf("--close %q: %w", closeAt, err)
-				}
-				close = &t
+			close, err := stream.CloseTime(cmd.Context(), store, dataset, closeAt)
+			if err != nil {
+				return err
 			}
 			var data []byte
 			if path != "" {
@@ -218,11 +202,7 @@ func streamShowCmd() *cobra.Command {
 				return err
 			}
 			defer store.Close()
-			ls, err := store.Stream(cmd.Context(), dataset)
-			if err != nil {
-				return err
-			}
-			s, err := stream.Parse(ls.Settings)
+			s, err := stream.Load(cmd.Context(), store, dataset)
 			if err != nil {
 				return err
 			}
