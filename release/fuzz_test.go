@@ -107,12 +107,12 @@ func FuzzReadSummary(f *testing.F) {
 		if numeric {
 			opts = CSVOptions{SeriesCol: "s", TimeCol: "t", ValueCol: "v", Levels: lv}
 		}
-		want, wantPats, wantErr := summaryOfData(ReadData(bytes.NewReader(data), "f.csv", opts))
-		got, gotPats, gotErr := ReadSummary(bytes.NewReader(data), "f.csv", opts)
+		want, wantPats, wantCounts, wantErr := summaryOfData(ReadData(bytes.NewReader(data), "f.csv", opts))
+		got, gotPats, gotCounts, gotErr := readSummary(bytes.NewReader(data), "f.csv", opts)
 		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
 			t.Fatalf("streaming error %v, whole %v", gotErr, wantErr)
 		}
-		if wantErr == nil && (!reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotPats, wantPats)) {
+		if wantErr == nil && (!reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotPats, wantPats) || !reflect.DeepEqual(gotCounts, wantCounts)) {
 			t.Fatalf("streaming %+v %+v\nwhole %+v %+v", got, gotPats, want, wantPats)
 		}
 	})

@@ -79,7 +79,7 @@ type Pending struct {
 // release up to its noise; width > 0 asks for one release per calendar
 // window of that width (Windows, in req.CSV.Location).
 func Prepare(r io.Reader, name string, req Request, width time.Duration) (*Pending, error) {
-	if width == 0 && !req.Fit && req.Origin == nil {
+	if width == 0 && req.Origin == nil {
 		return prepareStream(r, name, req)
 	}
 	data, class, err := load(r, name, &req)
@@ -140,21 +140,32 @@ func (p *Pending) Draw() (Output, error) {
 	return p.out, nil
 }
 
-// prepareStream is Prepare of one release with a given class, reading
-// the data as a stream (ReadSummary): the same report, record and errors
-// as reading it whole (PrepareData), in memory that grows with the number
-// of series, not of rows, when rows come grouped by series in time order.
+// prepareStream is Prepare of one release (not windows), reading the data
+// as a stream (ReadSummary, with the transition counts a fit needs): the
+// same report, record and errors as reading it whole (PrepareData), in
+// memory that grows with the number of series, not of rows, when rows come
+// grouped by series in time order.
 func prepareStream(r io.Reader, name string, req Request) (*Pending, error) {
 	opts, err := settle(&req)
 	if err != nil {
 		return nil, err
 	}
-	sum, pats, err := ReadSummary(r, name, opts)
+	sum, pats, counts, err := readSummary(r, name, opts)
 	if err != nil {
 		return nil, err
 	}
 	class := req.Class
-	rep, quilts, draw, err := planSummary(sum, class, false, req.Options, NewScaleCache())
+	if req.Fit {
+		// markov.Fit on Data.Runs, from its transition counts
+		ch, err := markov.FitCounts(opts.States, counts, req.Smoothing)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if class, err = markov.NewClass(ch.States, ch); err != nil {
+			return nil, err
+		}
+	}
+	rep, quilts, draw, err := planSummary(sum, class, req.Fit, req.Options, NewScaleCache())
 	if err != nil {
 		return nil, err
 	}

@@ -32,6 +32,14 @@ type SeriesPattern struct {
 // of irregular steps, not with the rows); with them, or for a
 // one-state-per-line file, it reads the data whole.
 func ReadSummary(r io.Reader, name string, opts CSVOptions) (*Summary, []SeriesPattern, error) {
+	sum, pats, _, err := readSummary(r, name, opts)
+	return sum, pats, err
+}
+
+// readSummary is ReadSummary with the transition counts between readings
+// one step apart (counts[x][y]: from x to y), what markov.Fit counts on
+// Data.Runs.
+func readSummary(r io.Reader, name string, opts CSVOptions) (*Summary, []SeriesPattern, [][]float64, error) {
 	if opts.Sort || opts.KeepTimes || opts.rows != nil {
 		return summaryOfData(ReadData(r, name, opts))
 	}
@@ -39,7 +47,7 @@ func ReadSummary(r io.Reader, name string, opts CSVOptions) (*Summary, []SeriesP
 	opts.stream = st
 	d, err := ReadData(r, name, opts)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if !st.used { // a one-state-per-line file: read whole
 		return summaryOfData(d, nil)
@@ -47,15 +55,25 @@ func ReadSummary(r io.Reader, name string, opts CSVOptions) (*Summary, []SeriesP
 	return st.finish(d, name, opts)
 }
 
-func summaryOfData(d *Data, err error) (*Summary, []SeriesPattern, error) {
+func summaryOfData(d *Data, err error) (*Summary, []SeriesPattern, [][]float64, error) {
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	pats := make([]SeriesPattern, len(d.Seqs))
 	for i := range d.Seqs {
 		pats[i] = SeriesPattern{Series: d.Series[i], Observation: d.Observation(i)}
 	}
-	return d.Summary(), pats, nil
+	k := len(d.States)
+	counts := make([][]float64, k)
+	for i := range counts {
+		counts[i] = make([]float64, k)
+	}
+	for _, run := range d.Runs() {
+		for t := 1; t < len(run); t++ {
+			counts[run[t-1]][run[t]]++
+		}
+	}
+	return d.Summary(), pats, counts, nil
 }
 
 // streamState is what streaming keeps: every series so far.
@@ -67,6 +85,13 @@ type streamState struct {
 	minDiff float64 // the smallest positive difference between consecutive rows of a series
 	last    int     // the series of the previous row
 	lastKey string
+	// trans counts transitions between two readings in consecutive rows
+	// of a series by the time between them (k×k, row-major): those one
+	// step apart are the chain's transitions, once the step is known
+	trans     map[float64][]int
+	lastD     float64
+	lastTrans []int
+	k         int
 }
 
 // streamSeries is one series' rows: the first, then runs of rows on
@@ -80,6 +105,7 @@ type streamSeries struct {
 	lastText  string
 	lastLine  int
 	readings  int
+	prev      int         // the state of the previous row (−1: missing)
 	bad       error       // the first time that does not increase
 	counts    map[int]int // readings of states ≥ 16 (state index → count)
 	countsArr [16]int     // readings of states 0..15
@@ -112,6 +138,7 @@ func (st *streamState) add(lr *longReader, key string, v int, t float64, text st
 	if st.index == nil {
 		st.index = map[string]int{}
 		st.minDiff = math.Inf(1)
+		st.k = len(lr.d.States)
 	}
 	s, ok := st.last, st.lastKey == key && len(st.series) > 0
 	if !ok {
@@ -120,7 +147,7 @@ func (st *streamState) add(lr *longReader, key string, v int, t float64, text st
 	if !ok {
 		s = len(st.series)
 		st.index[key] = s
-		st.series = append(st.series, &streamSeries{name: key})
+		st.series = append(st.series, &streamSeries{name: key, prev: -1})
 	}
 	st.last, st.lastKey = s, key
 	ss := st.series[s]
@@ -149,31 +176,45 @@ func (st *streamState) add(lr *longReader, key string, v int, t float64, text st
 			d = t - ss.lastT
 			st.minDiff = min(st.minDiff, d)
 		}
+		if !miss && ss.prev >= 0 {
+			if st.lastTrans == nil || st.lastD != d {
+				if st.trans == nil {
+					st.trans = map[float64][]int{}
+				}
+				tr, ok := st.trans[d]
+				if !ok {
+					tr = make([]int, st.k*st.k)
+					st.trans[d] = tr
+				}
+				st.lastD, st.lastTrans = d, tr
+			}
+			st.lastTrans[ss.prev*st.k+v]++
+		}
 		if n := len(ss.runs); n > 0 {
 			r := &ss.runs[n-1]
 			if r.d == d && r.miss == miss && r.line+r.n == line {
 				r.n++
-				ss.lastT, ss.lastText, ss.lastLine = t, text, line
+				ss.lastT, ss.lastText, ss.lastLine, ss.prev = t, text, line, v
 				ss.rows++
 				return nil
 			}
 		}
 		ss.runs = append(ss.runs, stepRun{d: d, miss: miss, n: 1, line: line, text: text, prevLine: ss.lastLine})
 	}
-	ss.lastT, ss.lastText, ss.lastLine = t, text, line
+	ss.lastT, ss.lastText, ss.lastLine, ss.prev = t, text, line, v
 	ss.rows++
 	return nil
 }
 
 // finish places every series on the grid and summarises, as ReadData's
 // finish and place then Data.Summary do.
-func (st *streamState) finish(d *Data, name string, opts CSVOptions) (*Summary, []SeriesPattern, error) {
+func (st *streamState) finish(d *Data, name string, opts CSVOptions) (*Summary, []SeriesPattern, [][]float64, error) {
 	if len(st.series) == 0 {
-		return nil, nil, fmt.Errorf("%s: no data rows after the header", name)
+		return nil, nil, nil, fmt.Errorf("%s: no data rows after the header", name)
 	}
 	for _, ss := range st.series {
 		if ss.bad != nil {
-			return nil, nil, ss.bad
+			return nil, nil, nil, ss.bad
 		}
 	}
 	step := opts.Step
@@ -197,7 +238,7 @@ func (st *streamState) finish(d *Data, name string, opts CSVOptions) (*Summary, 
 		}
 		ob, err := ss.place(name, step, st.hasTime)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		// Summary.AddSeries without the readings themselves
 		for v, c := range ss.countsArr {
@@ -224,9 +265,22 @@ func (st *streamState) finish(d *Data, name string, opts CSVOptions) (*Summary, 
 		pats = append(pats, SeriesPattern{Series: ss.name, Observation: ob})
 	}
 	if len(pats) == 0 {
-		return nil, nil, fmt.Errorf("%s: no readings (every value is missing)", name)
+		return nil, nil, nil, fmt.Errorf("%s: no readings (every value is missing)", name)
 	}
-	return sum, pats, nil
+	k := len(d.States)
+	counts := make([][]float64, k)
+	for i := range counts {
+		counts[i] = make([]float64, k)
+	}
+	for diff, tr := range st.trans {
+		if st.hasTime && math.Round(diff/step) != 1 {
+			continue // readings further apart: no transition of the chain
+		}
+		for i, c := range tr {
+			counts[i/k][i%k] += float64(c)
+		}
+	}
+	return sum, pats, counts, nil
 }
 
 // place is placeOne on the runs: the same checks, in the same order, and

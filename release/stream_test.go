@@ -118,8 +118,8 @@ func TestReadSummaryEqualsReadData(t *testing.T) {
 	kinds := map[string]int{}
 	for i := range 4000 {
 		in, opts := randomCSV(rng, i%3 == 0)
-		want, wantPats, wantErr := summaryOfData(ReadData(strings.NewReader(in), "r.csv", opts))
-		got, gotPats, gotErr := ReadSummary(strings.NewReader(in), "r.csv", opts)
+		want, wantPats, wantCounts, wantErr := summaryOfData(ReadData(strings.NewReader(in), "r.csv", opts))
+		got, gotPats, gotCounts, gotErr := readSummary(strings.NewReader(in), "r.csv", opts)
 		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
 			t.Fatalf("%q:\nstreaming error %v\nReadData error  %v", in, gotErr, wantErr)
 		}
@@ -131,7 +131,7 @@ func TestReadSummaryEqualsReadData(t *testing.T) {
 		if want.Missing > 0 {
 			kinds["ok with gaps"]++
 		}
-		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotPats, wantPats) {
+		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotPats, wantPats) || !reflect.DeepEqual(gotCounts, wantCounts) {
 			t.Fatalf("%q:\nstreaming %+v %+v\nReadData  %+v %+v", in, got, gotPats, want, wantPats)
 		}
 	}
@@ -167,8 +167,9 @@ func TestReadSummaryKeepsRunsNotRows(t *testing.T) {
 	}
 }
 
-// Prepare streams a release with a given class: the same report (with the
-// same noise draws) and the same ledger record as reading the data whole.
+// Prepare streams a release, with a given class or fitted: the same class,
+// report (with the same noise draws) and ledger record as reading the data
+// whole.
 func TestPrepareStreamEqualsWhole(t *testing.T) {
 	class, err := markov.ParseClass(ExampleClass(), "example class")
 	if err != nil {
@@ -190,8 +191,12 @@ func TestPrepareStreamEqualsWhole(t *testing.T) {
 		}
 	}
 	for _, in := range []string{string(raw), strings.Join(mixed, "\n") + "\n"} {
-		for _, o := range []Options{{Epsilon: 1, Method: "exact"}, {Epsilon: 0.5, Method: "approx", Relative: true}} {
+		for i, o := range []Options{{Epsilon: 1, Method: "exact"}, {Epsilon: 0.5, Method: "approx", Relative: true}, {Epsilon: 1, Method: "exact"}} {
 			req := Request{Class: class, CSV: DefaultCSV, Options: o}
+			if i == 2 { // fitted over the declared states
+				req.Class, req.Fit, req.Smoothing = nil, true, 0.5
+				req.CSV.States = class.States
+			}
 			req.Source = fixed{rand.NewChaCha8([32]byte{9})}
 			p, err := Prepare(strings.NewReader(in), "x", req, 0)
 			if err != nil {
@@ -202,11 +207,11 @@ func TestPrepareStreamEqualsWhole(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			q, err := PrepareData(data, cl, false, req.Options, 0, nil)
+			q, err := PrepareData(data, cl, req.Fit, req.Options, 0, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(p.Record, q.Record) {
+			if !reflect.DeepEqual(p.Class, q.Class) || !reflect.DeepEqual(p.Record, q.Record) {
 				t.Fatalf("records differ:\n%+v\n%+v", p.Record, q.Record)
 			}
 			a, _ := p.Draw()
