@@ -2,6 +2,12 @@ package serve
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"math/big"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,16 +19,19 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/pufferfish-privacy/pufferfish/ledger"
+	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/mechanism"
+	"github.com/pufferfish-privacy/pufferfish/release"
+	"github.com/pufferfish-privacy/pufferfish/stream"
 )
 
 // chromium is Debian's browser, which .ci/run installs.
 const chromium = "/usr/bin/chromium"
 
-// The web page in a real headless browser: sign in with a token, register
-// the bundled example (budget 3), release twice at ε = 1.2 and watch the
-// budget bar move, see the third release refused. With PUFF_SCREENSHOT=FILE
-// it also saves a screenshot (the README's).
-func TestWebPageInBrowser(t *testing.T) {
+// needBrowser skips a browser test in -short mode or without chromium
+// (fails instead under PUFF_REQUIRE_BROWSER).
+func needBrowser(t *testing.T) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("starts a browser")
 	}
@@ -32,6 +41,81 @@ func TestWebPageInBrowser(t *testing.T) {
 		}
 		t.Skipf("no %s: the browser test needs Debian's chromium (CI installs it)", chromium)
 	}
+}
+
+// browser is a headless chromium tab with the tests' helpers.
+type browser struct {
+	t   *testing.T
+	ctx context.Context
+}
+
+// openBrowser starts chromium (profile under dir), closed at the test's end.
+func openBrowser(t *testing.T, dir string) *browser {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.NoSandbox,
+		chromedp.UserDataDir(filepath.Join(dir, "chrome")), chromedp.WindowSize(1200, 1000), chromedp.Flag("disable-gpu", true))
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancel)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(cancel)
+	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(cancel)
+	return &browser{t, ctx}
+}
+
+func (b *browser) step(what string, steps ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	if err := chromedp.Do(b.ctx, steps...); err != nil {
+		b.t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// eval runs js in the page and returns its string value.
+func (b *browser) eval(js string) string {
+	b.t.Helper()
+	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](js))
+	if err != nil {
+		b.t.Fatalf("%s: %v", js, err)
+	}
+	return v
+}
+
+// waitFor polls js until it returns a non-empty string.
+func (b *browser) waitFor(js, what string) string {
+	b.t.Helper()
+	for range 300 {
+		if v := b.eval(js); v != "" {
+			return v
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	b.t.Fatalf("timed out waiting for %s", what)
+	return ""
+}
+
+// screenshot saves the whole page as a PNG to the file named by the
+// environment variable env, if set.
+func (b *browser) screenshot(env string) {
+	b.t.Helper()
+	out := os.Getenv(env)
+	if out == "" {
+		return
+	}
+	png, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	if err := os.WriteFile(out, png, 0o644); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+// The web page in a real headless browser: sign in with a token, register
+// the bundled example (budget 3), release twice at ε = 1.2 and watch the
+// budget bar move, see the third release refused. With PUFF_SCREENSHOT=FILE
+// it also saves a screenshot (the README's).
+func TestWebPageInBrowser(t *testing.T) {
+	needBrowser(t)
 	dir := t.TempDir()
 	store, err := ledger.Open(context.Background(), filepath.Join(dir, "l.db"), true)
 	if err != nil {
@@ -48,40 +132,8 @@ func TestWebPageInBrowser(t *testing.T) {
 	}
 	srv := httptestServer(t, s)
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.NoSandbox,
-		chromedp.UserDataDir(filepath.Join(dir, "chrome")), chromedp.WindowSize(1200, 1000), chromedp.Flag("disable-gpu", true))
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
-	defer cancel()
-
-	step := func(what string, steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, steps...); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
-	eval := func(js string) string {
-		t.Helper()
-		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
-		if err != nil {
-			t.Fatalf("%s: %v", js, err)
-		}
-		return v
-	}
-	waitFor := func(js, what string) string {
-		t.Helper()
-		for range 300 {
-			if v := eval(js); v != "" {
-				return v
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		t.Fatalf("timed out waiting for %s", what)
-		return ""
-	}
+	b := openBrowser(t, dir)
+	step, eval, waitFor := b.step, b.eval, b.waitFor
 	barWidth := func() float64 {
 		t.Helper()
 		w := eval(`(document.querySelector('.ds[data-name="example"] .budget-bar .spent') || {style: {width: ""}}).style.width`)
@@ -159,17 +211,170 @@ func TestWebPageInBrowser(t *testing.T) {
 	if n := eval(`String(document.querySelectorAll('#ledger-table tbody tr').length)`); n != "2" {
 		t.Fatalf("ledger table has %s rows", n)
 	}
-	if out := os.Getenv("PUFF_SCREENSHOT"); out != "" {
-		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(out, png, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	b.screenshot("PUFF_SCREENSHOT")
 	es, _ := store.Entries(context.Background(), "example")
 	if len(es) != 2 {
 		t.Fatalf("%d releases recorded", len(es))
+	}
+}
+
+// The stream's chart in a real headless browser: a stream on "activity"
+// (1h windows in Europe/Paris time, ε = 2) fed through the API, its
+// released windows drawn as one line per state over the windows' starts,
+// with round ticks on the zone's clock, the legend, and the stream's
+// settings as text; a dataset without a stream quietly says so. With
+// PUFF_STREAM_SCREENSHOT=FILE it saves a screenshot.
+func TestStreamChartInBrowser(t *testing.T) {
+	needBrowser(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	store, err := ledger.Open(ctx, filepath.Join(dir, "l.db"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	admin, _, err := store.CreateToken(ctx, []string{"admin"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Config{Store: store, DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Demo(ctx, io.Discard); err != nil { // "activity", budget 3
+		t.Fatal(err)
+	}
+	class, err := markov.ParseClass(release.ExampleClass(), "class")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Init(ctx, ledger.Registration{Name: "quiet", Budget: big.NewRat(1, 1), Class: class}); err != nil {
+		t.Fatal(err)
+	}
+	states := []string{"sleep", "sit", "walk", "run"}
+	st, err := stream.Declare(release.Spec{States: strings.Join(states, ","), TZ: "Europe/Paris", Step: 600}, "1h", 2, mechanism.Exact, "counts", class)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stream.Init(ctx, store, "activity", st); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptestServer(t, s)
+	post := func(path, body string) map[string]any {
+		t.Helper()
+		req, _ := http.NewRequest("POST", srv+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+admin)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&m); err != nil || resp.StatusCode != 200 {
+			t.Fatalf("POST %s: %d %v %v", path, resp.StatusCode, m, err)
+		}
+		return m
+	}
+	// three households every 10 minutes from 07:00 to 18:50 UTC (08:00 to
+	// 19:50 in Paris, CET in November), then windows up to 19:00 UTC closed:
+	// 12 windows of 1h starting 08:00 to 19:00 Paris time
+	var csv strings.Builder
+	csv.WriteString("series,time,state\n")
+	t0 := time.Date(2026, 11, 25, 7, 0, 0, 0, time.UTC)
+	for i := range 72 {
+		for h := range 3 {
+			fmt.Fprintf(&csv, "h%d,%s,%s\n", h, t0.Add(time.Duration(i)*10*time.Minute).Format(time.RFC3339), states[(i/6+h)%4])
+		}
+	}
+	post("/v1/streams/activity/readings", csv.String())
+	post("/v1/streams/activity/readings?close=2026-11-25T19:00:00Z", "")
+
+	// what the server released, to compare the page with
+	req, _ := http.NewRequest("GET", srv+"/v1/streams/activity/windows", nil)
+	req.Header.Set("Authorization", "Bearer "+admin)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var served struct {
+		Stream struct {
+			Calibration struct{ Method string } `json:"calibration"`
+		} `json:"stream"`
+		Windows []struct {
+			Start     string `json:"start"`
+			Histogram []struct {
+				State string  `json:"state"`
+				Value float64 `json:"value"`
+			} `json:"histogram"`
+		} `json:"windows"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&served)
+	resp.Body.Close()
+	if err != nil || len(served.Windows) != 12 || served.Windows[0].Start != "2026-11-25T08:00:00+01:00" || served.Stream.Calibration.Method == "" {
+		t.Fatalf("the served windows: %v %+v", err, served)
+	}
+	want := map[string]float64{} // "state, start" → released value
+	for _, w := range served.Windows {
+		for _, b := range w.Histogram {
+			want[b.State+", "+w.Start] = b.Value
+		}
+	}
+
+	b := openBrowser(t, dir)
+	b.step("open the page", chromedp.Navigate(srv), chromedp.WaitVisible(chromedp.ID("token")))
+	b.step("sign in", chromedp.SendKeys(chromedp.ID("token"), admin), chromedp.Click(chromedp.ID("login")))
+	b.waitFor(`document.querySelector('#stream-chart') ? 'ok' : ''`, "the stream's chart")
+	f := checkChart(t, "stream", b.eval(chartFactsJS+`("stream-chart")`), false, states)
+	// round hours on Paris's clock over 08:00 … 19:00 (on UTC's, 07:00 …
+	// 18:00, the ticks would end at 18:00)
+	if want := []string{"06:00", "09:00", "12:00", "15:00", "18:00", "21:00"}; !slices.Equal(f.XTicks, want) {
+		t.Errorf("stream: time ticks %q, want %q", f.XTicks, want)
+	}
+	if !strings.Contains(f.XTitle, "Europe/Paris") || !strings.Contains(f.XTitle, "2026-11-25") || !strings.Contains(f.YTitle, "noisy") {
+		t.Errorf("stream: axis titles %q, %q", f.XTitle, f.YTitle)
+	}
+	// one point per state and window, each the released value
+	if len(f.Points) != 12*len(states) {
+		t.Errorf("stream: %d points, want %d", len(f.Points), 12*len(states))
+	}
+	for _, p := range f.Points {
+		k, v, _ := strings.Cut(p, ": ")
+		x, err := strconv.ParseFloat(v, 64)
+		if w, ok := want[k]; !ok || err != nil || math.Abs(x-w) > 1e-5*math.Max(1, math.Abs(w)) {
+			t.Errorf("stream: point %q, released %v (%v)", p, w, ok)
+		}
+	}
+	info := b.eval(`JSON.stringify(Object.fromEntries([...document.querySelectorAll('#stream-info li')].map((li) => [li.dataset.field, li.querySelector('.value').textContent])))`)
+	var got map[string]string
+	json.Unmarshal([]byte(info), &got)
+	if got["epsilon"] != "2" || got["window"] != "1h" || got["calibration"] != served.Stream.Calibration.Method || got["windows"] != "12" || got["sigma"] == "" {
+		t.Errorf("stream settings as shown: %v", got)
+	}
+	b.waitFor(`document.querySelector('#planner svg path') ? 'ok' : ''`, "the planner's plot")
+	b.screenshot("PUFF_STREAM_SCREENSHOT")
+
+	// many states: the legend wraps onto rows inside the chart, clear of
+	// the plot's labels, with a key per state
+	var many []string
+	for i := range 10 {
+		many = append(many, fmt.Sprintf("state number %d", i))
+	}
+	b.eval(`(() => { const names = ` + string(mustJSON(many)) + `;
+	  const c = plot(names.map((n, i) => ({ name: n, points: [[Date.UTC(2026, 0, 1, i), i * 7 - 20], [Date.UTC(2026, 0, 2, 12), 5]], color: STATE_COLORS[i % 8] })), { xtime: true, markers: true, xlabel: "window start", ylabel: "noisy counts" });
+	  c.id = "many-states"; document.body.append(c); return ""; })()`)
+	mf := checkChart(t, "many states", b.eval(chartFactsJS+`("many-states")`), false, many)
+	if want := []string{"01-01", "12:00", "01-02", "12:00"}; !slices.Equal(mf.XTicks, want) {
+		t.Errorf("many states: time ticks %q, want %q", mf.XTicks, want)
+	}
+	if rows := b.eval(`String(new Set([...document.querySelectorAll('#many-states .legend-key')].map((k) => k.getAttribute('y1'))).size)`); rows == "1" {
+		t.Errorf("many states: the legend did not wrap")
+	}
+
+	// a dataset without a stream: a quiet note, no chart
+	b.step("select quiet", chromedp.SetValue(chromedp.ID("dataset"), "quiet"))
+	b.eval(`document.querySelector('#dataset').dispatchEvent(new Event('change')), ''`)
+	b.waitFor(`(e => e ? e.textContent : '')(document.querySelector('#no-stream'))`, "the no-stream note")
+	if b.eval(`document.querySelector('#stream-chart') ? 'chart' : ''`) != "" {
+		t.Error("a chart for a dataset without a stream")
 	}
 }

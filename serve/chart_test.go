@@ -22,7 +22,9 @@ type chartFacts struct {
 	Keys     []string `json:"keys"`     // each legend name's key colour
 	Lines    []string `json:"lines"`    // the plotted lines' colours
 	Bars     []string `json:"bars"`     // data-state of each bar
+	Points   []string `json:"points"`   // each point marker's tooltip
 	Overlaps []string `json:"overlaps"` // pairs of labels whose boxes intersect
+	Clipped  []string `json:"clipped"`  // labels not wholly inside the chart
 	Missing  bool     `json:"missing"`  // no such chart
 }
 
@@ -33,7 +35,9 @@ const chartFactsJS = `((id) => {
   const texts = (sel) => [...s.querySelectorAll(sel)];
   const t = (e) => e.textContent;
   const labels = texts("text");
-  const overlaps = [];
+  const overlaps = [], box = s.getBoundingClientRect();
+  const clipped = labels.filter((e) => { const r = e.getBoundingClientRect();
+    return r.width && (r.left < box.left - 0.5 || r.right > box.right + 0.5 || r.top < box.top - 0.5 || r.bottom > box.bottom + 0.5); }).map(t);
   for (let i = 0; i < labels.length; i++) for (let j = i + 1; j < labels.length; j++) {
     const a = labels[i].getBoundingClientRect(), b = labels[j].getBoundingClientRect();
     if (a.width && b.width && a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5)
@@ -46,7 +50,8 @@ const chartFactsJS = `((id) => {
     keys: texts(".legend-item .legend-key").map((k) => k.getAttribute("stroke")),
     lines: texts("path").map((p) => p.getAttribute("stroke")),
     bars: texts("rect.bar").map((r) => r.dataset.state),
-    overlaps,
+    points: texts("circle.point").map(t),
+    overlaps, clipped,
   });
 })`
 
@@ -112,6 +117,9 @@ func checkChart(t *testing.T, name, raw string, log bool, legend []string) chart
 	}
 	if len(f.Overlaps) > 0 {
 		t.Errorf("%s: labels overlap: %q", name, f.Overlaps)
+	}
+	if len(f.Clipped) > 0 {
+		t.Errorf("%s: labels cut by the chart's edge: %q", name, f.Clipped)
 	}
 	if err := niceTicks(f.YTicks, log); err != nil {
 		t.Errorf("%s y axis: %v", name, err)

@@ -77,24 +77,79 @@ function fmt(v) {
   return String(v);
 }
 
+// Time axes run over wall-clock milliseconds (the date and time as
+// written in the stream's zone, read as if UTC), so a tick at 06:00 is
+// 06:00 on the zone's clock.
+const SEC = 1000, MIN = 60 * SEC, HOUR = 60 * MIN, DAY = 24 * HOUR;
+const TIME_STEPS = [SEC, 2 * SEC, 5 * SEC, 10 * SEC, 15 * SEC, 30 * SEC, MIN, 2 * MIN, 5 * MIN, 10 * MIN, 15 * MIN, 30 * MIN,
+  HOUR, 2 * HOUR, 3 * HOUR, 6 * HOUR, 12 * HOUR, DAY, 2 * DAY, 7 * DAY, 14 * DAY];
+
+// wallClock is an RFC 3339 time's date and time of day as written (its
+// zone's clock) in milliseconds: "2026-11-25T07:00:00+01:00" → 07:00.
+function wallClock(t) {
+  return Date.parse(String(t).slice(0, 19) + "Z");
+}
+
+// timeTicks covers [a, b] (wall-clock ms) with round times: the step is
+// the first of 1 s … 30 min, 1, 2, 3, 6, 12 h, 1, 2 days, 1, 2 weeks (from
+// Mondays) that cuts the span into at most n parts, or whole days by
+// 1, 2, 5 × 10^k. Ticks within a day read "HH:MM" ("HH:MM:SS" under a
+// minute) and "MM-DD" at midnight; ticks of a day or more "MM-DD", with
+// the year when the axis crosses one.
+function timeTicks(a, b, n) {
+  if (b <= a) b = a + HOUR;
+  let st = TIME_STEPS.find((x) => (b - a) / x <= n);
+  if (!st) st = niceStep((b - a) / DAY, n) * DAY;
+  const off = st === 7 * DAY || st === 14 * DAY ? 4 * DAY : 0; // 1970-01-05 was a Monday
+  const lo = Math.floor((a - off) / st) * st + off, hi = Math.ceil((b - off) / st) * st + off, ticks = [];
+  for (let v = lo; v <= hi; v += st) ticks.push(v);
+  const iso = (v) => new Date(v).toISOString();
+  const years = iso(lo).slice(0, 4) !== iso(hi).slice(0, 4);
+  const labels = ticks.map((v) => {
+    const d = iso(v);
+    if (st < DAY && v % DAY !== 0) return st < MIN ? d.slice(11, 19) : d.slice(11, 16);
+    return years ? d.slice(0, 10) : d.slice(5, 10);
+  });
+  return { lo, hi, ticks, labels };
+}
+
 const CHAR = 6.6; // px per character of the 11px tick font (an estimate for the layout)
+const XT = 18; // x tick labels' baseline below the axis: clear of the lowest y tick's label
 
 // plot draws lines [{name, points: [[x, y]...], color}] or categorical
 // bars [{bars: true, points: [[label, y]...], color}] with round ticks,
 // axis titles clear of the tick labels and a legend with colour keys.
+// opt.xtime: x is wall-clock ms (see timeTicks); opt.markers: a dot with
+// a tooltip at every point.
 function plot(series, opt) {
-  const W = 480, H = 260, R = 12;
-  const s = svg("svg", { width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: "img", class: "chart" });
+  const W = 480;
   const pts = series.flatMap((q) => q.points);
-  if (pts.length === 0) return s;
+  if (pts.length === 0) return svg("svg", { width: W, height: 260, viewBox: `0 0 ${W} 260`, role: "img", class: "chart" });
   const bars = series.find((q) => q.bars);
+  // x ticks of lines; the right margin holds half the last one's label
+  let tx = null, txLabels = [];
+  if (!bars) {
+    const xs = pts.map((p) => p[0]);
+    tx = opt.xtime ? timeTicks(Math.min(...xs), Math.max(...xs), 5) : linearTicks(Math.min(...xs), Math.max(...xs), 5, opt.xint);
+    txLabels = tx.labels || tx.ticks.map(fmt);
+  }
+  const R = Math.max(12, (txLabels.length ? txLabels[txLabels.length - 1].length * CHAR / 2 : 0) + 4);
   const ys = pts.map((p) => p[1]);
   const ty = opt.logy ? logTicks(Math.max(1e-300, Math.min(...ys)), Math.max(...ys))
     : linearTicks(Math.min(0, ...ys), Math.max(...ys, opt.ymax || 0), 4, false);
   const tyLabels = ty.ticks.map(fmt);
-  const named = series.filter((q) => q.name);
-  const T = named.length ? 30 : 12;
   const L = 24 + Math.max(...tyLabels.map((t) => t.length)) * CHAR + 6;
+  // legend: colour keys and names in rows above the plot, wrapped at its width
+  const named = series.filter((q) => q.name), legend = [];
+  let lx = 0, rows = named.length ? 1 : 0;
+  for (const q of named) {
+    const w = 22 + q.name.length * CHAR;
+    if (lx > 0 && L + lx + w > W - R) { lx = 0; rows++; }
+    legend.push({ q, x: lx, row: rows - 1 });
+    lx += w + 14;
+  }
+  const T = rows ? 12 + 18 * rows : 12, H = 260 + 18 * Math.max(0, rows - 1);
+  const s = svg("svg", { width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: "img", class: "chart" });
   // categorical labels: horizontal when they fit their band, else vertical
   let B = 40, vertical = false, band = 0, every = 1;
   if (bars) {
@@ -137,27 +192,33 @@ function plot(series, opt) {
       if (i % every) return;
       const cx = L + (i + 0.5) * band;
       if (vertical) text(gx, 0, 0, String(c), "end", { transform: `translate(${cx + 4} ${H - B + 8}) rotate(-90)` });
-      else text(gx, cx, H - B + 15, String(c));
+      else text(gx, cx, H - B + XT, String(c));
     });
   } else {
-    const xs = pts.map((p) => p[0]);
-    const tx = linearTicks(Math.min(...xs), Math.max(...xs), 5, opt.xint);
     const X = (x) => L + (x - tx.lo) / (tx.hi - tx.lo) * (W - L - R);
-    for (const v of tx.ticks) text(gx, X(v), H - B + 15, fmt(v));
+    tx.ticks.forEach((v, i) => text(gx, X(v), H - B + XT, txLabels[i]));
     for (const q of series) {
       const d = q.points.map((p, i) => (i ? "L" : "M") + X(p[0]).toFixed(1) + " " + Y(p[1]).toFixed(1)).join(" ");
       s.append(svg("path", { d, fill: "none", stroke: q.color, "stroke-width": q.width || 2, "stroke-dasharray": q.dash || "" }));
     }
+    if (opt.markers) {
+      const gp = g("points");
+      for (const q of series) for (const p of q.points) {
+        const c = svg("circle", { cx: X(p[0]).toFixed(1), cy: Y(p[1]).toFixed(1), r: 2.5, fill: q.color, class: "point", "data-name": q.name || "" });
+        const tip = svg("title");
+        tip.textContent = `${q.name ? q.name + ", " : ""}${p[2] || fmt(p[0])}: ${Number(p[1].toPrecision(6))}`;
+        c.append(tip);
+        gp.append(c);
+      }
+    }
   }
-  // legend: a colour key before each name, in a row above the plot
+  // legend: a colour key before each name, in rows above the plot
   const gl = g("legend");
-  let lx = L;
-  for (const q of named) {
-    const item = svg("g", { class: "legend-item", "data-name": q.name });
-    item.append(svg("line", { x1: lx, y1: 12, x2: lx + 18, y2: 12, stroke: q.color, "stroke-width": 3, "stroke-dasharray": q.dash || "", class: "legend-key" }));
-    text(item, lx + 22, 16, q.name, "start");
+  for (const { q, x, row } of legend) {
+    const item = svg("g", { class: "legend-item", "data-name": q.name }), y = 12 + 18 * row;
+    item.append(svg("line", { x1: L + x, y1: y, x2: L + x + 18, y2: y, stroke: q.color, "stroke-width": 3, "stroke-dasharray": q.dash || "", class: "legend-key" }));
+    text(item, L + x + 22, y + 4, q.name, "start");
     gl.append(item);
-    lx += 22 + q.name.length * CHAR + 14;
   }
   return s;
 }
@@ -218,7 +279,7 @@ async function select(name) {
   $("#dataset").value = name;
   $("#work").hidden = false;
   for (const c of document.querySelectorAll(".ds")) c.classList.toggle("selected", c.dataset.name === name);
-  await Promise.all([planner(), ledger()]);
+  await Promise.all([planner(), ledger(), streamChart()]);
 }
 
 async function planner() {
@@ -256,6 +317,48 @@ async function ledger() {
     { name: "cumulative ε", points: pts, color: "#2b6cb0" },
     { name: "budget", points: [[0, B], [Math.max(1, pts.length - 1), B]], color: "#c53030", dash: "4 3" },
   ], { xlabel: "release", ylabel: "ε", ymax: B, xint: true }));
+}
+
+// Colours of a stream's states (Okabe–Ito, then dashed again).
+const STATE_COLORS = ["#0072b2", "#e69f00", "#009e73", "#d55e00", "#cc79a7", "#56b4e9", "#999933", "#000000"];
+
+// streamChart draws the released windows of the dataset's stream: one
+// line per state of the noisy (released) values over the windows' starts,
+// and the stream's settings. Only what the server released is shown: the
+// windows endpoint serves released windows, never the open one.
+async function streamChart() {
+  const name = current, box = $("#stream");
+  const r = await api("GET", `/v1/streams/${encodeURIComponent(name)}/windows`);
+  if (name !== current) return;
+  if (r.status !== 200) {
+    box.replaceChildren(el("p", { class: "muted", id: "no-stream" }, r.status === 404 ? "No stream on this dataset (puff stream init declares one)." : "")); // 403 etc.: nothing
+    return;
+  }
+  const st = r.body.stream, wins = r.body.windows;
+  const states = [], byState = new Map();
+  for (const w of wins) for (const b of w.histogram || []) {
+    if (typeof b.value !== "number" || !isFinite(b.value)) continue;
+    if (!byState.has(b.state)) { byState.set(b.state, []); states.push(b.state); }
+    byState.get(b.state).push([wallClock(w.start), b.value, w.start]);
+  }
+  const series = states.map((s, i) => ({ name: String(s), points: byState.get(s), color: STATE_COLORS[i % STATE_COLORS.length], dash: i < STATE_COLORS.length ? "" : "5 3" }));
+  const sig = (x) => (typeof x === "number" ? String(Number(x.toPrecision(4))) : String(x));
+  const cal = st.calibration || {};
+  const item = (field, label, value, more) => el("li", { "data-field": field }, el("strong", {}, label + " "), el("span", { class: "value" }, value), more ? el("span", { class: "muted" }, " — " + more) : "");
+  const info = el("ul", { id: "stream-info" },
+    item("epsilon", "ε", sig(st.epsilon), "the whole stream, every window it releases, costs ε once"),
+    item("window", "window", st.window, "in " + st.time_zone + " time"),
+    item("method", "method", `${st.method}, query ${st.query}`),
+    item("sigma", "σ", sig(st.sigma), `Markov Quilt Mechanism, series up to ${st.sigma_length} readings` + (cal.tpl_sigma ? `; temporal leakage bound ${sig(cal.tpl_sigma)}` : "")),
+    item("calibration", "calibration", cal.method || "—", cal.why || ""),
+    item("windows", "windows released", String(wins.length), wins.length && wins[0].per_bin_scale !== undefined ? `per-bin noise scale ${sig(wins[0].per_bin_scale)}` : ""));
+  const left = el("div", {});
+  if (wins.length) {
+    const first = wins[0].start.slice(0, 10);
+    left.append(plot(series, { xtime: true, markers: wins.length <= 150, xlabel: `window start (${st.time_zone} time, from ${first})`, ylabel: `noisy ${st.query} (released)` }));
+    left.lastChild.id = "stream-chart";
+  } else left.append(el("p", { class: "muted" }, "No window released yet."));
+  box.replaceChildren(left, el("div", {}, info, el("p", { class: "muted" }, "Each point is a window's released (noisy) value; the open window's readings are never shown.")));
 }
 
 // epsilonValue is ε as typed: a number when it is one, else the text
