@@ -16,7 +16,7 @@ func FuzzParseLog(f *testing.F) {
 	              {"name": "b", "dataset": "d", "mechanism": "mqm-exact", "epsilon": 1, "start": 7, "end": 10, "calibration": {"start": 7, "length": 4}}]}`)
 	f.Add(`{"datasets": [{"name": "d", "length": 1000000000000000000}], "releases": [{"name": "a", "dataset": "d", "mechanism": "dp", "epsilon": 1}]}`)
 	f.Fuzz(func(t *testing.T, s string) {
-		l, err := ParseLog(strings.NewReader(s), "testdata/fuzz.json")
+		l, err := ParseLog(strings.NewReader(s), "testdata/fuzz.json", nil)
 		if err != nil {
 			return
 		}

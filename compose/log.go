@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -49,8 +48,9 @@ type LogDependence struct {
 }
 
 // ParseLog reads a release log into a ledger; name is used in errors and
-// to resolve class paths.
-func ParseLog(r io.Reader, name string) (*Ledger, error) {
+// to resolve class paths (relative to its folder), which open reads (nil:
+// class paths are refused; package ledger/logfile opens files).
+func ParseLog(r io.Reader, name string, open func(path string) (io.ReadCloser, error)) (*Ledger, error) {
 	raw, err := strictjson.ReadAll(r, name)
 	if err != nil {
 		return nil, err
@@ -68,13 +68,12 @@ func ParseLog(r io.Reader, name string) (*Ledger, error) {
 				if !filepath.IsAbs(path) {
 					path = filepath.Join(filepath.Dir(name), path)
 				}
-				fh, err := os.Open(path)
+				if open == nil {
+					return nil, fmt.Errorf("%s: datasets[%d].class: %s: class files are not read here (inline the class)", name, i, path)
+				}
+				fh, err := open(path)
 				if err != nil {
 					return nil, fmt.Errorf("%s: datasets[%d].class: %w", name, i, err)
-				}
-				if fi, err := fh.Stat(); err != nil || !fi.Mode().IsRegular() {
-					fh.Close()
-					return nil, fmt.Errorf("%s: datasets[%d].class: %s is not a regular file", name, i, path)
 				}
 				cl, err = markov.ParseClass(fh, path)
 				fh.Close()

@@ -13,6 +13,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/compose"
 	"github.com/pufferfish-privacy/pufferfish/framework"
 	"github.com/pufferfish-privacy/pufferfish/internal/checks"
+	"github.com/pufferfish-privacy/pufferfish/ledger/logfile"
 	"github.com/pufferfish-privacy/pufferfish/mqm"
 	"github.com/pufferfish-privacy/pufferfish/noise"
 	"github.com/pufferfish-privacy/pufferfish/ratexpr"
@@ -211,7 +212,7 @@ func composeCmd() *cobra.Command {
 				return fmt.Errorf("log: %w", err)
 			}
 			defer fh.Close()
-			l, err := compose.ParseLog(fh, logPath)
+			l, err := compose.ParseLog(fh, logPath, logfile.Open)
 			if err != nil {
 				return err
 			}

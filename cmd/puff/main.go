@@ -16,10 +16,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pufferfish-privacy/pufferfish/compose"
 	"github.com/pufferfish-privacy/pufferfish/hmm"
 	"github.com/pufferfish-privacy/pufferfish/internal/strictjson"
 	"github.com/pufferfish-privacy/pufferfish/ledger"
+	"github.com/pufferfish-privacy/pufferfish/ledger/logfile"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mqm"
 	"github.com/pufferfish-privacy/pufferfish/release"
@@ -342,7 +342,7 @@ func releaseCmd() *cobra.Command {
 					if dataset == "" {
 						dataset = strings.TrimSuffix(strings.TrimSuffix(filepath.Base(name), ".gz"), filepath.Ext(strings.TrimSuffix(filepath.Base(name), ".gz")))
 					}
-					t, err := compose.AppendLog(logPath, dataset, p.Class, p.Record)
+					t, err := logfile.Append(logPath, dataset, p.Class, p.Record)
 					if err != nil {
 						return err
 					}

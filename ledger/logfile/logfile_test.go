@@ -1,4 +1,4 @@
-package compose_test
+package logfile_test
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/pufferfish-privacy/pufferfish/compose"
+	"github.com/pufferfish-privacy/pufferfish/ledger/logfile"
 
 	"github.com/pufferfish-privacy/pufferfish/record"
 
@@ -46,20 +47,20 @@ func TestAppendLog(t *testing.T) {
 	if len(rec.Segments) != 10 || rec.Class != class.Hash() {
 		t.Fatalf("record %+v", rec)
 	}
-	tot, err := compose.AppendLog(path, "study", class, rec)
+	tot, err := logfile.Append(path, "study", class, rec)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if tot.Epsilon != 0.5 || tot.Rule != "single" || tot.Releases != 1 {
 		t.Fatalf("first: %+v", tot)
 	}
-	if tot, err = compose.AppendLog(path, "study", class, rec); err != nil || tot.Epsilon != 1 || tot.Rule != "mqm-sequential" || tot.Releases != 2 {
+	if tot, err = logfile.Append(path, "study", class, rec); err != nil || tot.Epsilon != 1 || tot.Rule != "mqm-sequential" || tot.Releases != 2 {
 		t.Fatalf("second: %+v %v", tot, err)
 	}
 	// the file is an ordinary compose log
 	f, _ := os.Open(path)
 	defer f.Close()
-	l, err := compose.ParseLog(f, path)
+	l, err := compose.ParseLog(f, path, logfile.Open)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,10 +71,10 @@ func TestAppendLog(t *testing.T) {
 	other, _ := markov.ParseClass(strings.NewReader(`{"states": ["sleep", "sit", "walk", "run"], "chains": [{"transition": [[0.7, 0.1, 0.1, 0.1], [0.1, 0.7, 0.1, 0.1], [0.1, 0.1, 0.7, 0.1], [0.1, 0.1, 0.1, 0.7]], "initial": "any"}]}`), "other")
 	rec2 := *rec
 	rec2.Class = other.Hash()
-	if _, err := compose.AppendLog(path, "study", other, &rec2); err == nil || !strings.Contains(err.Error(), "no composition rule") {
+	if _, err := logfile.Append(path, "study", other, &rec2); err == nil || !strings.Contains(err.Error(), "no composition rule") {
 		t.Fatalf("another class: %v", err)
 	}
-	if _, err := compose.AppendLog(path, "a/b", class, rec); err == nil {
+	if _, err := logfile.Append(path, "a/b", class, rec); err == nil {
 		t.Fatal("dataset name with '/' accepted")
 	}
 }
@@ -86,7 +87,7 @@ func TestAppendLogConcurrent(t *testing.T) {
 	errs := make(chan error, 12)
 	for range 12 {
 		wg.Go(func() {
-			if _, err := compose.AppendLog(path, "study", class, rec); err != nil {
+			if _, err := logfile.Append(path, "study", class, rec); err != nil {
 				errs <- err
 			}
 		})
@@ -98,7 +99,7 @@ func TestAppendLogConcurrent(t *testing.T) {
 	}
 	f, _ := os.Open(path)
 	defer f.Close()
-	l, err := compose.ParseLog(f, path)
+	l, err := compose.ParseLog(f, path, logfile.Open)
 	if err != nil {
 		t.Fatal(err)
 	}
