@@ -1,0 +1,79 @@
+package stream
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/mechanism"
+	"github.com/pufferfish-privacy/pufferfish/release"
+)
+
+func testClass(t testing.TB, init string) *markov.Class {
+	c, err := markov.ParseClass(strings.NewReader(`{"states": ["0", "1", "2"], "chains": [{"transition": [[0.8, 0.15, 0.05], [0.1, 0.8, 0.1], [0.05, 0.15, 0.8]], "initial": `+init+`}]}`), "class")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// The stream's σ is the supremum over lengths (docs/math.md §4.9): no
+// length, and no start (a fixed start is calibrated as "any"), needs more.
+func TestDeclaredSigmaIsTheSupremum(t *testing.T) {
+	for _, init := range []string{`"stationary"`, `"any"`, `[1, 0, 0]`} {
+		class := testClass(t, init)
+		for _, m := range []mechanism.Name{mechanism.Exact, mechanism.Approx} {
+			s, err := Declare(release.Spec{}, "1h", 1, m, "counts", class)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, T := range []int{1, 2, 5, 17, 100, 1000, 3000} {
+				for _, c := range []*markov.Class{class, class.AnyStart()} {
+					r, err := release.ComputeScale(c, T, 1, m)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if *r.Sigma > *s.Scale.Sigma {
+						t.Errorf("%s %s: σ(%d) = %.10g exceeds the stream's %.10g", init, m, T, *r.Sigma, *s.Scale.Sigma)
+					}
+				}
+			}
+		}
+	}
+}
+
+// No appended text makes Append panic; an error changes nothing, and a
+// success never releases a window twice.
+func FuzzAppend(f *testing.F) {
+	for _, s := range []string{
+		"series,time,state\na,0,0\na,3600,1\nb,3600,2\na,7200,1\n",
+		"series,time,state\na,7200,0\na,0,1\n",
+		"series,time,state\na,0,0\na,0,1\n",
+		"time,state\n0,0\n1800,1\n3600,2\n",
+		"series,time,state\na,1e9,3\n",
+		"",
+	} {
+		f.Add(s, s)
+	}
+	s, err := Declare(release.Spec{States: "0,1,2"}, "1h", 1, mechanism.Exact, "counts", testClass(f, `"stationary"`))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		st := s.NewState()
+		seen := map[int64]bool{}
+		for _, body := range []string{a, b} {
+			next, rel, err := s.Append(st, strings.NewReader(body), "fuzz.csv", nil)
+			if err != nil {
+				continue
+			}
+			for _, r := range rel {
+				if seen[r.Index] {
+					t.Fatalf("window %d released twice", r.Index)
+				}
+				seen[r.Index] = true
+			}
+			st = next
+		}
+	})
+}
