@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/pufferfish-privacy/pufferfish/tpl/exact"
 )
 
 // Independent checks of the oracle: a closed form, numbers computed by a
@@ -95,6 +97,62 @@ func TestGridIsTheSupremum(t *testing.T) {
 		}
 		if l := at(y); l > grid+1e-12 {
 			t.Fatalf("output %v loses %.15g > grid maximum %.15g", y, l, grid)
+		}
+	}
+}
+
+// The two exact evaluators of the repository — this package and tpl/exact,
+// written independently — agree on random chains, starts, windowings and
+// missing readings: each is a check of the other.
+func TestAgreesWithTheOtherOracle(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for trial := range 40 {
+		k := 2 + trial%2
+		T := 4 + trial%3
+		if k == 3 {
+			T = 4
+		}
+		P := make([][]float64, k)
+		for i := range P {
+			P[i] = make([]float64, k)
+			s := 0.0
+			for j := range P[i] {
+				P[i][j] = rng.Float64()
+				s += P[i][j]
+			}
+			for j := range P[i] {
+				P[i][j] /= s
+			}
+		}
+		q := make([]float64, k)
+		q[rng.IntN(k)] = 0.5
+		q[rng.IntN(k)] += 0.5
+		var widths []int
+		for left := T; left > 0; {
+			w := min(left, 1+rng.IntN(3))
+			widths = append(widths, w)
+			left -= w
+		}
+		missing := -1
+		if trial%4 == 0 {
+			missing = rng.IntN(T)
+		}
+		b := 0.5 + 3*rng.Float64()
+		var miss []int
+		mask := make([]bool, T)
+		if missing >= 0 {
+			miss, mask[missing] = []int{missing}, true
+		}
+		mine, _, _, _, err := Loss(Chain{Q: q, P: P, T: T}, Windows(k, T, widths, miss, []float64{b}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		theirs, err := exact.Loss([]exact.Series{{P: P, Q: q, Missing: mask}}, widths, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(mine-theirs) > 1e-9*max(1, theirs) {
+			t.Fatalf("trial %d: %.15g here, %.15g in tpl/exact (P %v, q %v, widths %v, missing %d, b %g)", trial, mine, theirs, P, q, widths, missing, b)
 		}
 	}
 }
