@@ -156,21 +156,6 @@ var feasibleBounds = true
 // eps without computing it.
 type feasibler interface {
 	surelyFeasible(a, b int, eps float64) bool
-	computed() int // the farthest distance computed so far
-}
-
-func (o *exactOracle) computed() int {
-	if o.pw.converged {
-		return math.MaxInt
-	}
-	return len(o.pw.table) - 1
-}
-
-func (s slackLower) computed() int {
-	if f, ok := s.h.(feasibler); ok {
-		return f.computed()
-	}
-	return math.MaxInt
 }
 
 // surelyFeasible proves two(a, b) < eps for a stationary chain when b is
@@ -253,17 +238,10 @@ func (r *twoScan) resume(h homogeneous, maxB int, eps, beta float64) {
 			fb = nil
 		}
 		feasible := func(b int) bool {
-			if fb == nil {
-				return h.two(a, b) < eps
+			if fb != nil && fb.surelyFeasible(a, b, eps) {
+				return true
 			}
-			// beyond the computed powers, walk out one distance at a
-			// time: feasible at d ≤ b is feasible at b
-			for d := max(r.next, fb.computed()); d < b; d++ {
-				if fb.surelyFeasible(a, b, eps) || h.two(a, d) < eps {
-					return true
-				}
-			}
-			return fb.surelyFeasible(a, b, eps) || h.two(a, b) < eps
+			return h.two(a, b) < eps
 		}
 		if !feasible(limit) {
 			r.next = limit + 1
