@@ -313,6 +313,9 @@ func (s *Settings) append(st State, r io.Reader, name string, close *float64) (S
 			}
 		}
 		slices.Sort(keys)
+		if len(keys) > MaxWindows {
+			return st, nil, fmt.Errorf("%s: this append would release %d windows, more than %d at once: append the readings in smaller parts (or use longer windows)", name, len(keys), MaxWindows)
+		}
 		opt := release.Options{Epsilon: s.Epsilon, Method: s.Method, Query: s.Query}
 		base := s.base(class)
 		for _, k := range keys {
@@ -336,6 +339,10 @@ type DataError struct{ Err error }
 
 func (e *DataError) Error() string { return e.Err.Error() }
 func (e *DataError) Unwrap() error { return e.Err }
+
+// MaxWindows caps the windows one append may release (each is drawn,
+// stored and printed): release's default window limit.
+const MaxWindows = release.DefaultMaxWindows
 
 // MaxRows caps the rows of one append (all are held to be ordered).
 const MaxRows = 10_000_000

@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -76,4 +77,21 @@ func FuzzAppend(f *testing.F) {
 			st = next
 		}
 	})
+}
+
+// One append cannot release more windows than MaxWindows: it is refused
+// before any noise is drawn, naming the limit.
+func TestAppendWindowLimit(t *testing.T) {
+	s, err := Declare(release.Spec{States: "0,1,2"}, "1s", 1, mechanism.Exact, "counts", testClass(t, `"stationary"`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.WriteString("series,time,state\n")
+	for i := range MaxWindows + 2 {
+		b.WriteString("a," + strconv.Itoa(i) + ",0\n")
+	}
+	if _, _, err := s.Append(s.NewState(), strings.NewReader(b.String()), "many.csv", nil); err == nil || !strings.Contains(err.Error(), "more than 10000") {
+		t.Fatalf("%v", err)
+	}
 }
