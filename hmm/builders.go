@@ -294,6 +294,117 @@ func (c *indexMemo) dist(v []int) []*big.Rat {
 	return out
 }
 
+// maxIndexTable is the most entries (int32) of the table by which a
+// worker of NoisyMax's Interned finds the id of P(r) (1<<23: 32 MB).
+const maxIndexTable = 1 << 23
+
+// indexTable is the size of the table of internedIndex for n queries in
+// 0..m, or 0 when it exceeds maxIndexTable.
+func indexTable(n, m int) int {
+	size := (m + 1) * n
+	for range 2 * m {
+		if size > maxIndexTable/(n+1) {
+			return 0
+		}
+		size *= n + 1
+	}
+	return size
+}
+
+// internedIndex is NoisyMax's index distribution by interned value
+// (DPInterned). P(r) depends on (v_r, r, how many answers of each value
+// lie before r and after r), which the key
+//
+//	a + (m+1)·(r + n·(B + W·A)),  B = Σ_{x<m} before[x]·(n+1)^x,
+//	A = Σ_{x<m} after[x]·(n+1)^x,  W = (n+1)^m
+//
+// numbers densely (the counts of answer m follow from r). A neighbour that
+// changes answer t from vt to z shifts every key by a constant: the
+// after-counts for r < t, the answer for r = t, the before-counts for
+// r > t. So a neighbour's ids cost one addition and one table look-up per
+// output; a key seen first computes the whole input's distribution with
+// indexMemo (whose pointers the ids stand for).
+func internedIndex(geo [][]*big.Rat, n, size int, nb Neighbours) DPInterned {
+	m := len(geo) - 1
+	memo := newIndexMemo(geo, n)
+	table := make([]int32, size)
+	for i := range table {
+		table[i] = -1
+	}
+	var vals []*big.Rat
+	w := make([]int, m+1) // w[x] = (n+1)^x, 0 for x = m
+	W := 1
+	for x := range m {
+		w[x] = W
+		W *= n + 1
+	}
+	stride := (m + 1) * n // key step of B
+	v := make([]int, n)
+	yv := make([]int, n)
+	kx := make([]int, n)
+	ky := make([]int, n)
+	ix := make([]int32, n)
+	iy := make([]int32, n)
+	// fill sets ids from keys, computing vector u's distribution on a miss.
+	fill := func(keys []int, ids []int32, u []int) {
+		for r, k := range keys {
+			id := table[k]
+			if id < 0 {
+				p := memo.dist(u)
+				for r2, k2 := range keys {
+					if table[k2] < 0 {
+						table[k2] = int32(len(vals))
+						vals = append(vals, p[r2])
+					}
+				}
+				id = table[k]
+			}
+			ids[r] = id
+		}
+	}
+	return DPInterned{
+		Value: func(id int32) *big.Rat { return vals[id] },
+		Visit: func(x int, self func([]int32), yield func(int, []int32)) {
+			y := x
+			A := 0
+			for j := range n {
+				v[j] = y % (m + 1)
+				y /= m + 1
+				A += w[v[j]]
+			}
+			B := 0
+			for r, a := range v {
+				A -= w[a]
+				kx[r] = a + (m+1)*(r+n*(B+W*A))
+				B += w[a]
+			}
+			fill(kx, ix, v)
+			self(ix)
+			weight := 1
+			for t, vt := range v {
+				for z := vt + 1; z <= m; z++ {
+					if nb == DifferByOne && z != vt+1 {
+						break
+					}
+					dw := w[z] - w[vt]
+					for r := range t {
+						ky[r] = kx[r] + stride*W*dw
+					}
+					ky[t] = kx[t] + z - vt
+					for r := t + 1; r < n; r++ {
+						ky[r] = kx[r] + stride*dw
+					}
+					copy(yv, v)
+					yv[t] = z
+					fill(ky, iy, yv)
+					yield(x+(z-vt)*weight, iy)
+				}
+				weight *= m + 1
+			}
+		},
+	}
+}
+
 // valueMemo computes the reported maximum's distribution (NoisyMaxDist
 // with ReturnValue), which depends only on how many answers take each
 // value, once per such count vector.
@@ -393,6 +504,10 @@ func NoisyMax(n, m int, alpha *big.Rat, ret NoisyMaxReturns, nb Neighbours) (*DP
 			outs = append(outs, "max "+strconv.Itoa(z))
 		}
 	}
+	var interned func() DPInterned
+	if size := indexTable(n, m); ret == ReturnIndex && size > 0 {
+		interned = func() DPInterned { return internedIndex(geo, n, size, nb) }
+	}
 	return &DPMechanism{
 		Inputs: total, Outputs: outs,
 		Name: func(x int) string {
@@ -417,6 +532,7 @@ func NoisyMax(n, m int, alpha *big.Rat, ret NoisyMaxReturns, nb Neighbours) (*DP
 				return dist(v)
 			}
 		},
+		Interned: interned,
 		Neighbours: func(x int, yield func(int)) {
 			w, y := 1, x
 			for range n {

@@ -157,12 +157,26 @@ func TestDPMechanismLimits(t *testing.T) {
 	if _, _, err := d.Model(); err == nil {
 		t.Fatal("a model with 12·3^12 secret pairs built")
 	}
-	d, err = NoisyMax(15, 2, big.NewRat(1, 2), ReturnIndex, DifferAnyhow)
+	// Without interned values, 14 queries (9.4·10⁸ ratios) exceed
+	// MaxStreamed; with them, 24 binary queries (4.8·10⁹) exceed
+	// MaxInterned. Both are refused at once, naming the limit.
+	d, err = NoisyMax(14, 2, big.NewRat(1, 2), ReturnIndex, DifferAnyhow)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.Loss(); err == nil {
-		t.Fatal("15 queries streamed past MaxStreamed")
+	d.Interned = nil
+	if _, err := d.Loss(); err == nil || !strings.Contains(err.Error(), "hmm.MaxStreamed") {
+		t.Fatalf("14 queries without interning: %v", err)
+	}
+	d, err = NoisyMax(24, 1, big.NewRat(1, 2), ReturnIndex, DifferAnyhow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Interned == nil {
+		t.Fatal("24 binary queries not interned")
+	}
+	if _, err := d.Loss(); err == nil || !strings.Contains(err.Error(), "hmm.MaxInterned") {
+		t.Fatalf("24 binary queries: %v", err)
 	}
 }
 
