@@ -222,3 +222,154 @@ func TestDPMechanismEqualsNoiseEnumeration(t *testing.T) {
 		}
 	}
 }
+
+// withoutInterned is d on the Dist path.
+func withoutInterned(d *DPMechanism) *DPMechanism {
+	e := *d
+	e.Interned = nil
+	return &e
+}
+
+// The interned path (ids, float filter) gives exactly the Dist path's
+// Result on random mechanisms: ties, zeros (0/0 skipped, p/0 infinite),
+// values too small for a float (1/2^1100, the exact fallback), ids shared
+// between inputs or fresh, random neighbour lists, small blocks; and both
+// equal the model search.
+func TestDPInternedRandom(t *testing.T) {
+	defer func(b int) { dpBlock = b }(dpBlock)
+	rng := rand.New(rand.NewPCG(3, 5))
+	tiny := new(big.Rat).SetFrac(big.NewInt(1), new(big.Int).Lsh(big.NewInt(1), 1100))
+	for trial := range 400 {
+		dpBlock = 1 + rng.IntN(5)
+		inputs, outs := 1+rng.IntN(12), 1+rng.IntN(4)
+		zeros, tinies := trial%3 == 0, trial%4 == 1
+		rows := make([][]*big.Rat, inputs)
+		for x := range rows {
+			w := make([]int64, outs)
+			var sum int64
+			for o := range w {
+				w[o] = int64(1 + rng.IntN(3))
+				if zeros && rng.IntN(3) == 0 {
+					w[o] = 0
+				}
+				sum += w[o]
+			}
+			if sum == 0 {
+				w[0], sum = 1, 1
+			}
+			rows[x] = make([]*big.Rat, outs)
+			rest := big.NewRat(1, 1)
+			for o := range w {
+				rows[x][o] = big.NewRat(w[o], sum)
+				if tinies && o < outs-1 && rng.IntN(3) == 0 {
+					rows[x][o].Mul(rows[x][o], tiny)
+				}
+				if o < outs-1 {
+					rest.Sub(rest, rows[x][o])
+				} else {
+					rows[x][o] = rest // the mass the tiny values gave up
+				}
+			}
+		}
+		// ids: one per (input, output), or one per distinct value
+		shared := trial%2 == 0
+		var vals []*big.Rat
+		ids := make([][]int32, inputs)
+		byValue := map[string]int32{}
+		for x := range rows {
+			for _, r := range rows[x] {
+				id, ok := byValue[r.RatString()]
+				if !ok || !shared {
+					id = int32(len(vals))
+					vals = append(vals, r)
+					byValue[r.RatString()] = id
+				}
+				ids[x] = append(ids[x], id)
+			}
+		}
+		adj := make([][]int, inputs)
+		for x := range inputs {
+			for y := range inputs {
+				if x != y && rng.IntN(3) == 0 {
+					adj[x] = append(adj[x], y)
+				}
+			}
+		}
+		if len(adj[0]) == 0 {
+			adj[0] = []int{(1) % inputs}
+		}
+		d := &DPMechanism{Inputs: inputs, Outputs: make([]string, outs),
+			Name: func(x int) string { return fmt.Sprintf("in%02d", x) },
+			Dist: func() func(int) []*big.Rat {
+				return func(x int) []*big.Rat {
+					out := make([]*big.Rat, outs)
+					for o, id := range ids[x] {
+						out[o] = vals[id]
+					}
+					return out
+				}
+			},
+			Neighbours: func(x int, yield func(int)) {
+				for _, y := range adj[x] {
+					yield(y)
+				}
+			},
+			Interned: func() DPInterned {
+				return DPInterned{
+					Value: func(id int32) *big.Rat { return vals[id] },
+					Visit: func(x int, self func([]int32), yield func(int, []int32)) {
+						self(ids[x])
+						for _, y := range adj[x] {
+							yield(y, ids[y])
+						}
+					},
+				}
+			}}
+		for o := range d.Outputs {
+			d.Outputs[o] = fmt.Sprint("o", o)
+		}
+		label := fmt.Sprintf("trial %d", trial)
+		got, err := d.Loss()
+		if err != nil {
+			t.Fatal(label, err)
+		}
+		want, err := withoutInterned(d).Loss()
+		if err != nil {
+			t.Fatal(label, err)
+		}
+		sameResult(t, label, got, want)
+		checkAgainstModel(t, label, d)
+	}
+}
+
+// Noisy Max's interned ids (dense keys shifted per neighbour) give exactly
+// the Dist path's Result, beyond the sizes the model search reaches.
+func TestNoisyMaxInternedEqualsDist(t *testing.T) {
+	defer func(b int) { dpBlock = b }(dpBlock)
+	for _, block := range []int{3, 1 << 12} {
+		dpBlock = block
+		for _, c := range []struct{ n, m int }{{1, 1}, {9, 1}, {1, 2}, {7, 2}, {5, 3}, {4, 4}} {
+			for _, nb := range []Neighbours{DifferByOne, DifferAnyhow} {
+				for _, alpha := range []*big.Rat{big.NewRat(1, 2), big.NewRat(9, 10)} {
+					d, err := NoisyMax(c.n, c.m, alpha, ReturnIndex, nb)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if d.Interned == nil {
+						t.Fatalf("n=%d m=%d: not interned", c.n, c.m)
+					}
+					label := fmt.Sprintf("block %d n=%d m=%d nb=%d α=%s", block, c.n, c.m, nb, alpha.RatString())
+					got, err := d.Loss()
+					if err != nil {
+						t.Fatal(label, err)
+					}
+					want, err := withoutInterned(d).Loss()
+					if err != nil {
+						t.Fatal(label, err)
+					}
+					sameResult(t, label, got, want)
+				}
+			}
+		}
+	}
+}
