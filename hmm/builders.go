@@ -327,9 +327,10 @@ func indexTable(n, m int) int {
 func internedIndex(geo [][]*big.Rat, n, size int, nb Neighbours) DPInterned {
 	m := len(geo) - 1
 	memo := newIndexMemo(geo, n)
-	table := make([]int32, size)
+	table := make([]int32, size)  // key → id, −1 before its first use
+	ftab := make([]float64, size) // key → InternFloat, −1 before
 	for i := range table {
-		table[i] = -1
+		table[i], ftab[i] = -1, -1
 	}
 	var vals []*big.Rat
 	w := make([]int, m+1) // w[x] = (n+1)^x, 0 for x = m
@@ -343,28 +344,29 @@ func internedIndex(geo [][]*big.Rat, n, size int, nb Neighbours) DPInterned {
 	yv := make([]int, n)
 	kx := make([]int, n)
 	ky := make([]int, n)
-	ix := make([]int32, n)
-	iy := make([]int32, n)
-	// fill sets ids from keys, computing vector u's distribution on a miss.
-	fill := func(keys []int, ids []int32, u []int) {
-		for r, k := range keys {
-			id := table[k]
-			if id < 0 {
-				p := memo.dist(u)
-				for r2, k2 := range keys {
-					if table[k2] < 0 {
-						table[k2] = int32(len(vals))
-						vals = append(vals, p[r2])
-					}
-				}
-				id = table[k]
+	fx := make([]float64, n)
+	fy := make([]float64, n)
+	// miss interns the distribution of v (t < 0) or of v with answer t
+	// set to z, whose keys are keys.
+	miss := func(keys []int, t, z int) {
+		u := v
+		if t >= 0 {
+			copy(yv, v)
+			yv[t] = z
+			u = yv
+		}
+		for r, p := range memo.dist(u) {
+			if k := keys[r]; table[k] < 0 {
+				table[k] = int32(len(vals))
+				ftab[k] = InternFloat(p)
+				vals = append(vals, p)
 			}
-			ids[r] = id
 		}
 	}
 	return DPInterned{
 		Value: func(id int32) *big.Rat { return vals[id] },
-		Visit: func(x int, self func([]int32), yield func(int, []int32)) {
+		IDs:   func(o int) (int32, int32) { return table[kx[o]], table[ky[o]] },
+		Visit: func(x int, self func([]float64), yield func(int, []float64)) {
 			y := x
 			A := 0
 			for j := range n {
@@ -378,8 +380,13 @@ func internedIndex(geo [][]*big.Rat, n, size int, nb Neighbours) DPInterned {
 				kx[r] = a + (m+1)*(r+n*(B+W*A))
 				B += w[a]
 			}
-			fill(kx, ix, v)
-			self(ix)
+			for r, k := range kx {
+				if fx[r] = ftab[k]; fx[r] < 0 {
+					miss(kx, -1, 0)
+					fx[r] = ftab[k]
+				}
+			}
+			self(fx)
 			weight := 1
 			for t, vt := range v {
 				for z := vt + 1; z <= m; z++ {
@@ -387,17 +394,26 @@ func internedIndex(geo [][]*big.Rat, n, size int, nb Neighbours) DPInterned {
 						break
 					}
 					dw := w[z] - w[vt]
-					for r := range t {
-						ky[r] = kx[r] + stride*W*dw
+					da, db := stride*W*dw, stride*dw
+					for r, k := range kx[:t] {
+						k += da
+						ky[r] = k
+						fy[r] = ftab[k]
 					}
 					ky[t] = kx[t] + z - vt
+					fy[t] = ftab[ky[t]]
 					for r := t + 1; r < n; r++ {
-						ky[r] = kx[r] + stride*dw
+						k := kx[r] + db
+						ky[r] = k
+						fy[r] = ftab[k]
 					}
-					copy(yv, v)
-					yv[t] = z
-					fill(ky, iy, yv)
-					yield(x+(z-vt)*weight, iy)
+					for r, k := range ky {
+						if fy[r] < 0 {
+							miss(ky, t, z)
+							fy[r] = ftab[k]
+						}
+					}
+					yield(x+(z-vt)*weight, fy)
 				}
 				weight *= m + 1
 			}

@@ -43,19 +43,33 @@ type DPMechanism struct {
 	Interned func() DPInterned
 }
 
-// DPInterned gives a mechanism's distributions as small integer ids, one
-// per distinct *big.Rat, so that Loss compares ids and cached floats
-// instead of hashing or multiplying rationals.
+// DPInterned gives a mechanism's distributions as floats (InternFloat)
+// and, only when Loss needs the exact values, as small integer ids, one
+// per distinct *big.Rat, so that Loss compares floats and ids instead of
+// hashing or multiplying rationals.
 type DPInterned struct {
-	// Visit calls self with input x's distribution as ids (one per
-	// output), then yield(y, ids) for each neighbour y listed under x, in
-	// Neighbours' order, with y's ids. The slices are read only and valid
-	// during the call only.
-	Visit func(x int, self func(ids []int32), yield func(y int, ids []int32))
-	// Value returns the rational of an id handed out by Visit: the same
-	// id always gives the same pointer, and the rational Dist gives at
-	// that place.
+	// Visit calls self with input x's distribution as floats (one per
+	// output, each InternFloat of the rational), then yield(y, f) for
+	// each neighbour y listed under x, in Neighbours' order, with y's.
+	// The slices are read only and valid during the call only.
+	Visit func(x int, self func(f []float64), yield func(y int, f []float64))
+	// IDs returns, during a yield, the ids of x's and y's rationals for
+	// output o.
+	IDs func(o int) (p, q int32)
+	// Value returns the rational of an id: the same id always gives the
+	// same pointer, and the rational Dist gives at that place.
 	Value func(id int32) *big.Rat
+}
+
+// InternFloat is r as DPInterned's floats: 0 exactly when r is 0, NaN
+// when r is below 2⁻¹⁰⁰⁰ (then Loss compares exactly), otherwise the
+// float64 nearest r.
+func InternFloat(r *big.Rat) float64 {
+	f, _ := r.Float64()
+	if r.Sign() != 0 && !(f >= 0x1p-1000) {
+		return math.NaN()
+	}
+	return f
 }
 
 // Size limits of a DPMechanism: Model refuses more than MaxModelPairs
@@ -274,43 +288,24 @@ func (c *dpChunk) compare(x, y, out int, p, q *big.Rat) {
 	record()
 }
 
-// internedWorker is a Loss worker on interned values. Each id's value is
-// cached as a float64 (0 exactly for a zero value; NaN when the float
-// cannot be trusted to within a relative 2⁻⁵⁰: subnormal). A pair whose
-// float ratio is below the chunk's best by more than the floats' error
-// (relative 2·10⁻¹², far above the few ulps of two correctly rounded
-// values and one division) is smaller exactly, and is dropped without
-// touching a rational; the others go to offer, exactly as on the Dist
-// path (with the pairs already compared remembered by id).
+// internedWorker is a Loss worker on interned values. A pair whose
+// float ratio (DPInterned's floats: correctly rounded, normal) is below
+// the chunk's best by more than the floats' error (relative 2·10⁻¹², far
+// above the few ulps of two rounded values and one product) is smaller
+// exactly, and is dropped without touching a rational; the others go to
+// offer exactly as on the Dist path, with the pairs already compared
+// remembered by their ids.
 func (d *DPMechanism) internedWorker(in DPInterned, block int, chunks []dpChunk, next <-chan int, bar *progress.Bar) {
-	var fl []float64
-	float := func(id int32) float64 {
-		for int(id) >= len(fl) {
-			v := in.Value(int32(len(fl)))
-			f, _ := v.Float64()
-			if v.Sign() != 0 && !(f >= 0x1p-1000) {
-				f = math.NaN()
-			}
-			fl = append(fl, f)
-		}
-		return fl[id]
-	}
 	seen := map[uint64]struct{}{}
-	var fx []float64
 	var c *dpChunk
 	var bestF float64 // c's best ratio as a float, lowered by the margin
 	var x int
-	var ix []int32
-	self := func(ids []int32) {
-		ix = ids
-		fx = fx[:0]
-		for _, id := range ids {
-			fx = append(fx, float(id))
-		}
-	}
-	yield := func(y int, iy []int32) {
-		for o, q := range iy {
-			fp, fq := fx[o], float(q)
+	var fx []float64
+	self := func(f []float64) { fx = f }
+	yield := func(y int, fy []float64) {
+		fy = fy[:len(fx)]
+		for o, fq := range fy {
+			fp := fx[o]
 			if fp == 0 && fq == 0 {
 				continue // 0/0: not explored
 			}
@@ -318,17 +313,12 @@ func (d *DPMechanism) internedWorker(in DPInterned, block int, chunks []dpChunk,
 				c.explored++
 				continue
 			}
-			if c.have {
-				r := fp / fq
-				if fq > fp {
-					r = fq / fp
-				}
-				if r < bestF {
-					c.explored++
-					continue
-				}
+			// hi/lo < bestF, without a division (NaN and ∞ compare false)
+			if hi, lo := max(fp, fq), min(fp, fq); hi < bestF*lo {
+				c.explored++
+				continue
 			}
-			p := ix[o]
+			p, q := in.IDs(o)
 			key := uint64(uint32(p))<<32 | uint64(uint32(q))
 			num := c.num
 			c.offerKey(x, y, o, in.Value(p), in.Value(q), seen, key)

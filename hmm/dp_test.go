@@ -315,12 +315,23 @@ func TestDPInternedRandom(t *testing.T) {
 				}
 			},
 			Interned: func() DPInterned {
+				var cx, cy int
+				floats := func(x int) []float64 {
+					f := make([]float64, outs)
+					for o, id := range ids[x] {
+						f[o] = InternFloat(vals[id])
+					}
+					return f
+				}
 				return DPInterned{
 					Value: func(id int32) *big.Rat { return vals[id] },
-					Visit: func(x int, self func([]int32), yield func(int, []int32)) {
-						self(ids[x])
+					IDs:   func(o int) (int32, int32) { return ids[cx][o], ids[cy][o] },
+					Visit: func(x int, self func([]float64), yield func(int, []float64)) {
+						cx = x
+						self(floats(x))
 						for _, y := range adj[x] {
-							yield(y, ids[y])
+							cy = y
+							yield(y, floats(y))
 						}
 					},
 				}
