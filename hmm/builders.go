@@ -3,8 +3,11 @@ package hmm
 import (
 	"fmt"
 	"math/big"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // OneShot is the HMM of a mechanism run once: one state per input, which
@@ -255,6 +258,26 @@ func newIndexMemo(geo [][]*big.Rat, n int) *indexMemo {
 	return c
 }
 
+// value is P(r) for answer a at r with before[x] answers x before r and
+// after[x] after it.
+func (c *indexMemo) value(a int, before, after []int) *big.Rat {
+	m := len(c.geo) - 1
+	p := new(big.Rat)
+	for z := range m + 1 {
+		t := new(big.Rat).Set(c.geo[a][z])
+		for x := range m + 1 {
+			for range before[x] {
+				t.Mul(t, c.cdf[x][z]) // G_x(z − 1)
+			}
+			for range after[x] {
+				t.Mul(t, c.cdf[x][z+1]) // G_x(z)
+			}
+		}
+		p.Add(p, t)
+	}
+	return p
+}
+
 func (c *indexMemo) dist(v []int) []*big.Rat {
 	m := len(c.geo) - 1
 	before := make([]int, m+1)
@@ -273,19 +296,7 @@ func (c *indexMemo) dist(v []int) []*big.Rat {
 		}
 		p, ok := c.cache[string(key)]
 		if !ok {
-			p = new(big.Rat)
-			for z := range m + 1 {
-				t := new(big.Rat).Set(c.geo[a][z])
-				for x := range m + 1 {
-					for range before[x] {
-						t.Mul(t, c.cdf[x][z]) // G_x(z − 1)
-					}
-					for range after[x] {
-						t.Mul(t, c.cdf[x][z+1]) // G_x(z)
-					}
-				}
-				p.Add(p, t)
-			}
+			p = c.value(a, before, after)
 			c.cache[string(key)] = p
 		}
 		out[r] = p
@@ -324,15 +335,8 @@ func indexTable(n, m int) int {
 // r > t. So a neighbour's ids cost one addition and one table look-up per
 // output; a key seen first computes the whole input's distribution with
 // indexMemo (whose pointers the ids stand for).
-func internedIndex(geo [][]*big.Rat, n, size int, nb Neighbours) DPInterned {
-	m := len(geo) - 1
-	memo := newIndexMemo(geo, n)
-	table := make([]int32, size)  // key → id, −1 before its first use
-	ftab := make([]float64, size) // key → InternFloat, −1 before
-	for i := range table {
-		table[i], ftab[i] = -1, -1
-	}
-	var vals []*big.Rat
+func internedIndex(tab *indexTables, n, m int, nb Neighbours) DPInterned {
+	table, ftab, vals := tab.id, tab.f, tab.vals
 	w := make([]int, m+1) // w[x] = (n+1)^x, 0 for x = m
 	W := 1
 	for x := range m {
@@ -341,28 +345,10 @@ func internedIndex(geo [][]*big.Rat, n, size int, nb Neighbours) DPInterned {
 	}
 	stride := (m + 1) * n // key step of B
 	v := make([]int, n)
-	yv := make([]int, n)
 	kx := make([]int, n)
 	ky := make([]int, n)
 	fx := make([]float64, n)
 	fy := make([]float64, n)
-	// miss interns the distribution of v (t < 0) or of v with answer t
-	// set to z, whose keys are keys.
-	miss := func(keys []int, t, z int) {
-		u := v
-		if t >= 0 {
-			copy(yv, v)
-			yv[t] = z
-			u = yv
-		}
-		for r, p := range memo.dist(u) {
-			if k := keys[r]; table[k] < 0 {
-				table[k] = int32(len(vals))
-				ftab[k] = InternFloat(p)
-				vals = append(vals, p)
-			}
-		}
-	}
 	return DPInterned{
 		Value: func(id int32) *big.Rat { return vals[id] },
 		IDs:   func(o int) (int32, int32) { return table[kx[o]], table[ky[o]] },
@@ -377,14 +363,9 @@ func internedIndex(geo [][]*big.Rat, n, size int, nb Neighbours) DPInterned {
 			B := 0
 			for r, a := range v {
 				A -= w[a]
-				kx[r] = a + (m+1)*(r+n*(B+W*A))
+				k := a + (m+1)*(r+n*(B+W*A))
+				kx[r], fx[r] = k, ftab[k]
 				B += w[a]
-			}
-			for r, k := range kx {
-				if fx[r] = ftab[k]; fx[r] < 0 {
-					miss(kx, -1, 0)
-					fx[r] = ftab[k]
-				}
 			}
 			self(fx)
 			weight := 1
@@ -397,21 +378,13 @@ func internedIndex(geo [][]*big.Rat, n, size int, nb Neighbours) DPInterned {
 					da, db := stride*W*dw, stride*dw
 					for r, k := range kx[:t] {
 						k += da
-						ky[r] = k
-						fy[r] = ftab[k]
+						ky[r], fy[r] = k, ftab[k]
 					}
-					ky[t] = kx[t] + z - vt
-					fy[t] = ftab[ky[t]]
+					k := kx[t] + z - vt
+					ky[t], fy[t] = k, ftab[k]
 					for r := t + 1; r < n; r++ {
 						k := kx[r] + db
-						ky[r] = k
-						fy[r] = ftab[k]
-					}
-					for r, k := range ky {
-						if fy[r] < 0 {
-							miss(ky, t, z)
-							fy[r] = ftab[k]
-						}
+						ky[r], fy[r] = k, ftab[k]
 					}
 					yield(x+(z-vt)*weight, fy)
 				}
@@ -419,6 +392,83 @@ func internedIndex(geo [][]*big.Rat, n, size int, nb Neighbours) DPInterned {
 			}
 		},
 	}
+}
+
+// indexTables are internedIndex's tables, computed once and shared read
+// only by the workers: by key, the id and the float (InternFloat) of
+// P(r), and by id the rational (indexMemo.value).
+type indexTables struct {
+	id   []int32
+	f    []float64
+	vals []*big.Rat
+}
+
+// newIndexTables computes P(r) for every key (every answer a, position r
+// and split of the other n − 1 answers' counts into before and after r),
+// on GOMAXPROCS goroutines.
+func newIndexTables(geo [][]*big.Rat, n, size int) *indexTables {
+	m := len(geo) - 1
+	tab := &indexTables{id: make([]int32, size), f: make([]float64, size)}
+	for i := range tab.id {
+		tab.id[i] = -1
+	}
+	W := 1
+	for range m {
+		W *= n + 1
+	}
+	type job struct {
+		key, a   int
+		bef, aft []int
+	}
+	var jobs []job
+	// compositions calls f with every c in ℕ^(m+1) summing to total.
+	var compositions func(c []int, i, left int, f func([]int))
+	compositions = func(c []int, i, left int, f func([]int)) {
+		if i == len(c)-1 {
+			c[i] = left
+			f(c)
+			return
+		}
+		for k := 0; k <= left; k++ {
+			c[i] = k
+			compositions(c, i+1, left-k, f)
+		}
+	}
+	bef, aft := make([]int, m+1), make([]int, m+1)
+	for r := range n {
+		compositions(bef, 0, r, func(bef []int) {
+			compositions(aft, 0, n-1-r, func(aft []int) {
+				B, A, pw := 0, 0, 1
+				for x := range m {
+					B += bef[x] * pw
+					A += aft[x] * pw
+					pw *= n + 1
+				}
+				for a := range m + 1 {
+					key := a + (m+1)*(r+n*(B+W*A))
+					tab.id[key] = int32(len(jobs))
+					jobs = append(jobs, job{key, a, slices.Clone(bef), slices.Clone(aft)})
+				}
+			})
+		})
+	}
+	tab.vals = make([]*big.Rat, len(jobs))
+	workers := runtime.GOMAXPROCS(0)
+	var wg sync.WaitGroup
+	for g := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			memo := newIndexMemo(geo, n)
+			for i := g; i < len(jobs); i += workers {
+				j := jobs[i]
+				p := memo.value(j.a, j.bef, j.aft)
+				tab.vals[i], tab.f[j.key] = p, InternFloat(p)
+			}
+		}()
+	}
+	wg.Wait()
+	return tab
 }
 
 // valueMemo computes the reported maximum's distribution (NoisyMaxDist
@@ -522,7 +572,8 @@ func NoisyMax(n, m int, alpha *big.Rat, ret NoisyMaxReturns, nb Neighbours) (*DP
 	}
 	var interned func() DPInterned
 	if size := indexTable(n, m); ret == ReturnIndex && size > 0 {
-		interned = func() DPInterned { return internedIndex(geo, n, size, nb) }
+		tables := sync.OnceValue(func() *indexTables { return newIndexTables(geo, n, size) })
+		interned = func() DPInterned { return internedIndex(tables(), n, m, nb) }
 	}
 	return &DPMechanism{
 		Inputs: total, Outputs: outs,
