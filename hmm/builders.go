@@ -575,8 +575,16 @@ func NoisyMax(n, m int, alpha *big.Rat, ret NoisyMaxReturns, nb Neighbours) (*DP
 		tables := sync.OnceValue(func() *indexTables { return newIndexTables(geo, n, size) })
 		interned = func() DPInterned { return internedIndex(tables(), n, m, nb) }
 	}
+	// Each input lists, per answer v_t, the larger answers z it may
+	// become: m − v_t of them (any) or one unless v_t = m (by one); summed
+	// over the inputs, n·(m+1)^(n−1) times Σ_v of that.
+	per := int64(m) * int64(m+1) / 2
+	if nb == DifferByOne {
+		per = int64(m)
+	}
+	pairs := int64(n) * int64(total/(m+1)) * per
 	return &DPMechanism{
-		Inputs: total, Outputs: outs,
+		Inputs: total, Outputs: outs, Pairs: pairs,
 		Name: func(x int) string {
 			v := make([]int, n)
 			digits(x, v)

@@ -35,6 +35,9 @@ type DPMechanism struct {
 	// and the order (x ascending, then the calls' order) is the secrets'
 	// order.
 	Neighbours func(x int, yield func(y int))
+	// Pairs, when not 0, is the number of neighbour pairs Neighbours
+	// lists (then Loss and Model do not count them first).
+	Pairs int64
 	// Progress, when not nil, receives a progress bar of Loss's blocks.
 	Progress io.Writer
 	// Interned, when not nil, is Dist and Neighbours by interned value:
@@ -86,6 +89,9 @@ const (
 
 // pairs counts the neighbour pairs.
 func (d *DPMechanism) pairs() int64 {
+	if d.Pairs != 0 {
+		return d.Pairs
+	}
 	var n int64
 	for x := range d.Inputs {
 		d.Neighbours(x, func(int) { n++ })

@@ -58,6 +58,11 @@ func TestDPMechanismEqualsModelSearch(t *testing.T) {
 							t.Fatal(err)
 						}
 						checkAgainstModel(t, fmt.Sprintf("block %d noisy max n=%d m=%d ret=%d nb=%d", block, n, m, ret, nb), d)
+						counted := *d
+						counted.Pairs = 0
+						if got := counted.pairs(); got != d.Pairs {
+							t.Fatalf("noisy max n=%d m=%d nb=%d: Pairs %d, Neighbours lists %d", n, m, nb, d.Pairs, got)
+						}
 					}
 				}
 			}
