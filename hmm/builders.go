@@ -346,12 +346,25 @@ func internedIndex(tab *indexTables, n, m int, nb Neighbours) DPInterned {
 	stride := (m + 1) * n // key step of B
 	v := make([]int, n)
 	kx := make([]int, n)
-	ky := make([]int, n)
 	fx := make([]float64, n)
+	// the neighbour being yielded: answer t shifted, keys shifted by da
+	// before t, dt at t, db after t
+	var cur struct{ t, da, dt, db int }
 	fy := make([]float64, n)
 	return DPInterned{
 		Value: func(id int32) *big.Rat { return vals[id] },
-		IDs:   func(o int) (int32, int32) { return table[kx[o]], table[ky[o]] },
+		IDs: func(o int) (int32, int32) {
+			k := kx[o]
+			switch {
+			case o < cur.t:
+				k += cur.da
+			case o == cur.t:
+				k += cur.dt
+			default:
+				k += cur.db
+			}
+			return table[kx[o]], table[k]
+		},
 		Visit: func(x int, self func([]float64), yield func(int, []float64)) {
 			y := x
 			A := 0
@@ -376,15 +389,13 @@ func internedIndex(tab *indexTables, n, m int, nb Neighbours) DPInterned {
 					}
 					dw := w[z] - w[vt]
 					da, db := stride*W*dw, stride*dw
+					cur.t, cur.da, cur.dt, cur.db = t, da, z-vt, db
 					for r, k := range kx[:t] {
-						k += da
-						ky[r], fy[r] = k, ftab[k]
+						fy[r] = ftab[k+da]
 					}
-					k := kx[t] + z - vt
-					ky[t], fy[t] = k, ftab[k]
+					fy[t] = ftab[kx[t]+z-vt]
 					for r := t + 1; r < n; r++ {
-						k := kx[r] + db
-						ky[r], fy[r] = k, ftab[k]
+						fy[r] = ftab[kx[r]+db]
 					}
 					yield(x+(z-vt)*weight, fy)
 				}

@@ -296,9 +296,12 @@ func (c *dpChunk) compare(x, y, out int, p, q *big.Rat) {
 
 // internedWorker is a Loss worker on interned values. A pair whose
 // float ratio (DPInterned's floats: correctly rounded, normal) is below
-// the chunk's best by more than the floats' error (relative 2·10⁻¹², far
-// above the few ulps of two rounded values and one product) is smaller
-// exactly, and is dropped without touching a rational; the others go to
+// the chunk's best B by more than the floats' error is smaller exactly,
+// and is dropped without touching a rational. With u = 2⁻⁵³, fp =
+// p(1+e₁), fq = q(1+e₂), bf = fl(fl(B)·fl(1 − δ)) and |eᵢ| ≤ u,
+// fp < fl(bf·fq) gives p(1+e₁) < B(1−δ)(1+u)·q(1+e₂)(1+e₃)(1+e₄)(1+e₅),
+// so p/q < B(1−δ)(1+u)⁵/(1−u) < B(1−δ)(1+6.1u) < B for δ = 2·10⁻¹⁵ >
+// 6.1u ≈ 6.8·10⁻¹⁶ (the same for q/p); the others go to
 // offer exactly as on the Dist path, with the pairs already compared
 // remembered by their ids.
 func (d *DPMechanism) internedWorker(in DPInterned, block int, chunks []dpChunk, next <-chan int, bar *progress.Bar) {
@@ -310,8 +313,16 @@ func (d *DPMechanism) internedWorker(in DPInterned, block int, chunks []dpChunk,
 	self := func(f []float64) { fx = f }
 	yield := func(y int, fy []float64) {
 		fy = fy[:len(fx)]
+		bf := bestF
+		var dropped int64
 		for o, fq := range fy {
 			fp := fx[o]
+			// fp/fq and fq/fp both below bf, without a division: false
+			// for 0, NaN and while there is no best (bf = 0)
+			if fp < bf*fq && fq < bf*fp {
+				dropped++
+				continue
+			}
 			if fp == 0 && fq == 0 {
 				continue // 0/0: not explored
 			}
@@ -319,20 +330,19 @@ func (d *DPMechanism) internedWorker(in DPInterned, block int, chunks []dpChunk,
 				c.explored++
 				continue
 			}
-			// hi/lo < bestF, without a division (NaN and ∞ compare false)
-			if hi, lo := max(fp, fq), min(fp, fq); hi < bestF*lo {
-				c.explored++
-				continue
-			}
 			p, q := in.IDs(o)
 			key := uint64(uint32(p))<<32 | uint64(uint32(q))
 			num := c.num
 			c.offerKey(x, y, o, in.Value(p), in.Value(q), seen, key)
-			if c.have && !c.inf && c.num != num {
-				bf, _ := new(big.Rat).SetFrac(c.num, c.den).Float64()
-				bestF = bf * (1 - 2e-12)
+			if c.inf {
+				bestF, bf = 0, 0
+			} else if c.have && c.num != num {
+				f, _ := new(big.Rat).SetFrac(c.num, c.den).Float64()
+				bestF = f * (1 - 2e-15)
+				bf = bestF
 			}
 		}
+		c.explored += dropped
 	}
 	for b := range next {
 		c = &chunks[b]
