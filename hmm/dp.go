@@ -82,8 +82,9 @@ const (
 	MaxModelPairs = 1 << 22
 	MaxStreamed   = 1 << 29
 	// MaxInterned is MaxStreamed for mechanisms with Interned, whose
-	// ratios cost a few nanoseconds each: 2³² ratios take about a minute
-	// on two cores (Noisy Max's 15 queries, 3.2·10⁹ ratios, 2026-11-25).
+	// ratios cost a few nanoseconds each: Noisy Max's 15 queries (3.2·10⁹
+	// ratios) took 17 s of cpu (2026-11-25, BENCHMARKS.md), so 2³² take
+	// well under a minute.
 	MaxInterned = 1 << 32
 )
 
