@@ -305,7 +305,7 @@ func (c *indexMemo) dist(v []int) []*big.Rat {
 	return out
 }
 
-// maxIndexTable is the most entries (int32) of the table by which a
+// maxIndexTable is the most keys of the tables by which a
 // worker of NoisyMax's Interned finds the id and float of P(r), shared by
 // the workers (1<<23 keys: 96 MB; 15 queries in 0..2 use 2.9·10⁶).
 const maxIndexTable = 1 << 23
