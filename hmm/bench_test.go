@@ -10,7 +10,7 @@ import (
 // (DPMechanism.Loss) and, for comparison, the search on the materialised
 // model.
 func BenchmarkNoisyMaxDP(b *testing.B) {
-	for _, n := range []int{3, 5, 7, 8, 10} {
+	for _, n := range []int{3, 5, 7, 8, 10, 12} {
 		b.Run(fmt.Sprintf("stream/queries=%d", n), func(b *testing.B) {
 			for b.Loop() {
 				d, err := NoisyMax(n, 2, big.NewRat(1, 2), ReturnIndex, DifferAnyhow)

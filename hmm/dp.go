@@ -3,6 +3,7 @@ package hmm
 import (
 	"fmt"
 	"io"
+	"math"
 	"math/big"
 	"runtime"
 	"sync"
@@ -34,8 +35,44 @@ type DPMechanism struct {
 	// and the order (x ascending, then the calls' order) is the secrets'
 	// order.
 	Neighbours func(x int, yield func(y int))
+	// Pairs, when not 0, is the number of neighbour pairs Neighbours
+	// lists (then Loss and Model do not count them first).
+	Pairs int64
 	// Progress, when not nil, receives a progress bar of Loss's blocks.
 	Progress io.Writer
+	// Interned, when not nil, is Dist and Neighbours by interned value:
+	// a faster equivalent that Loss uses instead (Model still uses Dist
+	// and Neighbours). Every goroutine calls it once.
+	Interned func() DPInterned
+}
+
+// DPInterned gives a mechanism's distributions as floats (InternFloat)
+// and, only when Loss needs the exact values, as small integer ids, one
+// per distinct *big.Rat, so that Loss compares floats and ids instead of
+// hashing or multiplying rationals.
+type DPInterned struct {
+	// Visit calls self with input x's distribution as floats (one per
+	// output, each InternFloat of the rational), then yield(y, f) for
+	// each neighbour y listed under x, in Neighbours' order, with y's.
+	// The slices are read only and valid during the call only.
+	Visit func(x int, self func(f []float64), yield func(y int, f []float64))
+	// IDs returns, during a yield, the ids of x's and y's rationals for
+	// output o.
+	IDs func(o int) (p, q int32)
+	// Value returns the rational of an id: the same id always gives the
+	// same pointer, and the rational Dist gives at that place.
+	Value func(id int32) *big.Rat
+}
+
+// InternFloat is r as DPInterned's floats: 0 exactly when r is 0, NaN
+// when r is below 2⁻¹⁰⁰⁰ (then Loss compares exactly), otherwise the
+// float64 nearest r.
+func InternFloat(r *big.Rat) float64 {
+	f, _ := r.Float64()
+	if r.Sign() != 0 && !(f >= 0x1p-1000) {
+		return math.NaN()
+	}
+	return f
 }
 
 // Size limits of a DPMechanism: Model refuses more than MaxModelPairs
@@ -44,10 +81,18 @@ type DPMechanism struct {
 const (
 	MaxModelPairs = 1 << 22
 	MaxStreamed   = 1 << 29
+	// MaxInterned is MaxStreamed for mechanisms with Interned, whose
+	// ratios cost a few nanoseconds each: Noisy Max's 15 queries (3.2·10⁹
+	// ratios) took 17 s of cpu (2026-11-25, BENCHMARKS.md), so 2³² take
+	// well under a minute.
+	MaxInterned = 1 << 32
 )
 
 // pairs counts the neighbour pairs.
 func (d *DPMechanism) pairs() int64 {
+	if d.Pairs != 0 {
+		return d.Pairs
+	}
 	var n int64
 	for x := range d.Inputs {
 		d.Neighbours(x, func(int) { n++ })
@@ -109,8 +154,12 @@ func (d *DPMechanism) Loss() (Result, error) {
 	if pairs == 0 {
 		return Result{}, fmt.Errorf("hmm: no secret pair")
 	}
-	if work := float64(pairs) * float64(len(d.Outputs)); work > MaxStreamed {
-		return Result{}, fmt.Errorf("%w: %d neighbour pairs × %d outputs = %.3g ratios exceed the %d one verification computes", ErrTooLarge, pairs, len(d.Outputs), work, MaxStreamed)
+	limit, limitName := float64(MaxStreamed), "MaxStreamed"
+	if d.Interned != nil {
+		limit, limitName = MaxInterned, "MaxInterned"
+	}
+	if work := float64(pairs) * float64(len(d.Outputs)); work > limit {
+		return Result{}, fmt.Errorf("%w: %d neighbour pairs × %d outputs = %.3g ratios exceed the %.0f one verification computes (hmm.%s)", ErrTooLarge, pairs, len(d.Outputs), work, limit, limitName)
 	}
 	block := dpBlock
 	nblocks := (d.Inputs + block - 1) / block
@@ -120,6 +169,13 @@ func (d *DPMechanism) Loss() (Result, error) {
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Add(1)
+		if d.Interned != nil {
+			go func() {
+				defer wg.Done()
+				d.internedWorker(d.Interned(), block, chunks, next, bar)
+			}()
+			continue
+		}
 		go func() {
 			defer wg.Done()
 			dist := d.Dist()
@@ -195,6 +251,28 @@ func (c *dpChunk) offer(x, y, out int, p, q *big.Rat, seen map[[2]*big.Rat]struc
 		return
 	}
 	seen[key] = struct{}{}
+	c.compare(x, y, out, p, q)
+}
+
+// offerKey is offer with the pairs already compared remembered by a key
+// (one per pair of values).
+func (c *dpChunk) offerKey(x, y, out int, p, q *big.Rat, seen map[uint64]struct{}, key uint64) {
+	if p.Sign() == 0 && q.Sign() == 0 {
+		return
+	}
+	c.explored++
+	if c.inf {
+		return
+	}
+	if _, ok := seen[key]; ok {
+		return
+	}
+	seen[key] = struct{}{}
+	c.compare(x, y, out, p, q)
+}
+
+// compare records the ratio of p and q if it beats the chunk's best.
+func (c *dpChunk) compare(x, y, out int, p, q *big.Rat) {
 	larger, hi, lo := "pi", p, q
 	if p.Cmp(q) < 0 {
 		larger, hi, lo = "tau", q, p
@@ -215,6 +293,69 @@ func (c *dpChunk) offer(x, y, out int, p, q *big.Rat, seen map[[2]*big.Rat]struc
 	}
 	c.num, c.den = num, den
 	record()
+}
+
+// internedWorker is a Loss worker on interned values. A pair whose
+// float ratio (DPInterned's floats: correctly rounded, normal) is below
+// the chunk's best B by more than the floats' error is smaller exactly,
+// and is dropped without touching a rational. With u = 2⁻⁵³, fp =
+// p(1+e₁), fq = q(1+e₂), bf = fl(fl(B)·fl(1 − δ)) and |eᵢ| ≤ u,
+// fp < fl(bf·fq) gives p(1+e₁) < B(1−δ)(1+u)·q(1+e₂)(1+e₃)(1+e₄)(1+e₅),
+// so p/q < B(1−δ)(1+u)⁵/(1−u) < B(1−δ)(1+6.1u) < B for δ = 2·10⁻¹⁵ >
+// 6.1u ≈ 6.8·10⁻¹⁶ (the same for q/p); the others go to
+// offer exactly as on the Dist path, with the pairs already compared
+// remembered by their ids.
+func (d *DPMechanism) internedWorker(in DPInterned, block int, chunks []dpChunk, next <-chan int, bar *progress.Bar) {
+	seen := map[uint64]struct{}{}
+	var c *dpChunk
+	var bestF float64 // c's best ratio as a float, lowered by the margin
+	var x int
+	var fx []float64
+	self := func(f []float64) { fx = f }
+	yield := func(y int, fy []float64) {
+		fy = fy[:len(fx)]
+		bf := bestF
+		var dropped int64
+		for o, fq := range fy {
+			fp := fx[o]
+			// fp/fq and fq/fp both below bf, without a division: false
+			// for 0, NaN and while there is no best (bf = 0)
+			if fp < bf*fq && fq < bf*fp {
+				dropped++
+				continue
+			}
+			if fp == 0 && fq == 0 {
+				continue // 0/0: not explored
+			}
+			if c.inf {
+				c.explored++
+				continue
+			}
+			p, q := in.IDs(o)
+			key := uint64(uint32(p))<<32 | uint64(uint32(q))
+			num := c.num
+			c.offerKey(x, y, o, in.Value(p), in.Value(q), seen, key)
+			if c.inf {
+				bestF, bf = 0, 0
+			} else if c.have && c.num != num {
+				f, _ := new(big.Rat).SetFrac(c.num, c.den).Float64()
+				bestF = f * (1 - 2e-15)
+				bf = bestF
+			}
+		}
+		c.explored += dropped
+	}
+	for b := range next {
+		c = &chunks[b]
+		bestF = 0
+		for x = b * block; x < min((b+1)*block, d.Inputs); x++ {
+			in.Visit(x, self, yield)
+		}
+		bar.Step()
+		if len(seen) > 1<<21 {
+			clear(seen)
+		}
+	}
 }
 
 // Evaluate is Evaluate for the mechanism at length 1 (longer sequences of

@@ -58,6 +58,11 @@ func TestDPMechanismEqualsModelSearch(t *testing.T) {
 							t.Fatal(err)
 						}
 						checkAgainstModel(t, fmt.Sprintf("block %d noisy max n=%d m=%d ret=%d nb=%d", block, n, m, ret, nb), d)
+						counted := *d
+						counted.Pairs = 0
+						if got := counted.pairs(); got != d.Pairs {
+							t.Fatalf("noisy max n=%d m=%d nb=%d: Pairs %d, Neighbours lists %d", n, m, nb, d.Pairs, got)
+						}
 					}
 				}
 			}
@@ -157,12 +162,26 @@ func TestDPMechanismLimits(t *testing.T) {
 	if _, _, err := d.Model(); err == nil {
 		t.Fatal("a model with 12·3^12 secret pairs built")
 	}
-	d, err = NoisyMax(15, 2, big.NewRat(1, 2), ReturnIndex, DifferAnyhow)
+	// Without interned values, 14 queries (9.4·10⁸ ratios) exceed
+	// MaxStreamed; with them, 24 binary queries (4.8·10⁹) exceed
+	// MaxInterned. Both are refused at once, naming the limit.
+	d, err = NoisyMax(14, 2, big.NewRat(1, 2), ReturnIndex, DifferAnyhow)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.Loss(); err == nil {
-		t.Fatal("15 queries streamed past MaxStreamed")
+	d.Interned = nil
+	if _, err := d.Loss(); err == nil || !strings.Contains(err.Error(), "hmm.MaxStreamed") {
+		t.Fatalf("14 queries without interning: %v", err)
+	}
+	d, err = NoisyMax(24, 1, big.NewRat(1, 2), ReturnIndex, DifferAnyhow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Interned == nil {
+		t.Fatal("24 binary queries not interned")
+	}
+	if _, err := d.Loss(); err == nil || !strings.Contains(err.Error(), "hmm.MaxInterned") {
+		t.Fatalf("24 binary queries: %v", err)
 	}
 }
 
@@ -203,6 +222,168 @@ func TestDPMechanismEqualsNoiseEnumeration(t *testing.T) {
 				}
 				if want := directLoss(geo, n, ret, nb); r.Ratio.Cmp(want) != 0 {
 					t.Fatalf("ret=%d nb=%d n=%d: streamed %s, enumeration %s", ret, nb, n, r.Ratio.RatString(), want.RatString())
+				}
+			}
+		}
+	}
+}
+
+// withoutInterned is d on the Dist path.
+func withoutInterned(d *DPMechanism) *DPMechanism {
+	e := *d
+	e.Interned = nil
+	return &e
+}
+
+// The interned path (ids, float filter) gives exactly the Dist path's
+// Result on random mechanisms: ties, zeros (0/0 skipped, p/0 infinite),
+// values too small for a float (1/2^1100, the exact fallback), ids shared
+// between inputs or fresh, random neighbour lists, small blocks; and both
+// equal the model search.
+func TestDPInternedRandom(t *testing.T) {
+	defer func(b int) { dpBlock = b }(dpBlock)
+	rng := rand.New(rand.NewPCG(3, 5))
+	tiny := new(big.Rat).SetFrac(big.NewInt(1), new(big.Int).Lsh(big.NewInt(1), 1100))
+	for trial := range 400 {
+		dpBlock = 1 + rng.IntN(5)
+		inputs, outs := 1+rng.IntN(12), 1+rng.IntN(4)
+		zeros, tinies := trial%3 == 0, trial%4 == 1
+		rows := make([][]*big.Rat, inputs)
+		for x := range rows {
+			w := make([]int64, outs)
+			var sum int64
+			for o := range w {
+				w[o] = int64(1 + rng.IntN(3))
+				if zeros && rng.IntN(3) == 0 {
+					w[o] = 0
+				}
+				sum += w[o]
+			}
+			if sum == 0 {
+				w[0], sum = 1, 1
+			}
+			rows[x] = make([]*big.Rat, outs)
+			rest := big.NewRat(1, 1)
+			for o := range w {
+				rows[x][o] = big.NewRat(w[o], sum)
+				if tinies && o < outs-1 && rng.IntN(3) == 0 {
+					rows[x][o].Mul(rows[x][o], tiny)
+				}
+				if o < outs-1 {
+					rest.Sub(rest, rows[x][o])
+				} else {
+					rows[x][o] = rest // the mass the tiny values gave up
+				}
+			}
+		}
+		// ids: one per (input, output), or one per distinct value
+		shared := trial%2 == 0
+		var vals []*big.Rat
+		ids := make([][]int32, inputs)
+		byValue := map[string]int32{}
+		for x := range rows {
+			for _, r := range rows[x] {
+				id, ok := byValue[r.RatString()]
+				if !ok || !shared {
+					id = int32(len(vals))
+					vals = append(vals, r)
+					byValue[r.RatString()] = id
+				}
+				ids[x] = append(ids[x], id)
+			}
+		}
+		adj := make([][]int, inputs)
+		for x := range inputs {
+			for y := range inputs {
+				if x != y && rng.IntN(3) == 0 {
+					adj[x] = append(adj[x], y)
+				}
+			}
+		}
+		if len(adj[0]) == 0 {
+			adj[0] = []int{(1) % inputs}
+		}
+		d := &DPMechanism{Inputs: inputs, Outputs: make([]string, outs),
+			Name: func(x int) string { return fmt.Sprintf("in%02d", x) },
+			Dist: func() func(int) []*big.Rat {
+				return func(x int) []*big.Rat {
+					out := make([]*big.Rat, outs)
+					for o, id := range ids[x] {
+						out[o] = vals[id]
+					}
+					return out
+				}
+			},
+			Neighbours: func(x int, yield func(int)) {
+				for _, y := range adj[x] {
+					yield(y)
+				}
+			},
+			Interned: func() DPInterned {
+				var cx, cy int
+				floats := func(x int) []float64 {
+					f := make([]float64, outs)
+					for o, id := range ids[x] {
+						f[o] = InternFloat(vals[id])
+					}
+					return f
+				}
+				return DPInterned{
+					Value: func(id int32) *big.Rat { return vals[id] },
+					IDs:   func(o int) (int32, int32) { return ids[cx][o], ids[cy][o] },
+					Visit: func(x int, self func([]float64), yield func(int, []float64)) {
+						cx = x
+						self(floats(x))
+						for _, y := range adj[x] {
+							cy = y
+							yield(y, floats(y))
+						}
+					},
+				}
+			}}
+		for o := range d.Outputs {
+			d.Outputs[o] = fmt.Sprint("o", o)
+		}
+		label := fmt.Sprintf("trial %d", trial)
+		got, err := d.Loss()
+		if err != nil {
+			t.Fatal(label, err)
+		}
+		want, err := withoutInterned(d).Loss()
+		if err != nil {
+			t.Fatal(label, err)
+		}
+		sameResult(t, label, got, want)
+		checkAgainstModel(t, label, d)
+	}
+}
+
+// Noisy Max's interned ids (dense keys shifted per neighbour) give exactly
+// the Dist path's Result, beyond the sizes the model search reaches.
+func TestNoisyMaxInternedEqualsDist(t *testing.T) {
+	defer func(b int) { dpBlock = b }(dpBlock)
+	for _, block := range []int{3, 1 << 12} {
+		dpBlock = block
+		for _, c := range []struct{ n, m int }{{1, 1}, {9, 1}, {1, 2}, {7, 2}, {5, 3}, {4, 4}} {
+			for _, nb := range []Neighbours{DifferByOne, DifferAnyhow} {
+				for _, alpha := range []*big.Rat{big.NewRat(1, 2), big.NewRat(9, 10)} {
+					d, err := NoisyMax(c.n, c.m, alpha, ReturnIndex, nb)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if d.Interned == nil {
+						t.Fatalf("n=%d m=%d: not interned", c.n, c.m)
+					}
+					label := fmt.Sprintf("block %d n=%d m=%d nb=%d α=%s", block, c.n, c.m, nb, alpha.RatString())
+					got, err := d.Loss()
+					if err != nil {
+						t.Fatal(label, err)
+					}
+					want, err := withoutInterned(d).Loss()
+					if err != nil {
+						t.Fatal(label, err)
+					}
+					sameResult(t, label, got, want)
 				}
 			}
 		}

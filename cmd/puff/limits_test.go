@@ -42,7 +42,7 @@ func TestSizeLimits(t *testing.T) {
 		{"above threshold, 8 queries in 0..50", []string{"verify", "loss", "--builtin", "above-threshold", "--queries", "8", "--range", "50"}, "answer vectors"},
 		{"above threshold, 8 queries in 0..2", []string{"verify", "loss", "--builtin", "above-threshold", "--queries", "8"}, "hidden states"},
 		{"geometric, range 10^8", []string{"verify", "loss", "--builtin", "geometric", "--range", "100000000"}, "at most"},
-		{"noisy max, 14 queries", []string{"verify", "loss", "--builtin", "noisy-max", "--queries", "14", "--neighbours", "any"}, "ratios exceed"},
+		{"noisy max, 24 queries in 0..1 (4.8e9 ratios)", []string{"verify", "loss", "--builtin", "noisy-max", "--queries", "24", "--range", "1", "--neighbours", "any"}, "ratios exceed"},
 		{"noisy max, 12^12 answer vectors", []string{"verify", "loss", "--builtin", "noisy-max", "--queries", "12", "--range", "11"}, "answer vectors"},
 	}
 	for _, c := range cases {
