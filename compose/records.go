@@ -97,7 +97,10 @@ func leakage(class *markov.Class, recs []*record.Release) (Verdict, bool) {
 	// round the budget up and the scale down: the bound only grows
 	sum *= 1 + 1e-12
 	b := 2 / sum * (1 - 1e-12)
-	res, err := tpl.Loss(class, 0, b, nil)
+	// a fixed start is bounded as "any" (which covers it): its own
+	// unbounded bound runs the recursion to a long horizon (§8.5), too slow
+	// for a ledger transaction
+	res, err := tpl.Loss(class.AnyStart(), 0, b, nil)
 	if err != nil || math.IsInf(res.Loss, 0) || math.IsNaN(res.Loss) {
 		return Verdict{}, false
 	}

@@ -1,6 +1,7 @@
 package release
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -35,6 +36,8 @@ const (
 	maxTPLWork   = 20000
 )
 
+var errFixedStart = errors.New("fixed start")
+
 // tplSigma is the σ-equivalent (per-bin scale over L = 2) of the temporal
 // leakage bound for event-level DP releases of series whose last reading
 // is at chain time at most T (T = 0: any length) under class, at ε: every
@@ -54,16 +57,27 @@ func tplSigma(class *markov.Class, T int, eps float64, maxStates int, cache *Sca
 			return *s.Sigma, s.Guarantee
 		}
 	}
-	b, _, err := tpl.Calibrate(class, 0, eps, nil)
+	// The unbounded bound is a fixed point for stationary and "any"
+	// starts; for a fixed start it runs the recursion up to a long
+	// horizon (docs/math.md §8.5), far too slow to bisect inside a
+	// release, so a fixed start gets only the finite bound, within the
+	// work limit.
+	b, err := 0.0, error(errFixedStart)
+	if !class.FixedStart() {
+		b, _, err = tpl.Calibrate(class, 0, eps, nil)
+	}
 	if T > 0 && float64(T)*float64(k*k*k) <= maxTPLWork {
 		if bt, _, errT := tpl.Calibrate(class, T, eps, nil); errT == nil && (err != nil || bt < b) {
 			b, err = bt, nil
 		}
 	}
 	sigma, why := 0.0, ""
-	if err != nil {
+	switch {
+	case err == errFixedStart:
+		why = fmt.Sprintf("the temporal leakage bound is not computed for a fixed initial distribution over %d steps of %d states (its cost grows as steps × k³)", T, k)
+	case err != nil:
 		why = "the temporal leakage bound is infinite for this class: " + err.Error()
-	} else {
+	default:
 		sigma = b / 2
 	}
 	if cache != nil {

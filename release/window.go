@@ -94,21 +94,32 @@ func planWindows(data *Data, class *markov.Class, fitted bool, opts Options, wid
 	}
 	w := width.Seconds()
 	index := func(t float64) int64 { return WindowOf(t, width, loc) }
-	type part struct{ s, from, to int } // series s, readings [from, to)
-	byWindow := map[int64][]part{}
+	// A series' readings in one window, by index. Wall-clock windows are
+	// not monotone in time where daylight saving turns the clocks back
+	// (the hour 01:00–02:00 comes twice), so a window may get readings
+	// of a series before and after another window's: they are one part of
+	// that series' chain (the readings between are missing for it), never
+	// two independent series.
+	type part struct {
+		s   int
+		idx []int
+	}
+	byWindow := map[int64][]*part{}
 	var order []int64
 	for s, ts := range data.Times {
-		from := 0
-		for j := 1; j <= len(ts); j++ {
-			if j < len(ts) && index(ts[j]) == index(ts[from]) {
-				continue
+		mine := map[int64]*part{}
+		for j, t := range ts {
+			k := index(t)
+			p := mine[k]
+			if p == nil {
+				if _, seen := byWindow[k]; !seen {
+					order = append(order, k)
+				}
+				p = &part{s: s}
+				mine[k] = p
+				byWindow[k] = append(byWindow[k], p)
 			}
-			k := index(ts[from])
-			if _, seen := byWindow[k]; !seen {
-				order = append(order, k)
-			}
-			byWindow[k] = append(byWindow[k], part{s, from, j})
-			from = j
+			p.idx = append(p.idx, j)
 		}
 	}
 	slices.Sort(order)
@@ -123,20 +134,27 @@ func planWindows(data *Data, class *markov.Class, fitted bool, opts Options, wid
 		sub := &Data{States: data.States, Levels: data.Levels, Step: data.Step, StepSource: data.StepSource}
 		for _, p := range byWindow[k] {
 			full := data.Observation(p.s)
-			first := obsTime(full, p.from)
-			off := make([]int, p.to-p.from)
-			for j := range off {
-				off[j] = obsTime(full, p.from+j) - first
+			first := obsTime(full, p.idx[0])
+			off := make([]int, len(p.idx))
+			seq := make([]int, len(p.idx))
+			times := make([]float64, len(p.idx))
+			for j, r := range p.idx {
+				off[j] = obsTime(full, r) - first
+				seq[j] = data.Seqs[p.s][r]
+				times[j] = data.Times[p.s][r]
 			}
-			sub.Seqs = append(sub.Seqs, data.Seqs[p.s][p.from:p.to])
+			sub.Seqs = append(sub.Seqs, seq)
 			sub.Series = append(sub.Series, data.Series[p.s])
 			sub.Offsets = append(sub.Offsets, off)
 			sub.Starts = append(sub.Starts, first)
-			sub.Times = append(sub.Times, data.Times[p.s][p.from:p.to])
+			sub.Times = append(sub.Times, times)
 		}
 		subs[i] = sub
 	}
-	cache := NewScaleCache()
+	cache := opts.Cache
+	if cache == nil {
+		cache = NewScaleCache()
+	}
 	if !opts.PerWindow {
 		sums := make([]*Summary, len(subs))
 		for i, sub := range subs {
@@ -353,22 +371,29 @@ func SplitWindows(seq []int, times []float64, ob mqm.Observation, width time.Dur
 	if width < time.Second {
 		return nil, fmt.Errorf("window %v: want at least a second", width)
 	}
+	// one part per window, even where daylight saving makes wall-clock
+	// windows come back (Windows)
 	var out []WindowPart
-	from := 0
-	for j := 1; j <= len(seq); j++ {
-		if j < len(seq) && WindowOf(times[j], width, loc) == WindowOf(times[from], width, loc) {
-			continue
+	at := map[int64]int{}
+	var cts [][]int
+	for j := range seq {
+		k := WindowOf(times[j], width, loc)
+		i, ok := at[k]
+		if !ok {
+			i = len(out)
+			at[k] = i
+			out = append(out, WindowPart{Window: k})
+			cts = append(cts, nil)
 		}
-		ct := make([]int, j-from)
-		for i := range ct {
-			ct[i] = ob.Time(from + i + 1)
-		}
-		part, err := mqm.At(ct)
+		out[i].Seq = append(out[i].Seq, seq[j])
+		cts[i] = append(cts[i], ob.Time(j+1))
+	}
+	for i := range out {
+		part, err := mqm.At(cts[i])
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, WindowPart{Window: WindowOf(times[from], width, loc), Seq: seq[from:j], Ob: part})
-		from = j
+		out[i].Ob = part
 	}
 	return out, nil
 }
