@@ -3,6 +3,7 @@ package release
 import (
 	"errors"
 	"fmt"
+	"github.com/pufferfish-privacy/pufferfish/compose"
 	"math"
 	"time"
 )
@@ -57,10 +58,6 @@ func atOrigin(data *Data, origin float64) (*Data, error) {
 }
 
 // SeriesName is how errors name a series ("" is the only series of a file
-// without a series column).
-func SeriesName(s string) string {
-	if s == "" {
-		return "(the only series)"
-	}
-	return s
-}
+// without a series column): compose.SeriesChain, the ledger's name of its
+// chain.
+func SeriesName(s string) string { return compose.SeriesChain(s) }

@@ -361,16 +361,31 @@ func plan(data *Data, class *markov.Class, fitted bool, opts Options, cache *Sca
 	if err != nil {
 		return nil, nil, err
 	}
-	r.Record = &record.Release{Mechanism: opts.Method, Epsilon: opts.Epsilon, Class: class.Hash(), Query: r.Query, Sigma: r.usedSigma()}
-	for i, sq := range data.Seqs {
-		if len(sq) == 0 {
-			continue
-		}
-		ob := data.Observation(i)
-		r.Record.Segments = append(r.Record.Segments, record.Segment{Series: data.Series[i], First: ob.Start, Last: ob.End(),
-			Readings: ob.Len, Quilt: quilts[PatternKey(ob)]})
-	}
+	r.Record = newRecord(r, opts, class, segmentsOf(data, quilts))
 	return r, draw, nil
+}
+
+// newRecord is the ledger's record of a release calibrated like r (its
+// mechanism as recorded and the σ its noise is drawn with) over segs.
+func newRecord(r *Report, opts Options, class *markov.Class, segs []record.Segment) *record.Release {
+	return &record.Release{Mechanism: r.recordedMechanism(), Epsilon: opts.Epsilon, Class: class.Hash(), Query: r.Query, Sigma: r.usedSigma(), Segments: segs}
+}
+
+// segment is the record of one series' readings observed at ob, with the
+// active quilt of its pattern (quilts by PatternKey; absent: none).
+func segment(series string, ob mqm.Observation, quilts map[string]*mqm.Quilt) record.Segment {
+	return record.Segment{Series: series, First: ob.Start, Last: ob.End(), Readings: ob.Len, Quilt: quilts[PatternKey(ob)]}
+}
+
+// segmentsOf is one segment per series of data with readings.
+func segmentsOf(data *Data, quilts map[string]*mqm.Quilt) []record.Segment {
+	var segs []record.Segment
+	for i, sq := range data.Seqs {
+		if len(sq) > 0 {
+			segs = append(segs, segment(data.Series[i], data.Observation(i), quilts))
+		}
+	}
+	return segs
 }
 
 // planSummary is plan on a summary of the data: the report (without the

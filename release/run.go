@@ -170,12 +170,11 @@ func prepareStream(r io.Reader, name string, req Request) (*Pending, error) {
 		return nil, err
 	}
 	// the ledger's record, as plan writes it from the data
-	rep.Record = &record.Release{Mechanism: req.Options.Method, Epsilon: req.Options.Epsilon, Class: class.Hash(), Query: rep.Query, Sigma: rep.usedSigma()}
-	for _, p := range pats {
-		ob := p.Observation
-		rep.Record.Segments = append(rep.Record.Segments, record.Segment{Series: p.Series, First: ob.Start, Last: ob.End(),
-			Readings: ob.Len, Quilt: quilts[PatternKey(ob)]})
+	segs := make([]record.Segment, len(pats))
+	for i, p := range pats {
+		segs[i] = segment(p.Series, p.Observation, quilts)
 	}
+	rep.Record = newRecord(rep, req.Options, class, segs)
 	return &Pending{Class: class, Record: rep.Record, out: rep, draw: draw}, nil
 }
 

@@ -160,18 +160,13 @@ func planWindows(data *Data, class *markov.Class, fitted bool, opts Options, wid
 		for i, sub := range subs {
 			sums[i] = sub.Summary()
 		}
-		out, draw, err := planJoint(data.Summary(), sums, order, class, fitted, opts, cache, width, loc)
+		out, quilts, draw, err := planJoint(data.Summary(), sums, order, class, fitted, opts, cache, width, loc)
 		if err != nil {
 			return nil, nil, err
 		}
 		// the record: one release of a vector query on each series'
 		// whole segment, calibrated with that series' σ
-		whole, _, err := plan(data, class, fitted, opts, cache)
-		if err != nil {
-			return nil, nil, err
-		}
-		out.Record = whole.Record
-		out.Record.Mechanism, out.Record.Sigma = out.Windows[0].recordedMechanism(), out.Windows[0].usedSigma()
+		out.Record = newRecord(out.Windows[0].Report, opts, class, segmentsOf(data, quilts))
 		return out, draw, nil
 	}
 	out := &WindowedReport{Width: width.String(), Zone: loc.String()}
@@ -206,10 +201,10 @@ func planWindows(data *Data, class *markov.Class, fitted bool, opts Options, wid
 // window i (summary wins[i], calendar index keys[i]) gets Laplace noise of
 // scale σ·L_i on every bin, L_i its own Lipschitz constant. The total is
 // the method's ε, by rule JointRule.
-func planJoint(whole *Summary, wins []*Summary, keys []int64, class *markov.Class, fitted bool, opts Options, cache *ScaleCache, width time.Duration, loc *time.Location) (*WindowedReport, func() error, error) {
-	base, _, err := calibrate(whole, class, fitted, opts, cache)
+func planJoint(whole *Summary, wins []*Summary, keys []int64, class *markov.Class, fitted bool, opts Options, cache *ScaleCache, width time.Duration, loc *time.Location) (*WindowedReport, map[string]*mqm.Quilt, func() error, error) {
+	base, quilts, err := calibrate(whole, class, fitted, opts, cache)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	T := 0
 	for _, p := range whole.Patterns {
@@ -221,11 +216,11 @@ func planJoint(whole *Summary, wins []*Summary, keys []int64, class *markov.Clas
 	draws := make([]func() error, len(wins))
 	for i, sum := range wins {
 		if err := opts.ctxErr(); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		var r *Report
 		if r, draws[i], err = fixedSigma(base, sum, class, fitted, opts); err != nil {
-			return nil, nil, fmt.Errorf("window %s: %w", windowStart(keys[i], w, loc), err)
+			return nil, nil, nil, fmt.Errorf("window %s: %w", windowStart(keys[i], w, loc), err)
 		}
 		out.Windows = append(out.Windows, Window{Start: windowStart(keys[i], w, loc), End: windowStart(keys[i]+1, w, loc), Report: r})
 	}
@@ -236,7 +231,7 @@ func planJoint(whole *Summary, wins []*Summary, keys []int64, class *markov.Clas
 	case !opts.Method.MQM():
 		out.Total.Rule = "joint"
 	}
-	return out, drawAll(draws), nil
+	return out, quilts, drawAll(draws), nil
 }
 
 // fixedSigma is the report of one window whose σ, guarantee and scales
@@ -437,7 +432,7 @@ func PrepareWindowSummaries(whole *Summary, wins map[int64]*Summary, sigs []Sign
 		for i, k := range order {
 			list[i] = wins[k]
 		}
-		out, draw, err := planJoint(whole, list, order, class, fitted, opts, NewScaleCache(), width, loc)
+		out, _, draw, err := planJoint(whole, list, order, class, fitted, opts, NewScaleCache(), width, loc)
 		if err != nil {
 			return nil, err
 		}
