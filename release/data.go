@@ -49,7 +49,9 @@ type CSVOptions struct {
 
 	// ValueCol names a column of numeric readings, discretised by Levels
 	// (then the states are the level names and StateCol is not read).
-	// Missing values (empty, ?, NA, NaN) are missing readings.
+	// A missing value (empty, ?, NA, NaN) is a reading of unknown value
+	// (Unknown in Data.Seqs): its time is part of the observation
+	// pattern, its value of no bin (docs/math.md §4.8).
 	ValueCol string
 	Levels   *Levels
 	// TimeCol may name several columns, comma-separated ("Date,Time"),
@@ -74,7 +76,10 @@ var DefaultCSV = CSVOptions{SeriesCol: "series", TimeCol: "time", StateCol: "sta
 // is one Markov chain; readings may be missing inside it (Offsets).
 type Data struct {
 	States []string // state names: the declared states, or first appearance
-	Seqs   [][]int  // one per series: its readings (indices into States) in time order
+	// Seqs holds one sequence per series: its readings in time order, as
+	// indices into States, or Unknown for a reading whose value is missing
+	// (its time is observed; docs/math.md §4.8, "missing values").
+	Seqs [][]int
 	// Series names each series ("" for a plain file or a file without a
 	// series column).
 	Series []string
@@ -104,7 +109,13 @@ type Data struct {
 	Starts []int
 }
 
-// Observations is the total number of readings.
+// Unknown marks a reading whose value is missing in Data.Seqs and Row.
+// It is still a reading: the observation pattern, the number of readings
+// and σ count it, so they do not depend on which values are missing
+// (docs/math.md §4.8, "missing values"); no bin counts it.
+const Unknown = -1
+
+// Observations is the total number of readings (with Unknown values).
 func (d *Data) Observations() int {
 	n := 0
 	for _, s := range d.Seqs {
@@ -143,21 +154,28 @@ func (d *Data) Observation(s int) mqm.Observation {
 	return ob
 }
 
-// Runs returns the maximal runs of consecutive readings (pieces between
-// missing readings), for counting transitions: only readings one step
-// apart are a transition of P.
+// Runs returns the maximal runs of consecutive known readings (pieces
+// between missing readings and Unknown values), for counting transitions:
+// only known readings one step apart are a transition of P.
 func (d *Data) Runs() [][]int {
 	var runs [][]int
 	for s, seq := range d.Seqs {
-		if d.Offsets == nil || d.Offsets[s] == nil {
-			runs = append(runs, seq)
-			continue
+		var off []int
+		if d.Offsets != nil {
+			off = d.Offsets[s]
 		}
-		off, from := d.Offsets[s], 0
-		for j := 1; j <= len(seq); j++ {
-			if j == len(seq) || off[j] != off[j-1]+1 {
+		from := 0
+		for j := 0; j <= len(seq); j++ {
+			end := j == len(seq) || seq[j] == Unknown || (j > from && off != nil && off[j] != off[j-1]+1)
+			if !end {
+				continue
+			}
+			if j > from {
 				runs = append(runs, seq[from:j])
-				from = j
+			}
+			from = j
+			if j < len(seq) && seq[j] == Unknown {
+				from = j + 1
 			}
 		}
 	}
@@ -343,7 +361,7 @@ func begin(header []string, name string, opts CSVOptions) (*Data, map[string]int
 type row struct {
 	t     float64 // seconds (NaN without a time column)
 	text  string  // the time as written
-	v     int     // state index, or −1 for a missing value
+	v     int     // state index, or Unknown for a missing value
 	file  string
 	line  int
 	order int // row index within the series
@@ -465,7 +483,7 @@ func (lr *longReader) record(rec []string, line int) error {
 	return lr.add(key, v, t, text, line)
 }
 
-// value reads a state (or a numeric value, as its level) as written; −1
+// value reads a state (or a numeric value, as its level) as written; Unknown
 // for a missing numeric value.
 func (lr *longReader) value(s string, line int) (int, error) {
 	if !lr.numeric {
@@ -473,7 +491,7 @@ func (lr *longReader) value(s string, line int) (int, error) {
 	}
 	if IsMissing(s) {
 		lr.d.MissingValues++
-		return -1, nil
+		return Unknown, nil
 	}
 	x, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	if err != nil || math.IsInf(x, 0) {
@@ -482,11 +500,11 @@ func (lr *longReader) value(s string, line int) (int, error) {
 	return lr.level(x), nil
 }
 
-// level is the level of a number (NaN: missing, −1).
+// level is the level of a number (NaN: missing, Unknown).
 func (lr *longReader) level(x float64) int {
 	if math.IsNaN(x) {
 		lr.d.MissingValues++
-		return -1
+		return Unknown
 	}
 	lv, out := lr.d.Levels.Level(x)
 	if out {
@@ -504,7 +522,7 @@ func (lr *longReader) time(text string, line int) (float64, error) {
 	return t, nil
 }
 
-// add adds one row: its series, state (−1: missing), time in seconds (NaN
+// add adds one row: its series, state (Unknown: missing), time in seconds (NaN
 // without a time column) and time as written.
 func (lr *longReader) add(key string, v int, t float64, text string, line int) error {
 	if lr.opts.rows != nil {
@@ -677,8 +695,8 @@ func checkLocal(t time.Time, layout, s string, loc *time.Location) error {
 // With times, the grid step is Step or the smallest positive difference
 // between consecutive rows of any series, and each difference must be a
 // whole number of steps; without, rows are consecutive steps. A row with a
-// missing value occupies its step without a reading. A series' chain
-// starts at its first reading.
+// missing value is a reading of Unknown value. A series' chain starts at
+// its first row.
 func (d *Data) place(rows [][]row, name string, opts CSVOptions) error {
 	hasTime := len(rows) > 0 && len(rows[0]) > 0 && !math.IsNaN(rows[0][0].t)
 	step := opts.Step
@@ -716,7 +734,7 @@ func (d *Data) place(rows [][]row, name string, opts CSVOptions) error {
 			d.Times[s] = make([]float64, 0, len(seq))
 		}
 		for _, r := range rs {
-			if r.v < 0 || !hasTime {
+			if !hasTime {
 				continue
 			}
 			d.Times[s] = append(d.Times[s], r.t)
@@ -725,7 +743,9 @@ func (d *Data) place(rows [][]row, name string, opts CSVOptions) error {
 			}
 		}
 	}
-	// drop series without any reading (only missing values)
+	// drop series without any row (a series named only by files that
+	// hold none of its rows); a series whose values are all missing is
+	// kept: its rows are readings (docs/math.md §4.8)
 	keep := 0
 	for s := range d.Seqs {
 		if len(d.Seqs[s]) == 0 {
@@ -748,14 +768,15 @@ func (d *Data) place(rows [][]row, name string, opts CSVOptions) error {
 		d.TimeText = d.TimeText[:keep]
 	}
 	if keep == 0 {
-		return fmt.Errorf("%s: no readings (every value is missing)", name)
+		return fmt.Errorf("%s: no data rows", name)
 	}
 	return nil
 }
 
 // placeOne puts one series' rows (in time order) on the grid of step and
-// returns its readings and their offsets from the first reading (nil when
-// consecutive). Without times, rows are consecutive steps.
+// returns its readings (Unknown for a missing value) and their offsets
+// from the first reading (nil when consecutive). Without times, rows are
+// consecutive steps.
 func placeOne(rs []row, step float64, hasTime bool, series string) ([]int, []int, error) {
 	pos := make([]int, len(rs))
 	for j := 1; j < len(rs); j++ {
@@ -774,9 +795,6 @@ func placeOne(rs []row, step float64, hasTime bool, series string) ([]int, []int
 	}
 	seq, off := make([]int, 0, len(rs)), make([]int, 0, len(rs))
 	for j, r := range rs {
-		if r.v < 0 {
-			continue
-		}
 		seq = append(seq, r.v)
 		off = append(off, pos[j])
 	}
@@ -895,7 +913,9 @@ func (d *Data) Align(states []string, name string) error {
 	}
 	for _, seq := range d.Seqs {
 		for t, v := range seq {
-			seq[t] = remap[v]
+			if v != Unknown {
+				seq[t] = remap[v]
+			}
 		}
 	}
 	d.States = slices.Clone(states)
@@ -921,7 +941,11 @@ func (d *Data) WriteCSV(w io.Writer, seriesCol, timeCol, stateCol string) error 
 			default:
 				tm = strconv.Itoa(t + 1)
 			}
-			out.Write([]string{d.Series[s], tm, d.States[v]})
+			state := "NA"
+			if v != Unknown {
+				state = d.States[v]
+			}
+			out.Write([]string{d.Series[s], tm, state})
 		}
 	}
 	out.Flush()

@@ -511,15 +511,21 @@ func finish(r *Report, sum *Summary, class *markov.Class, fitted bool, opts Opti
 			counts[i] /= N
 		}
 	case "mean":
-		// the mean level value: one reading changes it by at most
-		// (max − min level value)/N
+		// the mean level value, a reading of unknown value counted at the
+		// midpoint of the level values: one reading changes it by at most
+		// (max − min level value)/N, to or from Unknown by half that
+		// (docs/math.md §4.8, "missing values")
 		if sum.Levels == nil {
 			return nil, errors.New("the mean query needs numeric readings with levels")
 		}
 		lv := sum.Levels.Values
-		sum := 0.0
+		sum, known := 0.0, 0.0
 		for i, c := range counts {
 			sum += c * lv[i]
+			known += c
+		}
+		if unknown := N - known; unknown > 0 {
+			sum += unknown * (slices.Min(lv) + (slices.Max(lv)-slices.Min(lv))/2)
 		}
 		spread := slices.Max(lv) - slices.Min(lv)
 		if spread > 0 && math.FMA(-1, slices.Max(lv), spread+slices.Min(lv)) < 0 {
@@ -559,6 +565,10 @@ func finish(r *Report, sum *Summary, class *markov.Class, fitted bool, opts Opti
 		// lay outside the bounds is a count of private values, and even
 		// whether any did is one bit of them (docs/math.md §4.8).
 		r.Warnings = append(r.Warnings, fmt.Sprintf("readings outside the levels' bounds [%g, %g] are counted in the end levels; how many is not printed, since it is a count of private values", l.Edges[0], l.Edges[l.N()]))
+		// Likewise for every numeric release: a missing value is a reading
+		// of unknown value, so the pattern and σ do not reveal how many
+		// there are (docs/math.md §4.8, "missing values").
+		r.Warnings = append(r.Warnings, "a reading whose value is missing (empty, ?, NA, NaN) counts as a reading of unknown value: in the number of readings and σ, in no bin of the histogram (relative frequencies may sum to less than 1), at the midpoint of the level values in the mean; how many there are is not printed")
 	}
 	if fitted {
 		r.Warnings = append(r.Warnings, "the class was fitted from the released data: the guarantee holds for that fitted chain only, and the fit is not protected; σ, the per-bin scale and the quilt printed here are functions of the fitted chain, so they depend on the data and are not protected either")

@@ -17,7 +17,7 @@ type Row struct {
 	Series   string
 	Time     float64 // seconds
 	TimeText string  // the time as written
-	State    int     // index into the declared states; −1 for a missing value
+	State    int     // index into the declared states; Unknown for a missing value
 	File     string
 	Line     int
 }
@@ -79,8 +79,8 @@ func SeriesStep(rows []Row) float64 {
 // AssembleSeries orders one series' rows by time (they may come from
 // several files in any order; a repeated time is an error naming both
 // rows) and places them on the grid of step, as ReadData does: it returns
-// the readings, their times (seconds) and their observation pattern (the
-// chain from time 1), or no readings when every value is missing.
+// the readings (Unknown for a missing value), their times (seconds) and
+// their observation pattern (the chain from time 1).
 func AssembleSeries(rows []Row, step float64) ([]int, []float64, mqm.Observation, error) {
 	if !(step > 0) || math.IsInf(step, 0) {
 		return nil, nil, mqm.Observation{}, fmt.Errorf("time step %v: want a finite number > 0", step)
@@ -111,11 +111,9 @@ func AssembleSeries(rows []Row, step float64) ([]int, []float64, mqm.Observation
 	if err != nil || len(seq) == 0 {
 		return nil, nil, mqm.Observation{}, err
 	}
-	var secs []float64
-	for _, r := range rs {
-		if r.v >= 0 {
-			secs = append(secs, r.t)
-		}
+	secs := make([]float64, len(rs))
+	for i, r := range rs {
+		secs[i] = r.t
 	}
 	if off == nil {
 		return seq, secs, mqm.Consecutive(1, len(seq)), nil

@@ -12,7 +12,8 @@ import (
 // state, observation patterns) and, for a ledger, each series' name and
 // pattern. ReadSummary reads a long-format file keeping, per series, its
 // times as runs of equal differences between rows on consecutive lines
-// (and whether each row's value is missing): rows that come grouped by
+// (a row whose value is missing is a reading of unknown value, placed like
+// any other; docs/math.md §4.8): rows that come grouped by
 // series in time order take a few runs per series, whatever their number,
 // so memory grows with the number of series and gaps, not of rows. Only
 // at the end, when the time step (the smallest difference over all
@@ -95,7 +96,7 @@ type streamState struct {
 }
 
 // streamSeries is one series' rows: the first, then runs of rows on
-// consecutive lines with equal time differences and missing flags.
+// consecutive lines with equal time differences.
 type streamSeries struct {
 	name      string
 	rows      int
@@ -104,8 +105,8 @@ type streamSeries struct {
 	lastT     float64
 	lastText  string
 	lastLine  int
-	readings  int
-	prev      int         // the state of the previous row (−1: missing)
+	readings  int         // rows, with Unknown values
+	prev      int         // the state of the previous row (Unknown: missing)
 	bad       error       // the first time that does not increase
 	counts    map[int]int // readings of states ≥ 16 (state index → count)
 	countsArr [16]int     // readings of states 0..15
@@ -115,7 +116,6 @@ type streamSeries struct {
 // the previous row of its series, on consecutive lines from line.
 type stepRun struct {
 	d        float64
-	miss     bool
 	n        int
 	line     int
 	text     string // the time of the run's first row as written
@@ -147,20 +147,19 @@ func (st *streamState) add(lr *longReader, key string, v int, t float64, text st
 	if !ok {
 		s = len(st.series)
 		st.index[key] = s
-		st.series = append(st.series, &streamSeries{name: key, prev: -1})
+		st.series = append(st.series, &streamSeries{name: key, prev: Unknown})
 	}
 	st.last, st.lastKey = s, key
 	ss := st.series[s]
 	if ss.bad != nil {
 		return nil // reported at the end, as ReadData does (series order)
 	}
-	miss := v < 0
-	if !miss {
-		ss.readings++
+	ss.readings++
+	if v != Unknown {
 		ss.count(v)
 	}
 	if ss.rows == 0 {
-		ss.first = stepRun{miss: miss, n: 1, line: line, text: text}
+		ss.first = stepRun{n: 1, line: line, text: text}
 	} else {
 		d := 1.0
 		if lr.hasTime {
@@ -176,7 +175,7 @@ func (st *streamState) add(lr *longReader, key string, v int, t float64, text st
 			d = t - ss.lastT
 			st.minDiff = min(st.minDiff, d)
 		}
-		if !miss && ss.prev >= 0 {
+		if v != Unknown && ss.prev != Unknown {
 			if st.lastTrans == nil || st.lastD != d {
 				if st.trans == nil {
 					st.trans = map[float64][]int{}
@@ -192,14 +191,14 @@ func (st *streamState) add(lr *longReader, key string, v int, t float64, text st
 		}
 		if n := len(ss.runs); n > 0 {
 			r := &ss.runs[n-1]
-			if r.d == d && r.miss == miss && r.line+r.n == line {
+			if r.d == d && r.line+r.n == line {
 				r.n++
 				ss.lastT, ss.lastText, ss.lastLine, ss.prev = t, text, line, v
 				ss.rows++
 				return nil
 			}
 		}
-		ss.runs = append(ss.runs, stepRun{d: d, miss: miss, n: 1, line: line, text: text, prevLine: ss.lastLine})
+		ss.runs = append(ss.runs, stepRun{d: d, n: 1, line: line, text: text, prevLine: ss.lastLine})
 	}
 	ss.lastT, ss.lastText, ss.lastLine, ss.prev = t, text, line, v
 	ss.rows++
@@ -265,7 +264,7 @@ func (st *streamState) finish(d *Data, name string, opts CSVOptions) (*Summary, 
 		pats = append(pats, SeriesPattern{Series: ss.name, Observation: ob})
 	}
 	if len(pats) == 0 {
-		return nil, nil, nil, fmt.Errorf("%s: no readings (every value is missing)", name)
+		return nil, nil, nil, fmt.Errorf("%s: no data rows", name)
 	}
 	k := len(d.States)
 	counts := make([][]float64, k)
@@ -284,13 +283,10 @@ func (st *streamState) finish(d *Data, name string, opts CSVOptions) (*Summary, 
 }
 
 // place is placeOne on the runs: the same checks, in the same order, and
-// the observation pattern of the readings (the chain from time 1).
+// the observation pattern of the rows (the chain from time 1 at the first).
 func (ss *streamSeries) place(name string, step float64, hasTime bool) (mqm.Observation, error) {
-	// pass 1: check the grid and find the readings' first and last positions
-	pos, first, last := 0, -1, -1
-	if !ss.first.miss {
-		first, last = 0, 0
-	}
+	// pass 1: check the grid and find the last row's position
+	pos := 0
 	for _, r := range ss.runs {
 		g := 1.0
 		if hasTime {
@@ -305,24 +301,15 @@ func (ss *streamSeries) place(name string, step float64, hasTime bool) (mqm.Obse
 			k := max(0, int(math.Ceil((MaxSpan-rr-float64(pos))/rr)))
 			return mqm.Observation{}, fmt.Errorf("%s:%d: series %q spans more than %d steps of %v; is the time step right?", name, r.line+k, ss.name, MaxSpan, step)
 		}
-		ir := int(rr)
-		if !r.miss {
-			if first < 0 {
-				first = pos + ir
-			}
-			last = pos + ir*r.n
-		}
-		pos += ir * r.n
+		pos += int(rr) * r.n
 	}
 	n := ss.readings
-	if last-first == n-1 {
+	if pos == n-1 {
 		return mqm.Consecutive(1, n), nil
 	}
-	// pass 2: the readings' times
+	// pass 2: the rows' times
 	times := make([]int, 0, n)
-	if !ss.first.miss {
-		times = append(times, 1)
-	}
+	times = append(times, 1)
 	pos = 0
 	for _, r := range ss.runs {
 		ir := 1
@@ -331,9 +318,7 @@ func (ss *streamSeries) place(name string, step float64, hasTime bool) (mqm.Obse
 		}
 		for range r.n {
 			pos += ir
-			if !r.miss {
-				times = append(times, pos-first+1)
-			}
+			times = append(times, pos+1)
 		}
 	}
 	return mqm.At(times)

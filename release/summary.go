@@ -21,7 +21,7 @@ type Summary struct {
 	Levels     *Levels
 	Step       float64
 	StepSource string
-	Counts     []float64           // readings per state
+	Counts     []float64           // readings per state (Unknown values in none)
 	Patterns   map[string]*Pattern // by PatternKey
 	Sequences  int
 	// Observations are the readings, Missing the missing steps inside
@@ -44,8 +44,8 @@ func NewSummary(states []string, levels *Levels) *Summary {
 	return &Summary{States: slices.Clone(states), Levels: levels, Counts: make([]float64, len(states)), Patterns: map[string]*Pattern{}}
 }
 
-// AddSeries adds one series: its readings (state indices) observed at
-// the chain times of ob.
+// AddSeries adds one series: its readings (state indices, or Unknown)
+// observed at the chain times of ob.
 func (s *Summary) AddSeries(seq []int, ob mqm.Observation) error {
 	if len(seq) == 0 {
 		return nil
@@ -54,6 +54,9 @@ func (s *Summary) AddSeries(seq []int, ob mqm.Observation) error {
 		return fmt.Errorf("release: a series of %d readings with a pattern of %d", len(seq), ob.Len)
 	}
 	for _, v := range seq {
+		if v == Unknown {
+			continue // a reading of unknown value: in the pattern, in no bin
+		}
 		if v < 0 || v >= len(s.Counts) {
 			return fmt.Errorf("release: state index %d out of range", v)
 		}

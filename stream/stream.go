@@ -90,8 +90,8 @@ type Open struct {
 	Series map[string]*Part `json:"series"`
 }
 
-// Part is one series' readings in a window: how many and their first and
-// last times (seconds).
+// Part is one series' readings in a window (with those of unknown value):
+// how many and their first and last times (seconds).
 type Part struct {
 	N     int        `json:"n"`
 	Times [2]float64 `json:"times"` // first and last
@@ -273,16 +273,17 @@ func (s *Settings) append(st State, r io.Reader, name string, close *float64) (S
 			t := row.Time
 			next.Latest = &t
 		}
-		if row.State < 0 {
-			continue // a missing value: the chain runs through it
-		}
 		key := strconv.FormatInt(k, 10)
 		o := next.Open[key]
 		if o == nil {
 			o = &Open{Counts: make([]float64, len(class.States)), Series: map[string]*Part{}}
 			next.Open[key] = o
 		}
-		o.Counts[row.State]++
+		// a missing value is a reading of unknown value: in the window's
+		// pattern, in no bin (docs/math.md §4.8, "missing values")
+		if row.State != release.Unknown {
+			o.Counts[row.State]++
+		}
 		p := o.Series[row.Series]
 		if p == nil {
 			p = &Part{Times: [2]float64{row.Time, row.Time}}

@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -93,5 +94,38 @@ func TestAppendWindowLimit(t *testing.T) {
 	}
 	if _, _, err := s.Append(s.NewState(), strings.NewReader(b.String()), "many.csv", nil); err == nil || !strings.Contains(err.Error(), "more than 10000") {
 		t.Fatalf("%v", err)
+	}
+}
+
+// A missing value appended to a stream is a reading of unknown value
+// (docs/math.md §4.8, "missing values"): the windows released are the same
+// up to the noise whether a value is missing or not.
+func TestStreamMissingValuesNotRevealed(t *testing.T) {
+	class, err := markov.ParseClass(strings.NewReader(`{"states": ["0", "1"], "chains": [{"transition": [[0.8, 0.2], [0.3, 0.7]], "initial": "stationary"}]}`), "class")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, query := range []string{"counts", "mean"} {
+		s, err := Declare(release.Spec{SeriesCol: "s", TimeCol: "t", ValueCol: "v", Levels: "0:4:2"}, "2h", 1, mechanism.Exact, query, class)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var shapes []string
+		for _, v := range []string{"3", "NA"} {
+			body := "s,t,v\na,0,1\na,3600," + v + "\na,7200,3\nb,3600,1\na,10800,1\na,14400,1\n"
+			_, rel, err := s.Append(s.NewState(), strings.NewReader(body), "d.csv", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var shape strings.Builder
+			for _, r := range rel {
+				w := r.Window
+				fmt.Fprintf(&shape, "%s %d %d %d %.17g %.17g %d|", w.Start, w.Observations, w.Missing, w.Sequences, w.PerBinScale, w.Lipschitz, len(w.Histogram))
+			}
+			shapes = append(shapes, shape.String())
+		}
+		if shapes[0] != shapes[1] || shapes[0] == "" {
+			t.Errorf("%s: an NA changes the released windows:\n value %s\n NA    %s", query, shapes[0], shapes[1])
+		}
 	}
 }

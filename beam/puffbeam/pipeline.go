@@ -242,7 +242,9 @@ func (f *assembleFn) ProcessElement(series string, rows func(*release.Row) bool,
 	}
 	p := Partial{Counts: make([]float64, f.States), Len: ob.Len, Gaps: ob.Gaps()}
 	for _, v := range seq {
-		p.Counts[v]++
+		if v != release.Unknown { // a reading of unknown value: in the pattern, in no bin
+			p.Counts[v]++
+		}
 	}
 	if f.Fit {
 		p.Trans = transitions(seq, ob, f.States)
@@ -256,12 +258,12 @@ func (f *assembleFn) ProcessElement(series string, rows func(*release.Row) bool,
 	return nil
 }
 
-// transitions counts a series' transitions: two readings one step apart
-// (Data.Runs), k×k row-major.
+// transitions counts a series' transitions: two known readings one step
+// apart (Data.Runs), k×k row-major.
 func transitions(seq []int, ob mqm.Observation, k int) []float64 {
 	t := make([]float64, k*k)
 	for j := 1; j < len(seq); j++ {
-		if ob.Times == nil || ob.Times[j]-ob.Times[j-1] == 1 {
+		if seq[j-1] != release.Unknown && seq[j] != release.Unknown && (ob.Times == nil || ob.Times[j]-ob.Times[j-1] == 1) {
 			t[seq[j-1]*k+seq[j]]++
 		}
 	}
@@ -469,7 +471,9 @@ func (f *windowFn) ProcessElement(series string, rows func(*release.Row) bool, d
 	for _, p := range parts {
 		pt := Partial{Counts: make([]float64, f.States), Len: p.Ob.Len, Gaps: p.Ob.Gaps()}
 		for _, v := range p.Seq {
-			pt.Counts[v]++
+			if v != release.Unknown {
+				pt.Counts[v]++
+			}
 		}
 		b, err := json.Marshal(p.Ob)
 		if err != nil {

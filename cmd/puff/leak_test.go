@@ -162,7 +162,7 @@ func TestNoClippedOrMissingValueCounts(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v: %v", args, err)
 			}
-			for _, word := range []string{"clipped", "missing_values", "2 readings", "2 outside"} {
+			for _, word := range []string{"clipped", "missing_values", "2 readings outside", "2 outside", "1 missing value"} {
 				if strings.Contains(out, word) {
 					t.Errorf("%v prints %q:\n%s", extra, word, out)
 				}

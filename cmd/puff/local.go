@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -16,6 +17,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/learned"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/noise"
+	"github.com/pufferfish-privacy/pufferfish/release"
 )
 
 func localCmd() *cobra.Command {
@@ -346,7 +348,7 @@ func localSanitizeCmd() *cobra.Command {
 			san := *data
 			san.Seqs = make([][]int, len(data.Seqs))
 			for i, seq := range data.Seqs {
-				if san.Seqs[i], err = bdp.Sanitize(seq, rho, rho, nil); err != nil {
+				if san.Seqs[i], err = sanitizeKnown(seq, rho); err != nil {
 					return err
 				}
 			}
@@ -369,4 +371,26 @@ func localSanitizeCmd() *cobra.Command {
 	f.Var(thetaF, "theta", "switch probability θ of the readings' chain (with --epsilon)")
 	f.BoolVar(&fit, "fit", false, "estimate θ from the data (with --epsilon)")
 	return c
+}
+
+// sanitizeKnown randomises every reading of known value; a reading whose
+// value is missing stays missing (written NA), as it was read.
+func sanitizeKnown(seq []int, rho float64) ([]int, error) {
+	known := make([]int, 0, len(seq))
+	for _, v := range seq {
+		if v != release.Unknown {
+			known = append(known, v)
+		}
+	}
+	y, err := bdp.Sanitize(known, rho, rho, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := slices.Clone(seq)
+	for j, v := range out {
+		if v != release.Unknown {
+			out[j], y = y[0], y[1:]
+		}
+	}
+	return out, nil
 }

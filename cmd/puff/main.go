@@ -166,7 +166,7 @@ func (d *dataFlags) register(c *cobra.Command) {
 	f.Float64Var(&d.spec.Step, "step", 0, "time step of the readings' grid; a difference of g+1 steps is g missing readings (0: the smallest positive difference in the data)")
 	f.Float64Var(&d.gap, "gap", 0, "deprecated, no effect: a series is never split; missing readings are placed on the --step grid and the chain runs through them")
 	f.StringVar(&d.spec.States, "states", "", "the declared states in order, comma-separated (e.g. sleep,sit,walk,run): the histogram's bins")
-	f.StringVar(&d.spec.ValueCol, "value-col", "", "a column of numeric readings (instead of --state-col), discretised by --levels or --edges")
+	f.StringVar(&d.spec.ValueCol, "value-col", "", "a column of numeric readings (instead of --state-col), discretised by --levels or --edges; an empty, ?, NA or NaN value is a reading of unknown value (in the number of readings and σ, in no bin)")
 	f.StringVar(&d.spec.Levels, "levels", "", "LO:HI:N — N equal-width levels over public bounds [LO, HI] (values outside go to the end levels and are counted; bins computed from the data are not offered: they would reveal it)")
 	f.StringVar(&d.spec.Edges, "edges", "", "e1,e2,...: levels between consecutive public edges (instead of --levels)")
 	f.StringVar(&d.spec.LevelValues, "level-values", "", "each level's value for --query mean (default: the midpoints)")
