@@ -1,7 +1,6 @@
 package release
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/csv"
 	"errors"
@@ -18,52 +17,86 @@ import (
 // general parser. A record with a quote (which may span lines) is given
 // to encoding/csv whole: its lines up to the first line end outside
 // quotes (an even number of quotes so far).
+//
+// The input is read in blocks, each converted to one string whose
+// substrings are the lines and fields: one allocation per block, not per
+// line (a field kept for long — a series name, a time as written — keeps
+// its block alive; the streaming reader copies what it keeps). Lines
+// longer than MaxLine are refused before they are buffered whole, and a
+// read error is returned after the whole lines read before it, naming
+// the last of them.
 type recordReader struct {
-	br     *bufio.Reader
+	r      io.Reader
 	name   string
+	gzip   bool
 	comma  rune
-	line   int // lines read
+	line   int // lines returned
 	fields []string
-	buf    []byte
-	raw    []byte
+	blk    string // the unread part of the input read so far is blk[pos:]
+	pos    int
+	chunk  []byte
+	err    error // the read error, returned once blk is used up
+	raw    string
 }
 
-func newRecordReader(r io.Reader, name string, comma rune) *recordReader {
-	return &recordReader{br: bufio.NewReaderSize(r, 1<<16), name: name, comma: comma}
+func newRecordReader(r io.Reader, name string, comma rune, gzipped bool) *recordReader {
+	return &recordReader{r: r, name: name, gzip: gzipped, comma: comma, chunk: make([]byte, 1<<16)}
 }
 
 // readLine returns the next line without its line end ("\n", "\r\n", or
 // a final "\r" before the end of input), and whether there was one; the
 // line as read is rr.raw.
-func (rr *recordReader) readLine() ([]byte, bool, error) {
-	l, err := rr.br.ReadSlice('\n')
-	if err == bufio.ErrBufferFull {
-		rr.buf = append(rr.buf[:0], l...)
-		for err == bufio.ErrBufferFull {
-			l, err = rr.br.ReadSlice('\n')
-			rr.buf = append(rr.buf, l...)
+func (rr *recordReader) readLine() (string, bool, error) {
+	for {
+		rest := rr.blk[rr.pos:]
+		i := strings.IndexByte(rest, '\n')
+		if i < 0 && rr.err != nil {
+			if len(rest) == 0 || rr.err != io.EOF {
+				return "", false, rr.err // a line cut by a read error is not read
+			}
+			i = len(rest) - 1 // the last line, without a line end
 		}
-		l = rr.buf
-	}
-	if len(l) == 0 {
-		if err == nil {
-			err = io.EOF
+		if i >= 0 {
+			l := rest[:i+1]
+			if len(strings.TrimSuffix(l, "\n")) > MaxLine {
+				return "", false, inputError{fmt.Errorf("%s:%d: line longer than %d bytes", rr.name, rr.line+1, MaxLine)}
+			}
+			rr.pos += i + 1
+			rr.raw = l
+			if l[len(l)-1] == '\n' {
+				l = l[:len(l)-1]
+				if len(l) > 0 && l[len(l)-1] == '\r' {
+					l = l[:len(l)-1]
+				}
+			} else if l[len(l)-1] == '\r' { // a final \r before the end
+				l = l[:len(l)-1]
+			}
+			return l, true, nil
 		}
-		return nil, false, err
-	}
-	if err != nil && err != io.EOF {
-		return nil, false, err
-	}
-	rr.raw = l
-	if l[len(l)-1] == '\n' {
-		l = l[:len(l)-1]
-		if len(l) > 0 && l[len(l)-1] == '\r' {
-			l = l[:len(l)-1]
+		if len(rest) > MaxLine { // the byte that makes the line too long
+			return "", false, inputError{fmt.Errorf("%s:%d: line longer than %d bytes", rr.name, rr.line+1, MaxLine)}
 		}
-	} else if l[len(l)-1] == '\r' { // a final \r before the end
-		l = l[:len(l)-1]
+		n, err := rr.r.Read(rr.chunk)
+		if n > 0 {
+			// one allocation: the rest of the block and what was read
+			var b strings.Builder
+			b.Grow(len(rest) + n)
+			b.WriteString(rest)
+			b.Write(rr.chunk[:n])
+			rr.blk, rr.pos = b.String(), 0
+		}
+		if err != nil {
+			if err != io.EOF {
+				what := "reading stopped"
+				if rr.gzip {
+					what = "the gzip stream is cut short or corrupt"
+				}
+				whole := rr.line + strings.Count(rr.blk[rr.pos:], "\n")
+				err = inputError{fmt.Errorf("%s: %s after line %d (the last whole line read): %w", rr.name, what, whole, err)}
+			}
+			rr.err = err
+		}
 	}
-	return l, true, nil
 }
 
 // read returns the next record and the line it starts on; io.EOF at the
@@ -82,8 +115,8 @@ func (rr *recordReader) read() ([]string, int, error) {
 			continue // encoding/csv skips empty lines
 		}
 		start := rr.line
-		if bytes.IndexByte(l, '"') < 0 {
-			s := string(l)
+		if strings.IndexByte(l, '"') < 0 {
+			s := l
 			rr.fields = rr.fields[:0]
 			if rr.comma < utf8.RuneSelf {
 				c := byte(rr.comma)
@@ -110,7 +143,7 @@ func (rr *recordReader) read() ([]string, int, error) {
 			return rr.fields, start, nil
 		}
 		// quotes: the record's lines, then encoding/csv
-		chunk := append([]byte(nil), rr.raw...)
+		chunk := []byte(rr.raw)
 		for bytes.Count(chunk, []byte{'"'})%2 == 1 {
 			_, ok, err := rr.readLine()
 			if !ok {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // csvRecords reads all records with encoding/csv: records, start lines
@@ -33,7 +34,11 @@ func csvRecords(in string, comma rune) ([][]string, []int, string) {
 }
 
 func fastRecords(in string, comma rune) ([][]string, []int, string) {
-	rr := newRecordReader(strings.NewReader(in), "x.csv", comma)
+	return fastRecordsFrom(strings.NewReader(in), comma)
+}
+
+func fastRecordsFrom(r io.Reader, comma rune) ([][]string, []int, string) {
+	rr := newRecordReader(r, "x.csv", comma, false)
 	var recs [][]string
 	var lines []int
 	for {
@@ -62,9 +67,13 @@ func TestRecordReaderAsEncodingCSV(t *testing.T) {
 		in := b.String()
 		comma := []rune{',', ';', '\t', '€'}[i%4]
 		wr, wl, we := csvRecords(in, comma)
-		gr, gl, ge := fastRecords(in, comma)
-		if !reflect.DeepEqual(gr, wr) || !reflect.DeepEqual(gl, wl) || ge != we {
-			t.Fatalf("%q (delimiter %q):\nfast %q %v %q\ncsv  %q %v %q", in, comma, gr, gl, ge, wr, wl, we)
+		// whole, and read a byte or half a buffer at a time (lines cut
+		// across the reader's blocks)
+		for _, r := range []io.Reader{strings.NewReader(in), iotest.OneByteReader(strings.NewReader(in)), iotest.HalfReader(strings.NewReader(in))} {
+			gr, gl, ge := fastRecordsFrom(r, comma)
+			if !reflect.DeepEqual(gr, wr) || !reflect.DeepEqual(gl, wl) || ge != we {
+				t.Fatalf("%q (delimiter %q):\nfast %q %v %q\ncsv  %q %v %q", in, comma, gr, gl, ge, wr, wl, we)
+			}
 		}
 	}
 }

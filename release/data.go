@@ -226,7 +226,7 @@ func ReadData(r io.Reader, name string, opts CSVOptions) (*Data, error) {
 	if delim == '"' || delim == '\r' || delim == '\n' || delim == utf8.RuneError || !utf8.ValidRune(delim) {
 		return nil, fmt.Errorf("delimiter %q cannot separate CSV fields", delim)
 	}
-	cr := newRecordReader(&lineLimit{r: br, name: name, gzip: gzipped}, name, delim)
+	cr := newRecordReader(br, name, delim, gzipped)
 	first, _, err := cr.read()
 	if err == io.EOF {
 		return nil, fmt.Errorf("%s: empty data file", name)
@@ -834,53 +834,11 @@ func otherDelimiter(h string, delim rune) rune {
 // MaxLine is the longest line ReadData accepts, in bytes.
 const MaxLine = 1 << 20
 
-// lineLimit refuses lines longer than MaxLine before the CSV reader
-// buffers them whole.
-// It also names the file and the last whole line read in an error of the
-// input (a gzip stream cut short says only "unexpected EOF").
-type lineLimit struct {
-	r    *bufio.Reader
-	name string
-	gzip bool
-	run  int
-	line int
-}
-
 // inputError is an error that already names the file.
 type inputError struct{ error }
 
 func (e inputError) Unwrap() error { return e.error }
 
-func (l *lineLimit) Read(p []byte) (int, error) {
-	n, err := l.r.Read(p)
-	for off := 0; ; {
-		i := bytes.IndexByte(p[off:n], '\n')
-		seg := i
-		if i < 0 {
-			seg = n - off
-		}
-		if l.run+seg > MaxLine { // the byte that makes the line too long
-			return off + MaxLine - l.run, inputError{fmt.Errorf("%s:%d: line longer than %d bytes", l.name, l.line+1, MaxLine)}
-		}
-		if i < 0 {
-			l.run += seg
-			break
-		}
-		l.run = 0
-		l.line++
-		off += i + 1
-	}
-	if err != nil && err != io.EOF {
-		what := "reading stopped"
-		if l.gzip {
-			what = "the gzip stream is cut short or corrupt"
-		}
-		err = inputError{fmt.Errorf("%s: %s after line %d (the last whole line read): %w", l.name, what, l.line, err)}
-	}
-	return n, err
-}
-
-// csvErr names the file (and the line) in an error of the CSV reader.
 func csvErr(name string, err error) error {
 	var ie inputError
 	if errors.As(err, &ie) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 
 	"github.com/pufferfish-privacy/pufferfish/mqm"
 )
@@ -145,9 +146,18 @@ func (st *streamState) add(lr *longReader, key string, v int, t float64, text st
 		s, ok = st.index[key]
 	}
 	if !ok {
+		// a copy: the key is part of the reader's block (csvfast.go),
+		// which it would keep alive
+		key = strings.Clone(key)
 		s = len(st.series)
 		st.index[key] = s
 		st.series = append(st.series, &streamSeries{name: key, prev: Unknown})
+	}
+	if st.last != s && st.last < len(st.series) {
+		// the series left keeps its last time as written: copied, so
+		// that it does not keep the reader's block alive
+		prev := st.series[st.last]
+		prev.lastText = strings.Clone(prev.lastText)
 	}
 	st.last, st.lastKey = s, key
 	ss := st.series[s]
@@ -159,7 +169,7 @@ func (st *streamState) add(lr *longReader, key string, v int, t float64, text st
 		ss.count(v)
 	}
 	if ss.rows == 0 {
-		ss.first = stepRun{n: 1, line: line, text: text}
+		ss.first = stepRun{n: 1, line: line, text: strings.Clone(text)}
 	} else {
 		d := 1.0
 		if lr.hasTime {
@@ -198,7 +208,7 @@ func (st *streamState) add(lr *longReader, key string, v int, t float64, text st
 				return nil
 			}
 		}
-		ss.runs = append(ss.runs, stepRun{d: d, n: 1, line: line, text: text, prevLine: ss.lastLine})
+		ss.runs = append(ss.runs, stepRun{d: d, n: 1, line: line, text: strings.Clone(text), prevLine: ss.lastLine})
 	}
 	ss.lastT, ss.lastText, ss.lastLine, ss.prev = t, text, line, v
 	ss.rows++
