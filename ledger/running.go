@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 
 	"github.com/pufferfish-privacy/pufferfish/compose"
@@ -49,12 +50,16 @@ func (sc *scope) state(dataset string, r row, budget *big.Rat) State {
 
 // maxID is the id of the scope's last release (0: none).
 func (s *sqlStore) maxID(ctx context.Context, q querier, dataset string, token *string) (int64, error) {
+	// ORDER BY ... LIMIT 1: one step down the index in both databases
 	var id int64
 	var err error
 	if token == nil {
-		err = q.QueryRowContext(ctx, s.q(`SELECT COALESCE(MAX(id), 0) FROM releases WHERE dataset = ?`), dataset).Scan(&id)
+		err = q.QueryRowContext(ctx, s.q(`SELECT id FROM releases WHERE dataset = ? ORDER BY id DESC LIMIT 1`), dataset).Scan(&id)
 	} else {
-		err = q.QueryRowContext(ctx, s.q(`SELECT COALESCE(MAX(id), 0) FROM releases WHERE dataset = ? AND token = ?`), dataset, *token).Scan(&id)
+		err = q.QueryRowContext(ctx, s.q(`SELECT id FROM releases WHERE dataset = ? AND token = ? ORDER BY id DESC LIMIT 1`), dataset, *token).Scan(&id)
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
 	}
 	if err != nil {
 		return 0, fmt.Errorf("ledger: %w", err)
@@ -310,20 +315,34 @@ func (s *sqlStore) writeState(ctx context.Context, tx *sql.Tx, dataset, scope st
 		dataset, scope, lastID, string(run), spent.RatString(), rule, theorem); err != nil {
 		return fmt.Errorf("ledger: %w", err)
 	}
-	for name, c := range chains {
-		js, err := json.Marshal(c)
-		if err != nil {
-			return err
+	// one statement for up to 500 chains (9 parameters each)
+	names := make([]string, 0, len(chains))
+	for name := range chains {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for len(names) > 0 {
+		n := min(len(names), 500)
+		args := make([]any, 0, 9*n)
+		for _, name := range names[:n] {
+			c := chains[name]
+			js, err := json.Marshal(c)
+			if err != nil {
+				return err
+			}
+			applies, bound := 0, ""
+			if c.Best.Applies {
+				applies, bound = 1, c.Best.Bound.RatString()
+			}
+			args = append(args, dataset, scope, name, c.Order, applies, bound, c.Best.Rule, c.Best.Theorem, string(js))
 		}
-		applies, bound := 0, ""
-		if c.Best.Applies {
-			applies, bound = 1, c.Best.Bound.RatString()
-		}
-		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO compose_chains (dataset, scope, chain, ord, applies, bound, rule, theorem, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		values := "(?, ?, ?, ?, ?, ?, ?, ?, ?)" + strings.Repeat(", (?, ?, ?, ?, ?, ?, ?, ?, ?)", n-1)
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO compose_chains (dataset, scope, chain, ord, applies, bound, rule, theorem, state) VALUES `+values+`
 			ON CONFLICT (dataset, scope, chain) DO UPDATE SET applies = excluded.applies, bound = excluded.bound, rule = excluded.rule, theorem = excluded.theorem, state = excluded.state`),
-			dataset, scope, name, c.Order, applies, bound, c.Best.Rule, c.Best.Theorem, string(js)); err != nil {
+			args...); err != nil {
 			return fmt.Errorf("ledger: %w", err)
 		}
+		names = names[n:]
 	}
 	return nil
 }
