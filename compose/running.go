@@ -2,7 +2,6 @@ package compose
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"math/big"
 	"slices"
@@ -338,7 +337,7 @@ func (r *Running) Verdict(class *markov.Class, bests []Best) (Verdict, error) {
 		return Verdict{}, ErrFull
 	}
 	if len(bests) != r.Chains {
-		return Verdict{}, fmt.Errorf("compose: the running state has %d chains, %d given", r.Chains, len(bests))
+		return Verdict{}, ErrFull // a state that does not hold together: the records answer
 	}
 	bests = slices.Clone(bests)
 	slices.SortFunc(bests, func(a, b Best) int { return a.Order - b.Order })
