@@ -142,7 +142,7 @@ func (sc *scope) fold(dataset string, r row, es []Entry) {
 		return
 	}
 	v, err := sc.run.Verdict(r.class, bests(sc.chains, nil))
-	if err != nil {
+	if sc.run.Full || err != nil {
 		sc.run.Full, sc.chains = true, nil
 		st, err := state(dataset, r, es, nil)
 		if err != nil {
