@@ -65,6 +65,7 @@ func TestSpendEqualsRecomposition(t *testing.T) {
 	pgtest.Stores(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
 		s := open(t, dsn, true)
+		s2 := open(t, dsn, false) // a second process on the same ledger
 		histories, spends := 24, 16
 		if testing.Short() {
 			histories = 6
@@ -126,7 +127,11 @@ func TestSpendEqualsRecomposition(t *testing.T) {
 					}
 				}
 				tw, twerr := compose.Records(cl, append(mine, rec))
-				rc, err := s.Spend(ctx, sp, result(`{}`))
+				spender := s
+				if rng.IntN(2) == 0 {
+					spender = s2
+				}
+				rc, err := spender.Spend(ctx, sp, result(`{}`))
 				var ref *Refused
 				switch {
 				case werr != nil:
