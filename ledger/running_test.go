@@ -60,7 +60,7 @@ func randomSpend(rng *rand.Rand, cl *markov.Class, stream bool, flavour int) *re
 // scratch: the oracle the running state must equal. Now and then the
 // stored state is deleted (an old ledger, or a writer that did not keep
 // it) or a budgeted token spends without its budget: the state is rebuilt
-// from the records.
+// from the records. Two stores (as two processes) take turns at spending.
 func TestSpendEqualsRecomposition(t *testing.T) {
 	pgtest.Stores(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
