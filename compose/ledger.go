@@ -323,6 +323,17 @@ func (l *Ledger) Guarantee(dataset string) (Guarantee, error) {
 	return g, nil
 }
 
+// The rules' names and theorems (shared with the running state, running.go).
+const (
+	singleRule        = "single"
+	singleTheorem     = "the release's own guarantee"
+	sequentialRule    = "mqm-sequential"
+	sequentialTheorem = "[SC17] Theorem III.7"
+	dpRuleName        = "dp"
+	dpGroupRule       = "dp-group"
+	dpTheorem         = "DP sequential and parallel composition; group privacy under correlation"
+)
+
 func isMQM(k Kind) bool { return k.MQM() }
 
 func names(rs []Release) string {
@@ -334,7 +345,7 @@ func names(rs []Release) string {
 }
 
 func single(rs []Release) Claim {
-	c := Claim{Rule: "single", Theorem: "the release's own guarantee"}
+	c := Claim{Rule: singleRule, Theorem: singleTheorem}
 	if len(rs) != 1 {
 		c.Why = fmt.Sprintf("%d releases", len(rs))
 		return c
@@ -349,7 +360,7 @@ func single(rs []Release) Claim {
 }
 
 func sequential(rs []Release) Claim {
-	c := Claim{Rule: "mqm-sequential", Theorem: "[SC17] Theorem III.7"}
+	c := Claim{Rule: sequentialRule, Theorem: sequentialTheorem}
 	sum := zero()
 	for _, r := range rs {
 		if !isMQM(r.Kind) {
@@ -371,7 +382,10 @@ func sequential(rs []Release) Claim {
 type segment struct {
 	start, end int
 	eps        *big.Rat
-	rs         []Release
+	n          int       // releases in the group
+	allMQM     bool      // every release of the group is MQM
+	quilt      *Quilt    // the active quilt of its first release (far)
+	rs         []Release // the releases (only to name them in reasons)
 }
 
 // segments groups releases by segment and checks disjointness; a group with
@@ -382,21 +396,31 @@ func segments(rs []Release) ([]segment, string) {
 	for _, r := range rs {
 		i, ok := index[[2]int{r.Start, r.End}]
 		if !ok {
-			out = append(out, segment{start: r.Start, end: r.End, eps: zero()})
+			out = append(out, segment{start: r.Start, end: r.End, eps: zero(), allMQM: true, quilt: r.Active})
 			i = len(out) - 1
 			index[[2]int{r.Start, r.End}] = i
 		}
 		out[i].eps = add(out[i].eps, r.eps)
+		out[i].n++
+		out[i].allMQM = out[i].allMQM && isMQM(r.Kind)
 		out[i].rs = append(out[i].rs, r)
 	}
+	return checkSegments(out)
+}
+
+// checkSegments sorts groups by start and checks that groups of several
+// releases are all MQM and that distinct segments are disjoint (the
+// running state's groups, docs/math.md §4.11, go through it too).
+func checkSegments(out []segment) ([]segment, string) {
 	sort.Slice(out, func(a, b int) bool { return out[a].start < out[b].start })
 	for i, s := range out {
-		if len(s.rs) > 1 {
+		if s.n > 1 && !s.allMQM {
 			for _, r := range s.rs {
 				if !isMQM(r.Kind) {
 					return nil, fmt.Sprintf("releases %s share segment [%d, %d] and %q is not MQM", names(s.rs), s.start, s.end, r.Name)
 				}
 			}
+			return nil, fmt.Sprintf("%d releases share segment [%d, %d] and not all are MQM", s.n, s.start, s.end)
 		}
 		if i > 0 && out[i-1].end >= s.start {
 			return nil, fmt.Sprintf("segments [%d, %d] and [%d, %d] overlap without being identical", out[i-1].start, out[i-1].end, s.start, s.end)
@@ -413,8 +437,13 @@ func covers(segs []segment) string {
 	return "secrets X_t for t in " + strings.Join(s, ", ")
 }
 
+const (
+	parallelRule    = "mqm-parallel"
+	parallelTheorem = "[SC17] Theorem III.1 (reconstructed, generalised; with III.7 inside a segment)"
+)
+
 func parallel(d *Dataset, rs []Release) Claim {
-	c := Claim{Rule: "mqm-parallel", Theorem: "[SC17] Theorem III.1 (reconstructed, generalised; with III.7 inside a segment)"}
+	c := Claim{Rule: parallelRule, Theorem: parallelTheorem}
 	for _, r := range rs {
 		if r.Kind == DP {
 			c.Why = fmt.Sprintf("release %q is DP (see dp)", r.Name)
@@ -426,16 +455,23 @@ func parallel(d *Dataset, rs []Release) Claim {
 		c.Why = why
 		return c
 	}
+	return parallelSegments(d.Class, segs)
+}
+
+// parallelSegments is the parallel rule over checked segment groups (no
+// DP release among them).
+func parallelSegments(class *markov.Class, segs []segment) Claim {
+	c := Claim{Rule: parallelRule, Theorem: parallelTheorem}
 	if len(segs) < 2 {
 		c.Why = "only one segment"
 		return c
 	}
-	if err := checkClass(d.Class); err != nil {
+	if err := checkClass(class); err != nil {
 		c.Why = err.Error()
 		return c
 	}
 	m := len(segs)
-	inf := newInfluences(d.Class)
+	inf := newInfluences(class)
 	// left[g]: influence term from segments left of g; E[g]: guarantee of
 	// segments 0..g for a secret in segment g (no right side).
 	left := make([]*big.Rat, m)
@@ -478,8 +514,13 @@ func parallel(d *Dataset, rs []Release) Claim {
 	return c
 }
 
+const (
+	farRule    = "mqmapprox-far"
+	farTheorem = "[SC17] Theorem III.3 (reconstructed)"
+)
+
 func far(rs []Release) Claim {
-	c := Claim{Rule: "mqmapprox-far", Theorem: "[SC17] Theorem III.3 (reconstructed)"}
+	c := Claim{Rule: farRule, Theorem: farTheorem}
 	for _, r := range rs {
 		if r.Kind != MQMApprox || r.Active == nil {
 			c.Why = fmt.Sprintf("release %q is not MQMApprox with a recorded two-sided active quilt", r.Name)
@@ -491,17 +532,24 @@ func far(rs []Release) Claim {
 		c.Why = why
 		return c
 	}
+	return farSegments(segs)
+}
+
+// farSegments is the far rule over checked segment groups of MQMApprox
+// releases, each with its active quilt.
+func farSegments(segs []segment) Claim {
+	c := Claim{Rule: farRule, Theorem: farTheorem}
 	worst := zero()
 	for g, s := range segs {
-		if len(s.rs) > 1 {
-			c.Why = fmt.Sprintf("segment [%d, %d] has %d releases", s.start, s.end, len(s.rs))
+		if s.n > 1 {
+			c.Why = fmt.Sprintf("segment [%d, %d] has %d releases", s.start, s.end, s.n)
 			return c
 		}
 		if g > 0 {
 			p := segs[g-1]
 			gap := s.start - p.end
-			if gap < p.rs[0].Active.B || gap < s.rs[0].Active.A {
-				c.Why = fmt.Sprintf("gap %d between [%d, %d] and [%d, %d] is shorter than the quilts' reach (b = %d, a = %d)", gap, p.start, p.end, s.start, s.end, p.rs[0].Active.B, s.rs[0].Active.A)
+			if gap < p.quilt.B || gap < s.quilt.A {
+				c.Why = fmt.Sprintf("gap %d between [%d, %d] and [%d, %d] is shorter than the quilts' reach (b = %d, a = %d)", gap, p.start, p.end, s.start, s.end, p.quilt.B, s.quilt.A)
 				return c
 			}
 		}
@@ -540,7 +588,7 @@ func divergence(l *Ledger, rs []Release) Claim {
 }
 
 func dpRule(d *Dataset, rs []Release) Claim {
-	c := Claim{Rule: "dp", Theorem: "DP sequential and parallel composition; group privacy under correlation"}
+	c := Claim{Rule: dpRuleName, Theorem: dpTheorem}
 	// The ε each record is exposed to changes only where a release starts
 	// or ends: sweep those events (memory O(releases), any length).
 	type event struct {
@@ -570,7 +618,7 @@ func dpRule(d *Dataset, rs []Release) Claim {
 		c.Covers = "every record (Θ has independent records, so DP is Pufferfish)"
 		return c
 	}
-	c.Rule = "dp-group"
+	c.Rule = dpGroupRule
 	c.Applies, c.Bound = true, sum
 	c.Covers = "every record, under any correlation"
 	c.Why = "Σ over records of the ε each record was exposed to"

@@ -89,10 +89,25 @@ func leakage(class *markov.Class, recs []*record.Release) (Verdict, bool) {
 	hash := class.Hash()
 	sum := 0.0
 	for _, r := range recs {
-		if r.Class != hash || !(r.Sigma > 0) || math.IsInf(r.Sigma, 0) {
+		if !leakageReady(r, hash) {
 			return Verdict{}, false
 		}
 		sum += 1 / r.Sigma
+	}
+	return leakageOf(class, sum)
+}
+
+// leakageReady reports whether a record takes part in the leakage rule:
+// calibrated for the class (hash) with a recorded finite σ > 0.
+func leakageReady(r *record.Release, hash string) bool {
+	return r.Class == hash && r.Sigma > 0 && !math.IsInf(r.Sigma, 0)
+}
+
+// leakageOf is the leakage rule's verdict for Σ 1/σ_i = sum (summed in
+// record order; the running state keeps the same sum, running.go).
+func leakageOf(class *markov.Class, sum float64) (Verdict, bool) {
+	if class == nil || len(class.States) > LeakageStates {
+		return Verdict{}, false
 	}
 	// round the budget up and the scale down: the bound only grows
 	sum *= 1 + 1e-12

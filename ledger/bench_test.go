@@ -14,13 +14,14 @@ import (
 
 // BenchmarkSpend is accepted releases per second, one process, on a ledger
 // already holding n releases of 10 series each (the built-in example's
-// shape): the transaction, the composition over every recorded release and
-// the durable commit. Run with -benchtime 50x so n barely grows.
+// shape): the transaction, the composition (through the running state,
+// docs/math.md §4.11: flat in n) and the durable commit. Run with
+// -benchtime 50x so n barely grows.
 func BenchmarkSpend(b *testing.B) {
 	for _, c := range []struct {
 		store string
 		n     int
-	}{{"sqlite", 10}, {"sqlite", 1000}, {"postgres", 10}, {"postgres", 1000}} {
+	}{{"sqlite", 10}, {"sqlite", 1000}, {"sqlite", 10000}, {"postgres", 10}, {"postgres", 1000}, {"postgres", 10000}} {
 		store := c.store
 		b.Run(fmt.Sprintf("%s/recorded=%d", store, c.n), func(b *testing.B) {
 			dsn := filepath.Join(b.TempDir(), "bench.db")

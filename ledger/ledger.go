@@ -7,9 +7,12 @@
 // # Guarantee
 //
 // Store.Spend is the only way to release against a ledger. In one
-// transaction, holding the dataset's lock, it reads every recorded release,
-// composes them with the new one by the rules of package compose ([SC17];
-// docs/math.md §4.5), and compares the composed ε with the budget exactly
+// transaction, holding the dataset's lock, it composes the recorded
+// releases with the new one by the rules of package compose ([SC17];
+// docs/math.md §4.5) — through the dataset's running composition state,
+// which the new record updates in time proportional to the series it
+// touches, with the total compose.Records gives for all the records
+// (docs/math.md §4.11) — and compares the composed ε with the budget exactly
 // (compose.Rat: recorded ε are exact decimals, so ten releases of 0.1 fit
 // a budget of 1). Over budget, it returns a *Refused error and draws
 // nothing. Otherwise it calls draw — the only step that adds noise — and

@@ -242,6 +242,55 @@ func TestConcurrentSpendsNeverOverspend(t *testing.T) {
 	})
 }
 
+// The same with a token's own budget (0.5 inside the dataset's 1): the
+// token's running state is kept under the dataset's lock too, so exactly
+// 5 of its releases are accepted.
+func TestConcurrentTokenSpendsNeverOverspend(t *testing.T) {
+	pgtest.Stores(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		s0 := open(t, dsn, true)
+		cl := testClass(t, 0.9)
+		if err := s0.Init(ctx, Registration{Name: "d", Budget: big.NewRat(1, 1), Class: cl}); err != nil {
+			t.Fatal(err)
+		}
+		_, tok, err := s0.CreateToken(ctx, []string{"release:d"}, big.NewRat(1, 2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var mu sync.Mutex
+		accepted, refused := 0, 0
+		var wg sync.WaitGroup
+		for range 6 {
+			wg.Go(func() {
+				s, err := Open(ctx, dsn, false)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				defer s.Close()
+				for range 3 {
+					_, err := s.Spend(ctx, Spend{Dataset: "d", Class: cl, Record: rec(cl, 0.1), Token: tok.ID, TokenBudget: tok.Budget}, result(`{}`))
+					mu.Lock()
+					switch {
+					case err == nil:
+						accepted++
+					case errors.Is(err, ErrRefused):
+						refused++
+					default:
+						t.Error(err)
+					}
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		st, err := s0.Dataset(ctx, "d")
+		if accepted != 5 || refused != 13 || err != nil || st.Releases != 5 || st.Spent.Cmp(big.NewRat(1, 2)) != 0 {
+			t.Fatalf("accepted %d, refused %d, state %+v (%v)", accepted, refused, st, err)
+		}
+	})
+}
+
 func TestParseBudget(t *testing.T) {
 	for s, ok := range map[string]bool{"1": true, "0.1": true, "2.5": true, "1/4": true, "1/3": false, "0": false, "-1": false, "NaN": false, "x": false, "1e400": false, "1e-1000000000": false, "2.5e1": false} {
 		if _, err := ParseBudget(s); (err == nil) != ok {

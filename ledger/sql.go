@@ -125,7 +125,37 @@ var migrations = []string{
 		created_at TEXT NOT NULL,
 		PRIMARY KEY (dataset, idx)
 	)`,
+	// the running composition state (running.go, docs/math.md §4.11):
+	// per dataset or token ("scope") a header, and one row per chain
+	`CREATE TABLE compose_state (
+		dataset TEXT NOT NULL REFERENCES datasets(name),
+		scope   TEXT NOT NULL,
+		last_id BIGINT NOT NULL,
+		state   TEXT NOT NULL,
+		spent   TEXT NOT NULL,
+		rule    TEXT NOT NULL,
+		theorem TEXT NOT NULL,
+		PRIMARY KEY (dataset, scope)
+	)`,
+	`CREATE TABLE compose_chains (
+		dataset TEXT NOT NULL REFERENCES datasets(name),
+		scope   TEXT NOT NULL,
+		chain   TEXT NOT NULL,
+		ord     BIGINT NOT NULL,
+		applies INTEGER NOT NULL,
+		bound   TEXT NOT NULL,
+		rule    TEXT NOT NULL,
+		theorem TEXT NOT NULL,
+		state   TEXT NOT NULL,
+		PRIMARY KEY (dataset, scope, chain)
+	)`,
+	`CREATE INDEX releases_token ON releases(dataset, token, id)`,
+	buildStatesMigration,
 }
+
+// buildStatesMigration is not SQL: migrate runs buildStates, which folds
+// every dataset's records into its running state.
+const buildStatesMigration = "-- go: buildStates"
 
 type sqlStore struct {
 	db *sql.DB
@@ -156,9 +186,15 @@ func (s *sqlStore) migrate(ctx context.Context) error {
 			if n > 0 {
 				return nil
 			}
-			stmt := strings.NewReplacer("{exact}", s.d.exact, "{serial}", s.d.serial).Replace(m)
-			if _, err := tx.ExecContext(ctx, stmt); err != nil {
-				return err
+			if m == buildStatesMigration {
+				if err := s.buildStates(ctx, tx); err != nil {
+					return err
+				}
+			} else {
+				stmt := strings.NewReplacer("{exact}", s.d.exact, "{serial}", s.d.serial).Replace(m)
+				if _, err := tx.ExecContext(ctx, stmt); err != nil {
+					return err
+				}
 			}
 			_, err := tx.ExecContext(ctx, s.q(`INSERT INTO schema_migrations (version) VALUES (?)`), version)
 			return err
@@ -341,6 +377,13 @@ func (s *sqlStore) Dataset(ctx context.Context, name string) (State, error) {
 		if err != nil {
 			return err
 		}
+		// the running state when it is current (a read-only transaction
+		// does not rebuild it), else the records composed
+		sc, err := s.loadScope(ctx, tx, name, nil, r, false, nil)
+		if err == nil && sc != nil && !sc.rebuilt && !sc.run.Full {
+			st = sc.state(name, r, r.budget)
+			return nil
+		}
 		es, err := s.entries(ctx, tx, name)
 		if err != nil {
 			return err
@@ -474,39 +517,68 @@ func (s *sqlStore) Spend(ctx context.Context, sp Spend, draw func() (json.RawMes
 		} else if r.hash != hash {
 			return fmt.Errorf("ledger: dataset %q is recorded with class Θ %s, this release is calibrated for %s: a budget spent under one Θ says nothing under another (use the dataset's class, or another dataset)", sp.Dataset, r.hash, hash)
 		}
-		es, err := s.entries(ctx, tx, sp.Dataset)
-		if err != nil {
-			return err
-		}
-		would, err := state(sp.Dataset, r, es, sp.Record)
-		if err != nil {
-			return err
-		}
-		if would.Spent.Cmp(r.budget) > 0 {
-			before, err := state(sp.Dataset, r, es, nil)
-			if err != nil {
-				return err
-			}
-			return &Refused{State: before, Requested: eps, Would: would.Spent, Rule: would.Rule}
-		}
-		if sp.TokenBudget != nil {
-			var mine []Entry
-			for _, e := range es {
-				if e.Token == sp.Token {
-					mine = append(mine, e)
+		// the dataset's running composition state and, for a token with a
+		// budget of its own, the token's (running.go, docs/math.md §4.11);
+		// the records are read only to rebuild a state or where the state
+		// hands the composition back to them
+		var es []Entry
+		read := false
+		entries := func() ([]Entry, error) {
+			if !read {
+				var err error
+				if es, err = s.entries(ctx, tx, sp.Dataset); err != nil {
+					return nil, err
 				}
+				read = true
 			}
-			tr := row{budget: sp.TokenBudget, class: r.class, hash: r.hash}
-			tw, err := state(sp.Dataset, tr, mine, sp.Record)
+			return es, nil
+		}
+		before := func(sc *scope, budget *big.Rat) (State, error) {
+			if !sc.run.Full {
+				return sc.state(sp.Dataset, r, budget), nil
+			}
+			all, err := entries()
+			if err != nil {
+				return State{}, err
+			}
+			if sc.token != nil {
+				all = mine(all, *sc.token)
+			}
+			return state(sp.Dataset, row{budget: budget, class: r.class, hash: r.hash}, all, nil)
+		}
+		dsc, err := s.loadScope(ctx, tx, sp.Dataset, nil, r, true, entries)
+		if err != nil {
+			return err
+		}
+		would, err := s.advance(ctx, tx, sp.Dataset, dsc, r, sp.Record, entries)
+		if err != nil {
+			return err
+		}
+		if would.spent.Cmp(r.budget) > 0 {
+			st, err := before(dsc, r.budget)
 			if err != nil {
 				return err
 			}
-			if tw.Spent.Cmp(sp.TokenBudget) > 0 {
-				before, err := state(sp.Dataset, tr, mine, nil)
+			return &Refused{State: st, Requested: eps, Would: would.spent, Rule: would.rule}
+		}
+		var tokWould *step
+		if sp.TokenBudget != nil {
+			// kept only for spends with a token budget: a spend without
+			// one leaves it behind, and it is rebuilt when next used
+			tok := sp.Token
+			tsc, err := s.loadScope(ctx, tx, sp.Dataset, &tok, r, true, entries)
+			if err != nil {
+				return err
+			}
+			if tokWould, err = s.advance(ctx, tx, sp.Dataset, tsc, r, sp.Record, entries); err != nil {
+				return err
+			}
+			if tokWould.spent.Cmp(sp.TokenBudget) > 0 {
+				st, err := before(tsc, sp.TokenBudget)
 				if err != nil {
 					return err
 				}
-				return &Refused{State: before, Requested: eps, Would: tw.Spent, Rule: tw.Rule + " (this token's own budget)"}
+				return &Refused{State: st, Requested: eps, Would: tokWould.spent, Rule: tokWould.rule + " (this token's own budget)"}
 			}
 		}
 		result, err := draw()
@@ -527,7 +599,7 @@ func (s *sqlStore) Spend(ctx context.Context, sp Spend, draw func() (json.RawMes
 		}
 		var id int64
 		err = tx.QueryRowContext(ctx, s.q(`INSERT INTO releases (dataset, created_at, token, mechanism, epsilon, class_hash, query, record, result, spent, rule, idem_key, request_hash, theorem) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
-			sp.Dataset, now(), sp.Token, string(sp.Record.Mechanism), Decimal(eps), hash, sp.Record.Query, string(rec), string(result), spentText(would.Spent), would.Rule, key, reqHash, would.Theorem).Scan(&id)
+			sp.Dataset, now(), sp.Token, string(sp.Record.Mechanism), Decimal(eps), hash, sp.Record.Query, string(rec), string(result), spentText(would.spent), would.rule, key, reqHash, would.theorem).Scan(&id)
 		if err != nil {
 			if sp.IdempotencyKey != "" && strings.Contains(strings.ToLower(err.Error()), "unique") {
 				return ErrKeyReused // the key was used on another dataset
@@ -539,8 +611,15 @@ func (s *sqlStore) Spend(ctx context.Context, sp Spend, draw func() (json.RawMes
 				return err
 			}
 		}
-		out = Receipt{State: would, ID: id, Result: result}
-		out.State.Releases = len(es) + 1
+		if err := s.write(ctx, tx, sp.Dataset, would, id); err != nil {
+			return err
+		}
+		if tokWould != nil {
+			if err := s.write(ctx, tx, sp.Dataset, tokWould, id); err != nil {
+				return err
+			}
+		}
+		out = Receipt{State: State{Dataset: sp.Dataset, Budget: r.budget, Spent: would.spent, Rule: would.rule, Theorem: would.theorem, Releases: would.run.Records, ClassHash: r.hash}, ID: id, Result: result}
 		return nil
 	})
 	if err != nil {
