@@ -81,12 +81,20 @@ func FuzzReadParquet(f *testing.F) {
 		if err != nil {
 			return
 		}
+		unknown := 0
 		for _, seq := range d.Seqs {
 			for _, v := range seq {
+				if v == Unknown { // a missing value: a reading of unknown value (docs/math.md §4.8)
+					unknown++
+					continue
+				}
 				if v < 0 || v >= len(d.States) {
 					t.Fatalf("state index %d of %d", v, len(d.States))
 				}
 			}
+		}
+		if unknown != d.MissingValues {
+			t.Fatalf("%d readings of unknown value, %d missing values read: every missing value stays a reading", unknown, d.MissingValues)
 		}
 	})
 }

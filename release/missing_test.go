@@ -145,7 +145,12 @@ func TestMissingValuesByBruteForce(t *testing.T) {
 			var b strings.Builder
 			b.WriteString("s,t,v\n")
 			for i := range T {
-				v := []string{"0.5", "2.5", "NA"}[(i*7+rep*3+trial)%3]
+				// rep 0: no value missing; reps 1 and 2: missing at
+				// different rows (rep*3 ≡ 0 mod 3 made every file the same)
+				v := []string{"0.5", "2.5", "NA"}[(i+rep+trial)%3]
+				if rep == 0 {
+					v = []string{"0.5", "2.5"}[(i+trial)%2]
+				}
 				fmt.Fprintf(&b, "a,%d,%s\n", i*3600, v)
 			}
 			d, err := ReadData(strings.NewReader(b.String()), "m.csv", CSVOptions{SeriesCol: "s", TimeCol: "t", ValueCol: "v", Levels: lv, Step: 3600})

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -348,7 +347,7 @@ func localSanitizeCmd() *cobra.Command {
 			san := *data
 			san.Seqs = make([][]int, len(data.Seqs))
 			for i, seq := range data.Seqs {
-				if san.Seqs[i], err = sanitizeKnown(seq, rho); err != nil {
+				if san.Seqs[i], err = sanitizeRows(seq, rho, nil); err != nil {
 					return err
 				}
 			}
@@ -373,22 +372,32 @@ func localSanitizeCmd() *cobra.Command {
 	return c
 }
 
-// sanitizeKnown randomises every reading of known value; a reading whose
-// value is missing stays missing (written NA), as it was read.
-func sanitizeKnown(seq []int, rho float64) ([]int, error) {
+// sanitizeRows randomises every reading: a known one is flipped with
+// probability rho, and one whose value is missing becomes a fair coin (a
+// fixed 0 flipped with probability 1/2), so the output does not show
+// which values were missing (docs/math.md §6, "Missing values": the
+// output is the flip of the true readings passed through per-step
+// channels, no more revealing). src nil: crypto/rand.
+func sanitizeRows(seq []int, rho float64, src noise.Source) ([]int, error) {
 	known := make([]int, 0, len(seq))
 	for _, v := range seq {
 		if v != release.Unknown {
 			known = append(known, v)
 		}
 	}
-	y, err := bdp.Sanitize(known, rho, rho, nil)
+	y, err := bdp.Sanitize(known, rho, rho, src)
 	if err != nil {
 		return nil, err
 	}
-	out := slices.Clone(seq)
-	for j, v := range out {
-		if v != release.Unknown {
+	coins, err := bdp.Sanitize(make([]int, len(seq)-len(known)), 0.5, 0.5, src)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int, len(seq))
+	for j, v := range seq {
+		if v == release.Unknown {
+			out[j], coins = coins[0], coins[1:]
+		} else {
 			out[j], y = y[0], y[1:]
 		}
 	}
