@@ -9,8 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/pufferfish-privacy/pufferfish/release"
 	"github.com/spf13/cobra"
+
+	"github.com/pufferfish-privacy/pufferfish/release"
 )
 
 func convertCmd() *cobra.Command {

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"math/big"
 	"os"
 	"strings"
 
@@ -21,15 +19,6 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/wasserstein"
 )
 
-func readFramework(path string) (*framework.Framework, []int, error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("framework: %w", err)
-	}
-	defer fh.Close()
-	return framework.Parse(fh, path)
-}
-
 // loadFramework checks the common flags of wasserstein and bn and reads the
 // framework (networks kept unexpanded for bn) and the database to release.
 func loadFramework(path, dataS string, eps float64, networks bool) (*framework.Framework, []int, error) {
@@ -39,14 +28,7 @@ func loadFramework(path, dataS string, eps float64, networks bool) (*framework.F
 	if err := checkEps(eps); err != nil {
 		return nil, nil, err
 	}
-	var f *framework.Framework
-	var data []int
-	var err error
-	if networks {
-		f, data, err = readFrameworkNetworks(path)
-	} else {
-		f, data, err = readFramework(path)
-	}
+	f, data, err := framework.ReadFile(path, networks)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -56,11 +38,6 @@ func loadFramework(path, dataS string, eps float64, networks bool) (*framework.F
 		}
 	}
 	return f, data, nil
-}
-
-func ratFloat(r *big.Rat) float64 {
-	f, _ := r.Float64()
-	return f
 }
 
 func wassersteinCmd() *cobra.Command {
@@ -121,11 +98,11 @@ func robustCmd() *cobra.Command {
 			if err := checkEps(eps); err != nil {
 				return err
 			}
-			f, _, err := readFramework(path)
+			f, _, err := framework.ReadFile(path, false)
 			if err != nil {
 				return err
 			}
-			adv, _, err := readFramework(advPath)
+			adv, _, err := framework.ReadFile(advPath, false)
 			if err != nil {
 				return err
 			}
@@ -183,16 +160,6 @@ func bnCmd() *cobra.Command {
 	c.Flags().Float64Var(&workLimit, "work-limit", 0, "most estimated search steps (≈ 7 s per 1e8); 0 = 2e8")
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return c
-}
-
-// readFrameworkNetworks parses a framework whose thetas are all networks,
-// without expanding them into joint tables (networks may be far too large).
-func readFrameworkNetworks(path string) (*framework.Framework, []int, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("framework: %w", err)
-	}
-	return framework.ParseNetworks(bytes.NewReader(raw), path)
 }
 
 func composeCmd() *cobra.Command {

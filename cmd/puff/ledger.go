@@ -54,7 +54,7 @@ func ledgerInitCmd() *cobra.Command {
 			}
 			var class *markov.Class
 			if classPath != "" {
-				if class, err = readClass(classPath); err != nil {
+				if class, err = markov.ReadClassFile(classPath); err != nil {
 					return err
 				}
 			}

@@ -88,15 +88,6 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-func readClass(path string) (*markov.Class, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("class: %w", err)
-	}
-	defer f.Close()
-	return markov.ParseClass(f, path)
-}
-
 func scaleCmd() *cobra.Command {
 	var classPath string
 	epsF, methodF := newEps("1"), newMethod()
@@ -121,7 +112,7 @@ func scaleCmd() *cobra.Command {
 			if start < 1 {
 				return fmt.Errorf("--start %d: must be ≥ 1 (the first time step of the chain is 1)", start)
 			}
-			class, err := readClass(classPath)
+			class, err := markov.ReadClassFile(classPath)
 			if err != nil {
 				return err
 			}
@@ -264,7 +255,7 @@ func releaseCmd() *cobra.Command {
 			var err error
 			switch {
 			case classPath != "":
-				if req.Class, err = readClass(classPath); err != nil {
+				if req.Class, err = markov.ReadClassFile(classPath); err != nil {
 					return err
 				}
 			case df.path == "" && !fit:

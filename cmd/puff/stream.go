@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pufferfish-privacy/pufferfish/ledger"
+	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/stream"
 )
 
@@ -40,7 +41,7 @@ func streamInitCmd() *cobra.Command {
 			if dsn == "" || dataset == "" || classPath == "" || window == "" {
 				return fmt.Errorf("--ledger, --dataset, --class and --window are required")
 			}
-			class, err := readClass(classPath)
+			class, err := markov.ReadClassFile(classPath)
 			if err != nil {
 				return err
 			}

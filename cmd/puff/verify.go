@@ -14,6 +14,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/hmm"
 	"github.com/pufferfish-privacy/pufferfish/hmm/builtin"
 	"github.com/pufferfish-privacy/pufferfish/internal/progress"
+	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/ratexpr"
 )
 
@@ -342,7 +343,7 @@ func verifyAuditCmd() *cobra.Command {
 			if err := checkEps(eps); err != nil {
 				return err
 			}
-			cl, err := readClass(classPath)
+			cl, err := markov.ReadClassFile(classPath)
 			if err != nil {
 				return err
 			}
