@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math/big"
 	"os"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -66,12 +64,7 @@ func (mf *modelFlags) load(args []string) (builtin.Model, error) {
 		return builtin.Model{}, fmt.Errorf("give a MODEL.json file or --builtin, not both or neither")
 	}
 	if len(args) == 1 {
-		f, err := os.Open(args[0])
-		if err != nil {
-			return builtin.Model{}, err
-		}
-		defer f.Close()
-		file, err := hmm.ParseFile(f, args[0])
+		file, err := hmm.ReadFile(args[0])
 		if err != nil {
 			return builtin.Model{}, err
 		}
@@ -122,14 +115,7 @@ func evaluate(b builtin.Model, n int, arith string, eps *hmm.Epsilon) (hmm.Verdi
 	if err != nil {
 		return "", hmm.LossReport{}, fmt.Errorf("--%w", err)
 	}
-	if b.DP != nil && b.DP.Inputs > 1<<16 {
-		b.DP.Progress = progress.Terminal(os.Stderr) // seconds to minutes of streaming
-	}
-	ev, err := b.Evaluate(n, a, eps)
-	if err != nil {
-		return "", hmm.LossReport{}, err
-	}
-	return ev.Verdict, hmm.NewLossReport(b.Obs(), b.Description, n, ev), nil
+	return b.Report(n, a, eps, progress.Terminal(os.Stderr))
 }
 
 func verifyCmd() *cobra.Command {
@@ -157,7 +143,6 @@ func verifyLossCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			desc := b.Description
 			_, out, err := evaluate(b, n, arith, nil)
 			if err != nil {
 				return err
@@ -165,11 +150,7 @@ func verifyLossCmd() *cobra.Command {
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), out)
 			}
-			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
-			loss := out.LossLine()
-			fmt.Fprintf(w, "model\t%s\nlengths\t1..%d\nloss\t%s\narithmetic\t%s\nwitness\t%s under %s (larger under %s)\nexplored\t%d sequences\n",
-				desc, n, loss, out.Arithmetic, strings.Join(out.Witness.Observations, " "), out.Witness.Secret, out.Witness.Larger, out.Explored)
-			return w.Flush()
+			return out.WriteText(cmd.OutOrStdout())
 		},
 	}
 	mf.register(c)
@@ -202,31 +183,17 @@ func verifyCheckCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			desc := b.Description
 			v, lj, err := evaluate(b, n, arith, &eps)
 			if err != nil {
 				return err
 			}
-			out := struct {
-				Verdict       hmm.Verdict `json:"verdict"`
-				Epsilon       string      `json:"epsilon"`
-				EpsilonExact  bool        `json:"epsilon_exact"`
-				EpsilonFloat  float64     `json:"epsilon_value"`
-				ExpEpsilonLow string      `json:"exp_epsilon_low"`
-				ExpEpsilonHi  string      `json:"exp_epsilon_high"`
-				hmm.LossReport
-			}{v, eps.Text, eps.Exact(), eps.Value, eps.Lo.FloatString(20), eps.Hi.FloatString(20), lj}
+			out := hmm.NewCheckReport(v, eps, lj)
 			if asJSON {
-				if err := writeJSON(cmd.OutOrStdout(), out); err != nil {
-					return err
-				}
-				return verdictStatus(v)
+				err = writeJSON(cmd.OutOrStdout(), out)
+			} else {
+				err = out.WriteText(cmd.OutOrStdout())
 			}
-			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
-			loss := out.LossLine()
-			fmt.Fprintf(w, "verdict\t%s: %s-Pufferfish privacy for sequences of lengths 1..%d\nmodel\t%s\nloss\t%s\narithmetic\t%s\nwitness\t%s under %s\n",
-				v, eps.Text, n, desc, loss, out.Arithmetic, strings.Join(out.Witness.Observations, " "), out.Witness.Secret)
-			if err := w.Flush(); err != nil {
+			if err != nil {
 				return err
 			}
 			return verdictStatus(v)
@@ -267,12 +234,7 @@ func verifySweepCmd() *cobra.Command {
 					return fmt.Errorf("--plot: %w", err)
 				}
 			}
-			f, err := os.Open(args[0])
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			file, err := hmm.ParseFile(f, args[0])
+			file, err := hmm.ReadFile(args[0])
 			if err != nil {
 				return err
 			}
@@ -294,18 +256,7 @@ func verifySweepCmd() *cobra.Command {
 			}
 			res := hmm.SweepResultOf(points, axes, n, eps)
 			if plotPath != "" {
-				xs, ys := res.Coordinates()
-				var st []chart.Status
-				for _, r := range res.Rows {
-					st = append(st, map[hmm.Verdict]chart.Status{hmm.Holds: chart.Holds, hmm.Violated: chart.Violated, hmm.Undecided: chart.Undecided}[r.Verdict])
-				}
-				title := fmt.Sprintf("%s-Pufferfish over sequences of length ≤ %d", eps.Text, n)
-				if len(axes) == 1 {
-					err = chart.Curve(plotPath, title, axes[0].Name, "privacy loss", xs, ys, st, eps.Value)
-				} else {
-					err = chart.Region(plotPath, title, axes[0].Name, axes[1].Name, xs, ys, st)
-				}
-				if err != nil {
+				if err := chart.Sweep(plotPath, res, eps.Value); err != nil {
 					return err
 				}
 			}
@@ -357,10 +308,7 @@ func verifyAuditCmd() *cobra.Command {
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), r)
 			}
-			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
-			fmt.Fprintf(w, "verdict\t%s: %s release at ε = %g, chain length %d\nσ\t%.6g (per bin %.6g, sampled at %.6g)\nloss\t%.10g (ratio %s, exact)\nwitness\t%s, noisy histogram %v\nmodel\t%d hidden states, %d sequences explored\n",
-				r.Verdict, r.Method, r.Epsilon, r.Length, r.Sigma, r.PerBinScale, r.EffectiveScale, r.Loss, r.Ratio, r.Secret, r.Output, r.States, r.Explored)
-			return w.Flush()
+			return r.WriteText(cmd.OutOrStdout())
 		},
 	}
 	c.Flags().StringVar(&classPath, "class", "", "class JSON file with one chain")
