@@ -3,8 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -117,7 +115,7 @@ func streamAppendCmd() *cobra.Command {
 			}
 			var data []byte
 			if path != "" {
-				if data, err = readAll(path); err != nil {
+				if data, err = stream.ReadAppend(path); err != nil {
 					return err
 				}
 			}
@@ -125,11 +123,15 @@ func streamAppendCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			wins := make([]stream.Window, len(rel))
-			for i, r := range rel {
-				wins[i] = r.Window
+			wins := stream.WindowsOf(rel)
+			if asJSON {
+				v := map[string]any{"windows": wins}
+				if dup {
+					v["duplicate"] = true
+				}
+				return writeJSON(cmd.OutOrStdout(), v)
 			}
-			return printWindows(cmd.OutOrStdout(), wins, dup, asJSON)
+			return stream.WriteWindows(cmd.OutOrStdout(), wins, dup)
 		},
 	}
 	f := c.Flags()
@@ -139,51 +141,6 @@ func streamAppendCmd() *cobra.Command {
 	f.StringVar(&closeAt, "close", "", "also close every window that ends at or before this time (written as the data's times are)")
 	f.BoolVar(&asJSON, "json", false, `print {"windows": [...]} (the windows this append released)`)
 	return c
-}
-
-// maxAppend caps one appended file held in memory (it is hashed, so that
-// appending it twice is recognised).
-const maxAppend = 1 << 30
-
-func readAll(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxAppend+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(b) > maxAppend {
-		return nil, fmt.Errorf("%s: more than %d bytes in one append: append the file in parts", path, maxAppend)
-	}
-	return b, nil
-}
-
-func printWindows(w io.Writer, wins []stream.Window, dup, asJSON bool) error {
-	if asJSON {
-		v := map[string]any{"windows": wins}
-		if dup {
-			v["duplicate"] = true
-		}
-		return writeJSON(w, v)
-	}
-	if dup {
-		fmt.Fprintln(w, "this file was appended before: nothing changed")
-	}
-	if len(wins) == 0 {
-		_, err := fmt.Fprintln(w, "no window closed")
-		return err
-	}
-	for _, win := range wins {
-		fmt.Fprintf(w, "== window %s – %s\n", win.Start, win.End)
-		if err := win.Report.WriteText(w); err != nil {
-			return err
-		}
-		fmt.Fprintln(w)
-	}
-	return nil
 }
 
 func streamShowCmd() *cobra.Command {
@@ -218,17 +175,15 @@ func streamShowCmd() *cobra.Command {
 				}
 				return writeJSON(cmd.OutOrStdout(), map[string]any{"dataset": dataset, "stream": sum, "windows": raw})
 			}
-			wins := make([]stream.Window, len(raw))
-			for i, r := range raw {
-				if err := json.Unmarshal(r, &wins[i]); err != nil {
-					return fmt.Errorf("stored window %d: %w", i, err)
-				}
+			wins, err := stream.DecodeWindows(raw)
+			if err != nil {
+				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "stream on dataset %q: windows of %s, ε = %g for all, σ = %.10g, %d windows released\n\n", dataset, s.Window, s.Epsilon, *s.Scale.Sigma, len(wins))
 			if len(wins) == 0 {
 				return nil
 			}
-			return printWindows(cmd.OutOrStdout(), wins, false, false)
+			return stream.WriteWindows(cmd.OutOrStdout(), wins, false)
 		},
 	}
 	f := c.Flags()
