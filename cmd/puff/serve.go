@@ -1,14 +1,9 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"math/big"
-	"net"
-	"net/http"
-	"net/url"
 	"os"
 	"os/signal"
 	"syscall"
@@ -50,28 +45,7 @@ func serveCmd() *cobra.Command {
 					return err
 				}
 			}
-			ln, err := net.Listen("tcp", addr)
-			if err != nil {
-				return err
-			}
-			hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute}
-			log.Info("serving", "addr", "http://"+ln.Addr().String(), "ledger", redactDSN(dsn), "data_dir", dataDir)
-			errc := make(chan error, 1)
-			go func() { errc <- hs.Serve(ln) }()
-			select {
-			case err := <-errc:
-				return err
-			case <-ctx.Done():
-			}
-			// graceful: stop accepting, let requests in flight finish (their
-			// ledger transactions commit or roll back), then exit
-			log.Info("shutting down")
-			sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				return err
-			}
-			return nil
+			return srv.ListenAndServe(ctx, addr, "ledger", serve.RedactDSN(dsn), "data_dir", dataDir)
 		},
 	}
 	f := c.Flags()
@@ -83,13 +57,6 @@ func serveCmd() *cobra.Command {
 	f.DurationVar(&releaseTimeout, "release-timeout", 5*time.Minute, "stop a release's computation after this long (nothing is spent); 0: no limit")
 	f.BoolVar(&demo, "demo", false, "register the built-in example as dataset \"activity\" (budget 3) if missing, and print an admin token on stderr if the ledger has none")
 	return c
-}
-
-func redactDSN(dsn string) string {
-	if u, err := url.Parse(dsn); err == nil && u.Scheme != "" {
-		return u.Redacted()
-	}
-	return dsn
 }
 
 func tokenCmd() *cobra.Command {
