@@ -1,13 +1,7 @@
 package main
 
 import (
-	"bufio"
-	"compress/gzip"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -26,47 +20,11 @@ func convertCmd() *cobra.Command {
 			if in == "" || out == "" {
 				return fmt.Errorf("give --data FILE.csv and --out FILE.parquet")
 			}
-			ty := map[string]string{}
-			if types != "" {
-				for _, kv := range strings.Split(types, ",") {
-					k, v, ok := strings.Cut(kv, "=")
-					if !ok || strings.TrimSpace(k) == "" {
-						return fmt.Errorf("--types %q: want column=type pairs, comma-separated (types: %s)", types, strings.Join(release.ParquetTypes, ", "))
-					}
-					ty[strings.TrimSpace(k)] = strings.TrimSpace(v)
-				}
-			}
-			f, err := os.Open(in)
+			ty, err := release.ParseParquetTypes(types)
 			if err != nil {
-				return err
+				return fmt.Errorf("--%w", err)
 			}
-			defer f.Close()
-			var r io.Reader = bufio.NewReader(f)
-			if magic, _ := r.(*bufio.Reader).Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-				gz, err := gzip.NewReader(r)
-				if err != nil {
-					return fmt.Errorf("%s: %w", in, err)
-				}
-				r = gz
-			}
-			// written beside the target and renamed: never a half-written file
-			tmp, err := os.CreateTemp(filepath.Dir(out), ".puff-convert-*")
-			if err != nil {
-				return err
-			}
-			defer os.Remove(tmp.Name())
-			if err := release.WriteParquet(tmp, r, in, ty, group); err != nil {
-				tmp.Close()
-				return err
-			}
-			if err := tmp.Chmod(0o644); err != nil {
-				tmp.Close()
-				return err
-			}
-			if err := tmp.Close(); err != nil {
-				return err
-			}
-			return os.Rename(tmp.Name(), out)
+			return release.ConvertFile(in, out, ty, group)
 		},
 	}
 	f := c.Flags()
