@@ -230,14 +230,5 @@ func placeInChain(cmd *cobra.Command, req *release.Request, store ledger.Store, 
 			return fmt.Errorf("--origin %q differs from the origin %q dataset %q was registered with", origin, reg.Origin, dataset)
 		}
 	}
-	if origin == "" {
-		req.UnknownStart = recorded
-		return nil
-	}
-	t, err := req.CSV.ParseTime(origin)
-	if err != nil {
-		return fmt.Errorf("origin %q: %w", origin, err)
-	}
-	req.Origin = &t
-	return nil
+	return req.PlaceAt(origin, recorded)
 }

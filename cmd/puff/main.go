@@ -9,15 +9,11 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pufferfish-privacy/pufferfish/hmm"
-	"github.com/pufferfish-privacy/pufferfish/internal/strictjson"
 	"github.com/pufferfish-privacy/pufferfish/ledger"
 	"github.com/pufferfish-privacy/pufferfish/ledger/logfile"
 	"github.com/pufferfish-privacy/pufferfish/markov"
@@ -203,11 +199,8 @@ func (d *dataFlags) source() (io.ReadCloser, string, release.CSVOptions, error) 
 	if err != nil {
 		return nil, "", opts, err
 	}
-	if d.path == "" {
-		return io.NopCloser(release.ExampleData()), "example/activity.csv", opts, nil
-	}
-	f, err := os.Open(d.path)
-	return f, d.path, opts, err
+	r, name, err := release.OpenData(d.path)
+	return r, name, opts, err
 }
 
 // read reads the data with the declared states (first appearance when
@@ -259,7 +252,7 @@ func releaseCmd() *cobra.Command {
 					return err
 				}
 			case df.path == "" && !fit:
-				if req.Class, err = markov.ParseClass(release.ExampleClass(), "example/activity_class.json"); err != nil {
+				if req.Class, err = release.ExampleClassParsed(); err != nil {
 					return err
 				}
 			case !fit:
@@ -273,16 +266,12 @@ func releaseCmd() *cobra.Command {
 			req.CSV = opts
 			var width time.Duration
 			if window != "" {
-				if width, err = time.ParseDuration(window); err != nil || width <= 0 {
-					return fmt.Errorf("--window %q: want a positive duration such as 24h or 168h", window)
+				if width, err = release.ParseWindow(window); err != nil {
+					return fmt.Errorf("--%w", err)
 				}
 			}
-			switch calibration {
-			case "joint":
-			case "per-window":
-				req.PerWindow = true
-			default:
-				return fmt.Errorf("--window-calibration %q: want joint or per-window", calibration)
+			if req.PerWindow, err = release.ParseCalibration(calibration); err != nil {
+				return fmt.Errorf("--%w", err)
 			}
 			if ledgerDSN != "" && logPath != "" {
 				return fmt.Errorf("give --ledger or --log, not both")
@@ -331,7 +320,7 @@ func releaseCmd() *cobra.Command {
 				if logPath != "" {
 					// The record is on disk before anything is printed.
 					if dataset == "" {
-						dataset = strings.TrimSuffix(strings.TrimSuffix(filepath.Base(name), ".gz"), filepath.Ext(strings.TrimSuffix(filepath.Base(name), ".gz")))
+						dataset = release.DatasetName(name)
 					}
 					t, err := logfile.Append(logPath, dataset, p.Class, p.Record)
 					if err != nil {
@@ -344,16 +333,8 @@ func releaseCmd() *cobra.Command {
 			if r, ok := out.(*release.Report); ok {
 				r.Warnings = append(r.Warnings, df.warnings()...)
 			}
-			if wr, ok := out.(*release.WindowedReport); ok && asJSON {
-				// window by window: a long release is never one buffer
-				return wr.WriteJSON(cmd.OutOrStdout(), release.Field{Name: "ledger", Value: ledgerJSON})
-			}
 			if asJSON {
-				b, err := json.Marshal(out)
-				if err != nil {
-					return err
-				}
-				return writeJSON(cmd.OutOrStdout(), strictjson.AddField(b, "ledger", ledgerJSON))
+				return release.WriteJSON(cmd.OutOrStdout(), out, release.Field{Name: "ledger", Value: ledgerJSON})
 			}
 			return out.WriteText(cmd.OutOrStdout(), extra...)
 		},
@@ -395,24 +376,11 @@ func fitCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if df.spec.States == "" && data.Levels == nil {
-				sorted := slices.Sorted(slices.Values(data.States))
-				if err := data.Align(sorted, name); err != nil {
-					return err
-				}
-			}
 			kind := markov.InitStationary
 			if initial == "any" {
 				kind = markov.InitAny
 			}
-			ch, err := markov.Fit(data.States, data.Runs(), df.smoothing)
-			if err == nil {
-				ch, err = markov.New(ch.States, ch.P, kind, nil)
-			}
-			if err != nil {
-				return fmt.Errorf("%s: %w", name, err)
-			}
-			class, err := markov.NewClass(ch.States, ch)
+			class, err := release.FitClass(data, name, df.smoothing, kind, df.spec.States == "")
 			if err != nil {
 				return err
 			}
