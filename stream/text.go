@@ -1,10 +1,13 @@
 package stream
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/pufferfish-privacy/pufferfish/ledger"
 )
 
 // MaxAppend caps one appended file read by ReadAppend: it is held in
@@ -68,4 +71,26 @@ func WriteWindows(w io.Writer, wins []Window, duplicate bool) error {
 		fmt.Fprintln(w)
 	}
 	return nil
+}
+
+// AppendFile appends the file at path (ReadAppend; "" for none) to the
+// dataset's stream and closes every window that ends at or before closeAt
+// (CloseTime; "" for none), in one Feed: it returns the windows released
+// and whether the same file and closing time were appended before.
+func AppendFile(ctx context.Context, store ledger.Store, dataset, path, closeAt string) ([]Window, bool, error) {
+	close, err := CloseTime(ctx, store, dataset, closeAt)
+	if err != nil {
+		return nil, false, err
+	}
+	var data []byte
+	if path != "" {
+		if data, err = ReadAppend(path); err != nil {
+			return nil, false, err
+		}
+	}
+	rel, dup, err := Feed(ctx, store, dataset, data, path, close)
+	if err != nil {
+		return nil, false, err
+	}
+	return WindowsOf(rel), dup, nil
 }

@@ -11,22 +11,16 @@ import (
 func convertCmd() *cobra.Command {
 	var in, out, types string
 	var group int
-	c := &cobra.Command{
-		Use:   "convert --data FILE.csv --out FILE.parquet [--types time=int64,kw=double]",
-		Short: "Write a CSV data file as Parquet (the same rows, typed columns)",
-		Long:  help("convert"),
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if in == "" || out == "" {
-				return fmt.Errorf("give --data FILE.csv and --out FILE.parquet")
-			}
-			ty, err := release.ParseParquetTypes(types)
-			if err != nil {
-				return fmt.Errorf("--%w", err)
-			}
-			return release.ConvertFile(in, out, ty, group)
-		},
-	}
+	c := command("convert --data FILE.csv --out FILE.parquet [--types time=int64,kw=double]", "Write a CSV data file as Parquet (the same rows, typed columns)", "convert", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error {
+		if in == "" || out == "" {
+			return fmt.Errorf("give --data FILE.csv and --out FILE.parquet")
+		}
+		ty, err := release.ParseParquetTypes(types)
+		if err != nil {
+			return fmt.Errorf("--%w", err)
+		}
+		return release.ConvertFile(in, out, ty, group)
+	})
 	f := c.Flags()
 	f.StringVar(&in, "data", "", "CSV file with a header (optionally gzip)")
 	f.StringVar(&out, "out", "", "Parquet file to write")

@@ -133,26 +133,17 @@ func verifyLossCmd() *cobra.Command {
 	var n int
 	var asJSON bool
 	var arith string
-	c := &cobra.Command{
-		Use:   "loss [MODEL.json | --builtin NAME] [--length N] [--json]",
-		Short: "Exact privacy loss with a witness",
-		Long:  help("verify-loss"),
-		Args:  cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			b, n, err := mf.loadWithLength(args, n)
-			if err != nil {
-				return err
-			}
-			_, out, err := evaluate(b, n, arith, nil)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), out)
-			}
-			return out.WriteText(cmd.OutOrStdout())
-		},
-	}
+	c := command("loss [MODEL.json | --builtin NAME] [--length N] [--json]", "Exact privacy loss with a witness", "verify-loss", cobra.MaximumNArgs(1), func(cmd *cobra.Command, args []string) error {
+		b, n, err := mf.loadWithLength(args, n)
+		if err != nil {
+			return err
+		}
+		_, out, err := evaluate(b, n, arith, nil)
+		if err != nil {
+			return err
+		}
+		return emit(cmd, asJSON, out, out.WriteText)
+	})
 	mf.register(c)
 	c.Flags().IntVar(&n, "length", 0, "longest observation sequence (default 1 for built-ins)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
@@ -166,39 +157,28 @@ func verifyCheckCmd() *cobra.Command {
 	var epsS string
 	var asJSON bool
 	var arith string
-	c := &cobra.Command{
-		Use:   "check [MODEL.json | --builtin NAME] --epsilon E [--length N] [--json]",
-		Short: "Decide ε-Pufferfish privacy for all sequences up to a length",
-		Long:  help("verify-check"),
-		Args:  cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if epsS == "" {
-				return fmt.Errorf("--epsilon is required (e.g. 'ln(2)' or 0.7)")
-			}
-			eps, err := hmm.ParseEpsilon(epsS)
-			if err != nil {
-				return fmt.Errorf("--epsilon: %v", err)
-			}
-			b, n, err := mf.loadWithLength(args, n)
-			if err != nil {
-				return err
-			}
-			v, lj, err := evaluate(b, n, arith, &eps)
-			if err != nil {
-				return err
-			}
-			out := hmm.NewCheckReport(v, eps, lj)
-			if asJSON {
-				err = writeJSON(cmd.OutOrStdout(), out)
-			} else {
-				err = out.WriteText(cmd.OutOrStdout())
-			}
-			if err != nil {
-				return err
-			}
-			return verdictStatus(v)
-		},
-	}
+	c := command("check [MODEL.json | --builtin NAME] --epsilon E [--length N] [--json]", "Decide ε-Pufferfish privacy for all sequences up to a length", "verify-check", cobra.MaximumNArgs(1), func(cmd *cobra.Command, args []string) error {
+		if epsS == "" {
+			return fmt.Errorf("--epsilon is required (e.g. 'ln(2)' or 0.7)")
+		}
+		eps, err := hmm.ParseEpsilon(epsS)
+		if err != nil {
+			return fmt.Errorf("--epsilon: %v", err)
+		}
+		b, n, err := mf.loadWithLength(args, n)
+		if err != nil {
+			return err
+		}
+		v, lj, err := evaluate(b, n, arith, &eps)
+		if err != nil {
+			return err
+		}
+		out := hmm.NewCheckReport(v, eps, lj)
+		if err := emit(cmd, asJSON, out, out.WriteText); err != nil {
+			return err
+		}
+		return verdictStatus(v)
+	})
 	mf.register(c)
 	c.Flags().IntVar(&n, "length", 0, "longest observation sequence (default 1 for built-ins)")
 	c.Flags().StringVar(&epsS, "epsilon", "", "ε, e.g. ln(2) (exact) or 0.7")
@@ -213,59 +193,50 @@ func verifySweepCmd() *cobra.Command {
 	var grids []string
 	var asJSON bool
 	var plotPath, arith string
-	c := &cobra.Command{
-		Use:   "sweep MODEL.json --epsilon E --length N --grid p=LO:HI:STEP [--grid q=...] [--json]",
-		Short: "Where ε-Pufferfish holds over a grid of parameter values",
-		Long:  help("verify-sweep"),
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			eps, err := hmm.ParseEpsilon(epsS)
-			if err != nil {
-				return fmt.Errorf("--epsilon: %v", err)
+	c := command("sweep MODEL.json --epsilon E --length N --grid p=LO:HI:STEP [--grid q=...] [--json]", "Where ε-Pufferfish holds over a grid of parameter values", "verify-sweep", cobra.ExactArgs(1), func(cmd *cobra.Command, args []string) error {
+		eps, err := hmm.ParseEpsilon(epsS)
+		if err != nil {
+			return fmt.Errorf("--epsilon: %v", err)
+		}
+		if n < 1 {
+			return fmt.Errorf("--length N is required")
+		}
+		if len(grids) == 0 || len(grids) > 2 {
+			return fmt.Errorf("give one or two --grid name=LO:HI:STEP")
+		}
+		if plotPath != "" {
+			if err := chart.CheckPath(plotPath); err != nil {
+				return fmt.Errorf("--plot: %w", err)
 			}
-			if n < 1 {
-				return fmt.Errorf("--length N is required")
-			}
-			if len(grids) == 0 || len(grids) > 2 {
-				return fmt.Errorf("give one or two --grid name=LO:HI:STEP")
-			}
-			if plotPath != "" {
-				if err := chart.CheckPath(plotPath); err != nil {
-					return fmt.Errorf("--plot: %w", err)
-				}
-			}
-			file, err := hmm.ReadFile(args[0])
-			if err != nil {
-				return err
-			}
-			var axes []hmm.Axis
-			for _, g := range grids {
-				ax, err := hmm.ParseAxis(g, func(v string) (*big.Rat, error) { return parseRat("grid", v) })
-				if err != nil {
-					return fmt.Errorf("--%w", err)
-				}
-				axes = append(axes, ax)
-			}
-			a, err := hmm.ParseArithmetic(arith)
+		}
+		file, err := hmm.ReadFile(args[0])
+		if err != nil {
+			return err
+		}
+		var axes []hmm.Axis
+		for _, g := range grids {
+			ax, err := hmm.ParseAxis(g, func(v string) (*big.Rat, error) { return parseRat("grid", v) })
 			if err != nil {
 				return fmt.Errorf("--%w", err)
 			}
-			points, err := hmm.Sweep(file, args[0], axes, n, a, eps)
-			if err != nil {
+			axes = append(axes, ax)
+		}
+		a, err := hmm.ParseArithmetic(arith)
+		if err != nil {
+			return fmt.Errorf("--%w", err)
+		}
+		points, err := hmm.Sweep(file, args[0], axes, n, a, eps)
+		if err != nil {
+			return err
+		}
+		res := hmm.SweepResultOf(points, axes, n, eps)
+		if plotPath != "" {
+			if err := chart.Sweep(plotPath, res, eps.Value); err != nil {
 				return err
 			}
-			res := hmm.SweepResultOf(points, axes, n, eps)
-			if plotPath != "" {
-				if err := chart.Sweep(plotPath, res, eps.Value); err != nil {
-					return err
-				}
-			}
-			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), res)
-			}
-			return res.WriteText(cmd.OutOrStdout())
-		},
-	}
+		}
+		return emit(cmd, asJSON, res, res.WriteText)
+	})
 	c.Flags().IntVar(&n, "length", 0, "longest observation sequence")
 	c.Flags().StringVar(&epsS, "epsilon", "", "ε, e.g. ln(2)")
 	c.Flags().StringArrayVar(&grids, "grid", nil, "parameter grid name=LO:HI:STEP (repeat for a second parameter)")
@@ -281,36 +252,27 @@ func verifyAuditCmd() *cobra.Command {
 	var T int
 	epsF := newEps("1")
 	var asJSON bool
-	c := &cobra.Command{
-		Use:   "audit --class FILE --length T --epsilon E [--method exact|approx|groupdp|dp] [--json]",
-		Short: "Machine-check puff release's own guarantee on a short chain",
-		Long:  help("verify-audit"),
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			eps := epsF.Float()
-			if classPath == "" {
-				return fmt.Errorf("--class FILE is required")
-			}
-			if err := checkEps(eps); err != nil {
-				return err
-			}
-			cl, err := markov.ReadClassFile(classPath)
-			if err != nil {
-				return err
-			}
-			if len(cl.Chains) != 1 {
-				return fmt.Errorf("%s: the audit needs exactly one chain (θ), the class has %d", classPath, len(cl.Chains))
-			}
-			r, err := audit.Histogram(cl.Chains[0], T, eps, methodF.n)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), r)
-			}
-			return r.WriteText(cmd.OutOrStdout())
-		},
-	}
+	c := command("audit --class FILE --length T --epsilon E [--method exact|approx|groupdp|dp] [--json]", "Machine-check puff release's own guarantee on a short chain", "verify-audit", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error {
+		eps := epsF.Float()
+		if classPath == "" {
+			return fmt.Errorf("--class FILE is required")
+		}
+		if err := checkEps(eps); err != nil {
+			return err
+		}
+		cl, err := markov.ReadClassFile(classPath)
+		if err != nil {
+			return err
+		}
+		if len(cl.Chains) != 1 {
+			return fmt.Errorf("%s: the audit needs exactly one chain (θ), the class has %d", classPath, len(cl.Chains))
+		}
+		r, err := audit.Histogram(cl.Chains[0], T, eps, methodF.n)
+		if err != nil {
+			return err
+		}
+		return emit(cmd, asJSON, r, r.WriteText)
+	})
 	c.Flags().StringVar(&classPath, "class", "", "class JSON file with one chain")
 	c.Flags().IntVar(&T, "length", 4, "chain length T")
 	c.Flags().Var(epsF, "epsilon", "the ε the release claims: a decimal, a fraction (1/2) or ln(r)")
