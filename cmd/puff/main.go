@@ -129,7 +129,7 @@ func scaleCmd() *cobra.Command {
 	var T, start int
 	var asJSON bool
 	c := command("scale --class FILE --length T [--epsilon E] [--method M] [--json]", "Laplace scale σ for a 1-Lipschitz query on chains of length T", "scale", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error {
-		eps, method := epsF.Float(), methodF.n
+		eps, method := epsF.Float(), methodF.Name
 		if err := checkEps(eps); err != nil {
 			return err
 		}
@@ -261,7 +261,7 @@ func releaseCmd() *cobra.Command {
 	var query, window, calibration, origin string
 	var limits release.Limits
 	c := command("release [--data FILE] [--class FILE | --fit --states a,b,c] [--epsilon E] [--method M] [--json]", "Release a private histogram of categorical time series", "release", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error {
-		eps, method := epsF.Float(), methodF.n
+		eps, method := epsF.Float(), methodF.Name
 		if err := checkEps(eps); err != nil {
 			return err
 		}

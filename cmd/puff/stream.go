@@ -35,7 +35,7 @@ func streamInitCmd() *cobra.Command {
 			if _, err := df.csv(); err != nil {
 				return err
 			}
-			s, err := stream.Declare(spec, window, epsF.Float(), methodF.n, query, class)
+			s, err := stream.Declare(spec, window, epsF.Float(), methodF.Name, query, class)
 			if err != nil {
 				return err
 			}

@@ -267,7 +267,7 @@ func verifyAuditCmd() *cobra.Command {
 		if len(cl.Chains) != 1 {
 			return fmt.Errorf("%s: the audit needs exactly one chain (θ), the class has %d", classPath, len(cl.Chains))
 		}
-		r, err := audit.Histogram(cl.Chains[0], T, eps, methodF.n)
+		r, err := audit.Histogram(cl.Chains[0], T, eps, methodF.Name)
 		if err != nil {
 			return err
 		}
