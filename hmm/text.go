@@ -1,20 +1,18 @@
 package hmm
 
 import (
-	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
+
+	"github.com/pufferfish-privacy/pufferfish/internal/tabular"
 )
 
 // WriteText prints the loss report as puff verify loss does: the model,
 // the lengths, the loss, the arithmetic, the witness and the count of
 // sequences explored.
 func (l LossReport) WriteText(out io.Writer) error {
-	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(w, "model\t%s\nlengths\t1..%d\nloss\t%s\narithmetic\t%s\nwitness\t%s under %s (larger under %s)\nexplored\t%d sequences\n",
+	return tabular.Printf(out, "model\t%s\nlengths\t1..%d\nloss\t%s\narithmetic\t%s\nwitness\t%s under %s (larger under %s)\nexplored\t%d sequences\n",
 		l.Model, l.Length, l.LossLine(), l.Arithmetic, strings.Join(l.Witness.Observations, " "), l.Witness.Secret, l.Witness.Larger, l.Explored)
-	return w.Flush()
 }
 
 // CheckReport is a verdict for an ε with the loss report behind it, as puff
@@ -38,10 +36,8 @@ func NewCheckReport(v Verdict, eps Epsilon, l LossReport) CheckReport {
 // WriteText prints the verdict, the model, the loss, the arithmetic and
 // the witness.
 func (c CheckReport) WriteText(out io.Writer) error {
-	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(w, "verdict\t%s: %s-Pufferfish privacy for sequences of lengths 1..%d\nmodel\t%s\nloss\t%s\narithmetic\t%s\nwitness\t%s under %s\n",
+	return tabular.Printf(out, "verdict\t%s: %s-Pufferfish privacy for sequences of lengths 1..%d\nmodel\t%s\nloss\t%s\narithmetic\t%s\nwitness\t%s under %s\n",
 		c.Verdict, c.Epsilon, c.Length, c.Model, c.LossLine(), c.Arithmetic, strings.Join(c.Witness.Observations, " "), c.Witness.Secret)
-	return w.Flush()
 }
 
 // Axes names the sweep's parameters, in the order of the grid.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/pufferfish-privacy/pufferfish/internal/strictjson"
 	"github.com/pufferfish-privacy/pufferfish/ledger"
 )
 
@@ -22,14 +23,11 @@ func ReadAppend(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, MaxAppend+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(b) > MaxAppend {
+	b, over, err := strictjson.ReadUpTo(f, path, MaxAppend)
+	if over {
 		return nil, fmt.Errorf("%s: more than %d bytes in one append: append the file in parts", path, MaxAppend)
 	}
-	return b, nil
+	return b, err
 }
 
 // WindowsOf is the windows of released, in order.
