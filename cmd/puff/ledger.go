@@ -168,12 +168,8 @@ func ledgerExportCmd() *cobra.Command {
 						}
 						continue
 					}
-					series := map[string]bool{}
-					for _, sg := range e.Record.Segments {
-						series[sg.Series] = true
-					}
 					cw.Write([]string{strconv.FormatInt(e.ID, 10), e.Dataset, e.Time.Format("2006-01-02T15:04:05.000000Z07:00"), e.Token, string(e.Record.Mechanism),
-						strconv.FormatFloat(e.Record.Epsilon, 'g', -1, 64), e.Record.Query, strconv.Itoa(len(e.Record.Segments)), strconv.Itoa(len(series)), e.Spent.String(), e.Rule})
+						strconv.FormatFloat(e.Record.Epsilon, 'g', -1, 64), e.Record.Query, strconv.Itoa(len(e.Record.Segments)), strconv.Itoa(e.Record.SeriesCount()), e.Spent.String(), e.Rule})
 				}
 			}
 			cw.Flush()
