@@ -16,33 +16,26 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/ratexpr"
 )
 
-// modelFlags selects a model: a file argument or a built-in mechanism.
+// modelFlags selects a model: a file argument or a built-in mechanism
+// with its parameters (the fractions as written, read when it is built).
 type modelFlags struct {
-	builtin   string
-	queries   int
-	returns   string
-	neighbour string
-	alpha     string
-	rangeM    int
-	keep      string
-	p1, p2    string
-	alphaT    string
-	threshold int
-	cutoff    int
-	set       []string
+	builtin                     string
+	p                           builtin.Params
+	alpha, keep, p1, p2, alphaT string
+	set                         []string
 }
 
 func (mf *modelFlags) register(c *cobra.Command) {
 	f := c.Flags()
 	f.StringVar(&mf.builtin, "builtin", "", "built-in mechanism: noisy-max | geometric | rr | example71 | above-threshold | sparse-vector (instead of MODEL.json)")
 	f.StringVar(&mf.alphaT, "alpha-threshold", "1/2", "above-threshold: noise parameter of the threshold (--alpha is the answers')")
-	f.IntVar(&mf.threshold, "threshold", 1, "above-threshold, sparse-vector: the threshold, in 0..RANGE")
-	f.IntVar(&mf.cutoff, "cutoff", 2, "sparse-vector: halt after this many ⊤")
-	f.IntVar(&mf.queries, "queries", 3, "noisy-max: number of queries")
-	f.StringVar(&mf.returns, "returns", "index", "noisy-max: index (correct) or value ([LWZ]'s wrong variant)")
-	f.StringVar(&mf.neighbour, "neighbours", "one", "DP neighbours: one (one answer differs by one) or any (one answer differs arbitrarily)")
+	f.IntVar(&mf.p.Threshold, "threshold", 1, "above-threshold, sparse-vector: the threshold, in 0..RANGE")
+	f.IntVar(&mf.p.Cutoff, "cutoff", 2, "sparse-vector: halt after this many ⊤")
+	f.IntVar(&mf.p.Queries, "queries", 3, "noisy-max: number of queries")
+	f.StringVar(&mf.p.Returns, "returns", "index", "noisy-max: index (correct) or value ([LWZ]'s wrong variant)")
+	f.StringVar(&mf.p.Neighbours, "neighbours", "one", "DP neighbours: one (one answer differs by one) or any (one answer differs arbitrarily)")
 	f.StringVar(&mf.alpha, "alpha", "1/2", "noisy-max, geometric: noise parameter α (the mechanism is ln(1/α)-DP per answer)")
-	f.IntVar(&mf.rangeM, "range", 2, "noisy-max, geometric: answers and noisy values lie in 0..RANGE")
+	f.IntVar(&mf.p.Range, "range", 2, "noisy-max, geometric: answers and noisy values lie in 0..RANGE")
 	f.StringVar(&mf.keep, "keep", "3/4", "rr: probability of reporting the true bit")
 	f.StringVar(&mf.p1, "p1", "1/5", "example71: probability of disease A")
 	f.StringVar(&mf.p2, "p2", "2/5", "example71: probability that both or neither have disease B (both)")
@@ -75,7 +68,7 @@ func (mf *modelFlags) load(args []string) (builtin.Model, error) {
 		m, secs, err := file.Build(args[0], set)
 		return builtin.Model{Problem: hmm.Problem{Model: m, Secrets: secs}, Description: args[0]}, err
 	}
-	var p builtin.Params
+	p := mf.p
 	var err error
 	for _, r := range []struct {
 		flag, val string
@@ -85,7 +78,6 @@ func (mf *modelFlags) load(args []string) (builtin.Model, error) {
 			return builtin.Model{}, err
 		}
 	}
-	p.Queries, p.Returns, p.Neighbours, p.Range, p.Threshold, p.Cutoff = mf.queries, mf.returns, mf.neighbour, mf.rangeM, mf.threshold, mf.cutoff
 	b, err := builtin.Load(mf.builtin, p)
 	if err != nil {
 		return builtin.Model{}, fmt.Errorf("--builtin %s: %w", mf.builtin, err)
