@@ -13,30 +13,24 @@ import (
 func experimentCmd() *cobra.Command {
 	var o experiment.Options
 	var quiet bool
-	c := &cobra.Command{
-		Use:   "experiment NAME [--out DIR] [--reps N] [--seed S] [--data DIR] [--fast]",
-		Short: "Reproduce the papers' evaluations: CSV, Markdown tables, PNG and SVG plots",
-		Long:  help("experiment"),
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if o.Reps < 0 {
-				return fmt.Errorf("--reps %d: want ≥ 0 (0 = the experiment's default)", o.Reps)
-			}
-			if !quiet {
-				o.Progress = os.Stderr
-			}
-			start := time.Now()
-			outs, err := experiment.Run(args[0], o)
-			for _, out := range outs {
-				fmt.Fprintf(cmd.OutOrStdout(), "%s: %d files in %s (%.1f s)\n", out.Name, len(out.Files), o.Out, out.Elapsed.Seconds())
-			}
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "done in %.1f s\n", time.Since(start).Seconds())
-			return nil
-		},
-	}
+	c := command("experiment NAME [--out DIR] [--reps N] [--seed S] [--data DIR] [--fast]", "Reproduce the papers' evaluations: CSV, Markdown tables, PNG and SVG plots", "experiment", cobra.ExactArgs(1), func(cmd *cobra.Command, args []string) error {
+		if o.Reps < 0 {
+			return fmt.Errorf("--reps %d: want ≥ 0 (0 = the experiment's default)", o.Reps)
+		}
+		if !quiet {
+			o.Progress = os.Stderr
+		}
+		start := time.Now()
+		outs, err := experiment.Run(args[0], o)
+		for _, out := range outs {
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d files in %s (%.1f s)\n", out.Name, len(out.Files), o.Out, out.Elapsed.Seconds())
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "done in %.1f s\n", time.Since(start).Seconds())
+		return nil
+	})
 	def := experiment.FindData()
 	c.Flags().StringVar(&o.Out, "out", "experiments", "output directory")
 	c.Flags().IntVar(&o.Reps, "reps", 0, "repetitions of every noisy release (0: the experiment's default)")

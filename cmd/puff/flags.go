@@ -12,50 +12,11 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/ratexpr"
 )
 
-// epsFlag is every command's --epsilon, in one syntax: a decimal (0.5), a
+// newEps is every command's --epsilon, in one syntax: a decimal (0.5), a
 // fraction (1/2) or ln(r) for a rational r > 1 (e^ε = r exactly), with
 // 0 < ε ≤ 700 (e^ε finite), read by package epsilon as the service and
 // the pipeline read it. Unset, Float is NaN.
-type epsFlag struct {
-	e   epsilon.Epsilon
-	set bool
-}
-
-func newEps(def string) *epsFlag {
-	f := &epsFlag{}
-	if def != "" {
-		if err := f.Set(def); err != nil {
-			panic(err)
-		}
-	}
-	return f
-}
-
-func (f *epsFlag) String() string {
-	if !f.set {
-		return ""
-	}
-	return f.e.Text
-}
-
-func (f *epsFlag) Set(s string) error {
-	e, err := epsilon.Parse(s)
-	if err != nil {
-		return err
-	}
-	f.e, f.set = e, true
-	return nil
-}
-
-func (f *epsFlag) Type() string { return "ε" }
-
-// Float is ε as a float64 (NaN when not given).
-func (f *epsFlag) Float() float64 {
-	if !f.set {
-		return math.NaN()
-	}
-	return f.e.Value
-}
+func newEps(def string) *epsilon.Flag { return epsilon.NewFlag(def) }
 
 // probFlag is a probability flag (θ, a flip): a decimal or a fraction in
 // [0, 1]. Unset, Float is NaN.
@@ -86,23 +47,8 @@ func (f *probFlag) Type() string { return "p" }
 // Float is the probability (NaN when not given).
 func (f *probFlag) Float() float64 { return f.v }
 
-// methodFlag is --method: a release mechanism in the CLI's spelling.
-type methodFlag struct{ n mechanism.Name }
-
-func newMethod() *methodFlag { return &methodFlag{mechanism.Exact} }
-
-func (f *methodFlag) String() string { return string(f.n) }
-
-func (f *methodFlag) Set(s string) error {
-	n, err := mechanism.ParseRelease(s)
-	if err != nil {
-		return err
-	}
-	f.n = n
-	return nil
-}
-
-func (f *methodFlag) Type() string { return "mechanism" }
+// newMethod is --method: a release mechanism in the CLI's spelling.
+func newMethod() *mechanism.Flag { return &mechanism.Flag{Name: mechanism.Exact} }
 
 //go:embed help/*.txt
 var helpFS embed.FS

@@ -1,10 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"math/big"
+	"io"
 	"os"
 	"strings"
 
@@ -21,15 +20,6 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/wasserstein"
 )
 
-func readFramework(path string) (*framework.Framework, []int, error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("framework: %w", err)
-	}
-	defer fh.Close()
-	return framework.Parse(fh, path)
-}
-
 // loadFramework checks the common flags of wasserstein and bn and reads the
 // framework (networks kept unexpanded for bn) and the database to release.
 func loadFramework(path, dataS string, eps float64, networks bool) (*framework.Framework, []int, error) {
@@ -39,14 +29,7 @@ func loadFramework(path, dataS string, eps float64, networks bool) (*framework.F
 	if err := checkEps(eps); err != nil {
 		return nil, nil, err
 	}
-	var f *framework.Framework
-	var data []int
-	var err error
-	if networks {
-		f, data, err = readFrameworkNetworks(path)
-	} else {
-		f, data, err = readFramework(path)
-	}
+	f, data, err := framework.ReadFile(path, networks)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -58,44 +41,29 @@ func loadFramework(path, dataS string, eps float64, networks bool) (*framework.F
 	return f, data, nil
 }
 
-func ratFloat(r *big.Rat) float64 {
-	f, _ := r.Float64()
-	return f
-}
-
 func wassersteinCmd() *cobra.Command {
 	var path, deltaS, dataS string
 	epsF := newEps("")
 	var asJSON bool
-	c := &cobra.Command{
-		Use:   "wasserstein",
-		Short: "Wasserstein Mechanism: ε-Pufferfish for any framework over discrete data",
-		Long:  help("wasserstein"),
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			eps := epsF.Float()
-			f, data, err := loadFramework(path, dataS, eps, false)
-			if err != nil {
-				return err
-			}
-			delta, err := ratexpr.Eval(deltaS, nil)
-			if err == nil {
-				err = checks.Delta(delta)
-			}
-			if err != nil {
-				return fmt.Errorf("--delta: %v", err)
-			}
-			rep, err := wasserstein.Run(f, data, eps, delta, noise.NewLaplace(nil))
-			if err != nil {
-				return err
-			}
-			out := cmd.OutOrStdout()
-			if asJSON {
-				return writeJSON(out, rep)
-			}
-			return rep.WriteText(f, out)
-		},
-	}
+	c := command("wasserstein", "Wasserstein Mechanism: ε-Pufferfish for any framework over discrete data", "wasserstein", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error {
+		eps := epsF.Float()
+		f, data, err := loadFramework(path, dataS, eps, false)
+		if err != nil {
+			return err
+		}
+		delta, err := ratexpr.Eval(deltaS, nil)
+		if err == nil {
+			err = checks.Delta(delta)
+		}
+		if err != nil {
+			return fmt.Errorf("--delta: %v", err)
+		}
+		rep, err := wasserstein.Run(f, data, eps, delta, noise.NewLaplace(nil))
+		if err != nil {
+			return err
+		}
+		return emit(cmd, asJSON, rep, func(w io.Writer) error { return rep.WriteText(f, w) })
+	})
 	c.Flags().StringVar(&path, "framework", "", "framework JSON file (see above)")
 	c.Flags().Var(epsF, "epsilon", "privacy parameter ε > 0: a decimal, a fraction (1/2) or ln(r)")
 	c.Flags().StringVar(&deltaS, "delta", "0", "δ in [0, 1) for the (ε, δ) variant (fraction or decimal)")
@@ -108,38 +76,28 @@ func robustCmd() *cobra.Command {
 	var path, advPath string
 	epsF := newEps("")
 	var asJSON bool
-	c := &cobra.Command{
-		Use:   "robust",
-		Short: "Privacy against an adversary whose belief lies outside Θ (Theorem 2.4)",
-		Long:  help("robust"),
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			eps := epsF.Float()
-			if path == "" || advPath == "" {
-				return fmt.Errorf("--framework FILE and --adversary FILE are required")
-			}
-			if err := checkEps(eps); err != nil {
-				return err
-			}
-			f, _, err := readFramework(path)
-			if err != nil {
-				return err
-			}
-			adv, _, err := readFramework(advPath)
-			if err != nil {
-				return err
-			}
-			out, err := robust.Beliefs(f, adv, eps)
-			if err != nil {
-				return fmt.Errorf("%s: %w", advPath, err)
-			}
-			w := cmd.OutOrStdout()
-			if asJSON {
-				return writeJSON(w, map[string]any{"epsilon": eps, "beliefs": out})
-			}
-			return robust.WriteBeliefs(w, out)
-		},
-	}
+	c := command("robust", "Privacy against an adversary whose belief lies outside Θ (Theorem 2.4)", "robust", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error {
+		eps := epsF.Float()
+		if path == "" || advPath == "" {
+			return fmt.Errorf("--framework FILE and --adversary FILE are required")
+		}
+		if err := checkEps(eps); err != nil {
+			return err
+		}
+		f, _, err := framework.ReadFile(path, false)
+		if err != nil {
+			return err
+		}
+		adv, _, err := framework.ReadFile(advPath, false)
+		if err != nil {
+			return err
+		}
+		out, err := robust.Beliefs(f, adv, eps)
+		if err != nil {
+			return fmt.Errorf("%s: %w", advPath, err)
+		}
+		return emit(cmd, asJSON, map[string]any{"epsilon": eps, "beliefs": out}, func(w io.Writer) error { return robust.WriteBeliefs(w, out) })
+	})
 	c.Flags().StringVar(&path, "framework", "", "framework JSON file defining Θ")
 	c.Flags().StringVar(&advPath, "adversary", "", "framework-format JSON file whose thetas are the adversary's beliefs")
 	c.Flags().Var(epsF, "epsilon", "the mechanism's ε under Θ: a decimal, a fraction (1/2) or ln(r)")
@@ -153,28 +111,18 @@ func bnCmd() *cobra.Command {
 	var asJSON bool
 	var tableLimit, candLimit int
 	var workLimit float64
-	c := &cobra.Command{
-		Use:   "bn",
-		Short: "Markov Quilt Mechanism on Bayesian networks (Algorithm 2)",
-		Long:  help("bn"),
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			eps := epsF.Float()
-			f, data, err := loadFramework(path, dataS, eps, true)
-			if err != nil {
-				return err
-			}
-			rep, err := mqm.RunNetwork(f, data, eps, mqm.NetworkOptions{TableLimit: tableLimit, CandidateLimit: candLimit, WorkLimit: workLimit}, noise.NewLaplace(nil))
-			if err != nil {
-				return err
-			}
-			out := cmd.OutOrStdout()
-			if asJSON {
-				return writeJSON(out, rep)
-			}
-			return rep.WriteText(out)
-		},
-	}
+	c := command("bn", "Markov Quilt Mechanism on Bayesian networks (Algorithm 2)", "bn", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error {
+		eps := epsF.Float()
+		f, data, err := loadFramework(path, dataS, eps, true)
+		if err != nil {
+			return err
+		}
+		rep, err := mqm.RunNetwork(f, data, eps, mqm.NetworkOptions{TableLimit: tableLimit, CandidateLimit: candLimit, WorkLimit: workLimit}, noise.NewLaplace(nil))
+		if err != nil {
+			return err
+		}
+		return emit(cmd, asJSON, rep, rep.WriteText)
+	})
 	c.Flags().StringVar(&path, "framework", "", "framework JSON file whose thetas are networks")
 	c.Flags().Var(epsF, "epsilon", "privacy parameter ε > 0: a decimal, a fraction (1/2) or ln(r)")
 	c.Flags().StringVar(&dataS, "data", "", "comma-separated database to release (overrides the file's data)")
@@ -185,70 +133,54 @@ func bnCmd() *cobra.Command {
 	return c
 }
 
-// readFrameworkNetworks parses a framework whose thetas are all networks,
-// without expanding them into joint tables (networks may be far too large).
-func readFrameworkNetworks(path string) (*framework.Framework, []int, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("framework: %w", err)
-	}
-	return framework.ParseNetworks(bytes.NewReader(raw), path)
-}
-
 func composeCmd() *cobra.Command {
 	var logPath, dataset string
 	var asJSON bool
-	c := &cobra.Command{
-		Use:   "compose",
-		Short: "Total Pufferfish guarantee of a sequence of releases, and the rule used",
-		Long:  help("compose"),
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if logPath == "" {
-				return fmt.Errorf("--log FILE is required")
-			}
-			fh, err := os.Open(logPath)
-			if err != nil {
-				return fmt.Errorf("log: %w", err)
-			}
-			defer fh.Close()
-			l, err := compose.ParseLog(fh, logPath, logfile.Open)
-			if err != nil {
+	c := command("compose", "Total Pufferfish guarantee of a sequence of releases, and the rule used", "compose", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error {
+		if logPath == "" {
+			return fmt.Errorf("--log FILE is required")
+		}
+		fh, err := os.Open(logPath)
+		if err != nil {
+			return fmt.Errorf("log: %w", err)
+		}
+		defer fh.Close()
+		l, err := compose.ParseLog(fh, logPath, logfile.Open)
+		if err != nil {
+			return err
+		}
+		names := l.Datasets()
+		if dataset != "" {
+			names = []string{dataset}
+		}
+		if len(names) == 0 {
+			return fmt.Errorf("%s: the log lists no datasets", logPath)
+		}
+		var out []compose.Guarantee
+		var failed []string
+		for _, d := range names {
+			g, err := l.Guarantee(d)
+			if err != nil && !errors.Is(err, compose.ErrNoRule) {
 				return err
 			}
-			names := l.Datasets()
-			if dataset != "" {
-				names = []string{dataset}
+			if err != nil {
+				failed = append(failed, err.Error())
 			}
-			if len(names) == 0 {
-				return fmt.Errorf("%s: the log lists no datasets", logPath)
-			}
-			var out []compose.Guarantee
-			var failed []string
-			for _, d := range names {
-				g, err := l.Guarantee(d)
-				if err != nil && !errors.Is(err, compose.ErrNoRule) {
-					return err
-				}
-				if err != nil {
-					failed = append(failed, err.Error())
-				}
-				out = append(out, g)
-			}
-			w := cmd.OutOrStdout()
-			if asJSON {
-				if err := writeJSON(w, map[string]any{"datasets": out}); err != nil {
-					return err
-				}
-			} else if err := compose.WriteText(w, out); err != nil {
+			out = append(out, g)
+		}
+		w := cmd.OutOrStdout()
+		if asJSON {
+			if err := writeJSON(w, map[string]any{"datasets": out}); err != nil {
 				return err
 			}
-			if failed != nil {
-				return fmt.Errorf("%s", strings.Join(failed, "\n"))
-			}
-			return nil
-		},
-	}
+		} else if err := compose.WriteText(w, out); err != nil {
+			return err
+		}
+		if failed != nil {
+			return fmt.Errorf("%s", strings.Join(failed, "\n"))
+		}
+		return nil
+	})
 	c.Flags().StringVar(&logPath, "log", "", "release log JSON file")
 	c.Flags().StringVar(&dataset, "dataset", "", "only this dataset (default: all)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")

@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
 	"text/tabwriter"
 
@@ -23,28 +24,15 @@ func ledgerLine(st ledger.State) string {
 }
 
 func ledgerCmd() *cobra.Command {
-	c := &cobra.Command{
-		Use:   "ledger init|show|export --ledger DSN",
-		Short: "A durable privacy-budget ledger (SQLite file or PostgreSQL) that every release is checked against",
-		Long:  help("ledger"),
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return fmt.Errorf("give a subcommand: init, show or export (see 'puff ledger --help')")
-		},
-	}
-	c.AddCommand(ledgerInitCmd(), ledgerShowCmd(), ledgerExportCmd())
-	return c
+	return group("ledger init|show|export --ledger DSN", "A durable privacy-budget ledger (SQLite file or PostgreSQL) that every release is checked against", "ledger",
+		ledgerInitCmd(), ledgerShowCmd(), ledgerExportCmd())
 }
 
 func ledgerInitCmd() *cobra.Command {
 	var dsn, dataset, budget, classPath, origin string
 	var asJSON bool
-	c := &cobra.Command{
-		Use:   "init --ledger DSN --dataset NAME --budget E [--class FILE] [--origin TIME]",
-		Short: "Create the ledger if needed and register a dataset with its total budget",
-		Long:  help("ledger-init"),
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+	c := command("init --ledger DSN --dataset NAME --budget E [--class FILE] [--origin TIME]", "Create the ledger if needed and register a dataset with its total budget", "ledger-init", cobra.NoArgs,
+		func(cmd *cobra.Command, _ []string) error {
 			if dsn == "" || dataset == "" || budget == "" {
 				return fmt.Errorf("--ledger, --dataset and --budget are required")
 			}
@@ -54,29 +42,21 @@ func ledgerInitCmd() *cobra.Command {
 			}
 			var class *markov.Class
 			if classPath != "" {
-				if class, err = readClass(classPath); err != nil {
+				if class, err = markov.ReadClassFile(classPath); err != nil {
 					return err
 				}
 			}
-			s, err := ledger.Open(cmd.Context(), dsn, true)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			if err := s.Init(cmd.Context(), ledger.Registration{Name: dataset, Budget: b, Class: class, Origin: origin}); err != nil {
-				return err
-			}
-			st, err := s.Dataset(cmd.Context(), dataset)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), st)
-			}
-			_, err = fmt.Fprintln(cmd.OutOrStdout(), ledgerLine(st))
-			return err
-		},
-	}
+			return withLedger(cmd, dsn, true, func(s ledger.Store) error {
+				if err := s.Init(cmd.Context(), ledger.Registration{Name: dataset, Budget: b, Class: class, Origin: origin}); err != nil {
+					return err
+				}
+				st, err := s.Dataset(cmd.Context(), dataset)
+				if err != nil {
+					return err
+				}
+				return emit(cmd, asJSON, st, func(w io.Writer) error { _, err := fmt.Fprintln(w, ledgerLine(st)); return err })
+			})
+		})
 	f := c.Flags()
 	f.StringVar(&dsn, "ledger", "", "the ledger: a SQLite file (created if missing) or a postgres:// URL")
 	f.StringVar(&origin, "origin", "", "time of the chain's first step, written as the data's times are (read with each release's time flags): every release places its series after it, so a day file is calibrated where it lies (docs/math.md §4.10)")
@@ -92,23 +72,12 @@ func ledgerInitCmd() *cobra.Command {
 func ledgerReader(use, short, long, jsonUsage string, body func(cmd *cobra.Command, s ledger.Store, dataset string, asJSON bool) error) *cobra.Command {
 	var dsn, dataset string
 	var asJSON bool
-	c := &cobra.Command{
-		Use:   use,
-		Short: short,
-		Long:  help(long),
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if dsn == "" {
-				return fmt.Errorf("--ledger is required")
-			}
-			s, err := ledger.Open(cmd.Context(), dsn, false)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			return body(cmd, s, dataset, asJSON)
-		},
-	}
+	c := command(use, short, long, cobra.NoArgs, func(cmd *cobra.Command, _ []string) error {
+		if dsn == "" {
+			return fmt.Errorf("--ledger is required")
+		}
+		return withLedger(cmd, dsn, false, func(s ledger.Store) error { return body(cmd, s, dataset, asJSON) })
+	})
 	f := c.Flags()
 	f.StringVar(&dsn, "ledger", "", "the ledger: a SQLite file or a postgres:// URL")
 	f.StringVar(&dataset, "dataset", "", "only this dataset")
@@ -199,12 +168,8 @@ func ledgerExportCmd() *cobra.Command {
 						}
 						continue
 					}
-					series := map[string]bool{}
-					for _, sg := range e.Record.Segments {
-						series[sg.Series] = true
-					}
 					cw.Write([]string{strconv.FormatInt(e.ID, 10), e.Dataset, e.Time.Format("2006-01-02T15:04:05.000000Z07:00"), e.Token, string(e.Record.Mechanism),
-						strconv.FormatFloat(e.Record.Epsilon, 'g', -1, 64), e.Record.Query, strconv.Itoa(len(e.Record.Segments)), strconv.Itoa(len(series)), e.Spent.String(), e.Rule})
+						strconv.FormatFloat(e.Record.Epsilon, 'g', -1, 64), e.Record.Query, strconv.Itoa(len(e.Record.Segments)), strconv.Itoa(e.Record.SeriesCount()), e.Spent.String(), e.Rule})
 				}
 			}
 			cw.Flush()
@@ -230,14 +195,5 @@ func placeInChain(cmd *cobra.Command, req *release.Request, store ledger.Store, 
 			return fmt.Errorf("--origin %q differs from the origin %q dataset %q was registered with", origin, reg.Origin, dataset)
 		}
 	}
-	if origin == "" {
-		req.UnknownStart = recorded
-		return nil
-	}
-	t, err := req.CSV.ParseTime(origin)
-	if err != nil {
-		return fmt.Errorf("origin %q: %w", origin, err)
-	}
-	req.Origin = &t
-	return nil
+	return req.PlaceAt(origin, recorded)
 }

@@ -1,13 +1,11 @@
 package main
 
 import (
-	bin "encoding/binary"
 	"fmt"
+	"io"
 	"math"
-	"math/rand/v2"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -69,10 +67,7 @@ func localFlipCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), r)
-			}
-			return r.WriteText(cmd.OutOrStdout())
+			return emit(cmd, asJSON, r, r.WriteText)
 		},
 	}
 	f := c.Flags()
@@ -112,10 +107,7 @@ func localLossCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), r)
-			}
-			return r.WriteText(cmd.OutOrStdout())
+			return emit(cmd, asJSON, r, r.WriteText)
 		},
 	}
 	f := c.Flags()
@@ -196,10 +188,7 @@ func localAttackCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), map[string]any{"epsilon": eps, "length": n, "target": target, "rows": rows})
-			}
-			return bdp.WriteAttackTable(cmd.OutOrStdout(), rows, eps, n, target)
+			return emit(cmd, asJSON, map[string]any{"epsilon": eps, "length": n, "target": target, "rows": rows}, func(w io.Writer) error { return bdp.WriteAttackTable(w, rows, eps, n, target) })
 		},
 	}
 	f := c.Flags()
@@ -244,40 +233,11 @@ func lstmAttack(cmd *cobra.Command, df *dataFlags, eps float64, flip string, tra
 	if err != nil {
 		return fmt.Errorf("%s: fitting the chain the model-based attackers know: %w", name, err)
 	}
-	src := noise.Source(chachaSource{rand.New(rand.NewChaCha8(seedBytes(cfg.Seed)))})
-	r, err := learned.Compare(data.Runs(), ch, kind, eps, trainFrac, cfg, src)
+	r, err := learned.Compare(data.Runs(), ch, kind, eps, trainFrac, cfg, noise.Seeded(cfg.Seed))
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	if asJSON {
-		return writeJSON(cmd.OutOrStdout(), r)
-	}
-	w := cmd.OutOrStdout()
-	fmt.Fprintf(w, "%s: %s flip at ε = %g (ρ0 = %.6g, ρ1 = %.6g), %d readings train the LSTM, %d are scored\n", name, r.Flip, r.Epsilon, r.Rho0, r.Rho1, r.TrainReadings, r.TestReadings)
-	fmt.Fprintf(w, "guarantee: %s; no adversary with the majority prior (%.4f) exceeds accuracy %.4f if every reading is ε-private to it\n", r.Covers, r.Prior, r.AccuracyBound)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "attacker\taccuracy\timplied ε\timplied ε beyond the prior")
-	for _, a := range []struct {
-		name, key string
-		acc       float64
-	}{{"output as is", "single", r.Single}, {"posterior (chain)", "posterior", r.Posterior}, {"Viterbi (chain)", "viterbi", r.Viterbi}, {"LSTM (learned)", "lstm", r.LSTM}} {
-		fmt.Fprintf(tw, "%s\t%.4f\t%.4f\t%.4f\n", a.name, a.acc, r.Implied[a.key], r.ImpliedPrior[a.key])
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(w, "LSTM: half-window %d, %d units, %d epochs × %d examples, trained in %.1f s (seed %d)\n", cfg.Half, cfg.Hidden, cfg.Epochs, cfg.Examples, r.TrainSeconds, cfg.Seed)
-	return err
-}
-
-type chachaSource struct{ r *rand.Rand }
-
-func (c chachaSource) Uint64() uint64 { return c.r.Uint64() }
-
-func seedBytes(seed uint64) [32]byte {
-	var b [32]byte
-	bin.LittleEndian.PutUint64(b[:], seed)
-	return b
+	return emit(cmd, asJSON, r, func(w io.Writer) error { return r.WriteText(w, name) })
 }
 
 // fitWarning is what local sanitize --fit says of the θ it printed.

@@ -9,15 +9,12 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pufferfish-privacy/pufferfish/hmm"
-	"github.com/pufferfish-privacy/pufferfish/internal/strictjson"
 	"github.com/pufferfish-privacy/pufferfish/ledger"
 	"github.com/pufferfish-privacy/pufferfish/ledger/logfile"
 	"github.com/pufferfish-privacy/pufferfish/markov"
@@ -88,13 +85,42 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-func readClass(path string) (*markov.Class, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("class: %w", err)
+// emit prints v as indented JSON with --json, else as text.
+func emit(cmd *cobra.Command, asJSON bool, v any, text func(io.Writer) error) error {
+	if asJSON {
+		return writeJSON(cmd.OutOrStdout(), v)
 	}
-	defer f.Close()
-	return markov.ParseClass(f, path)
+	return text(cmd.OutOrStdout())
+}
+
+// command is a command whose long help is help/NAME.txt.
+func command(use, short, name string, args cobra.PositionalArgs, run func(*cobra.Command, []string) error) *cobra.Command {
+	return &cobra.Command{Use: use, Short: short, Long: help(name), Args: args, RunE: run}
+}
+
+// group is a command of subcommands, which alone asks for one of them.
+func group(use, short, name string, subs ...*cobra.Command) *cobra.Command {
+	var names []string
+	for _, s := range subs {
+		names = append(names, s.Name())
+	}
+	list := strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+	c := command(use, short, name, cobra.NoArgs, func(*cobra.Command, []string) error {
+		return fmt.Errorf("give a subcommand: %s (see 'puff %s --help')", list, name)
+	})
+	c.AddCommand(subs...)
+	return c
+}
+
+// withLedger opens the ledger at dsn (created if missing with create) for
+// the length of do.
+func withLedger(cmd *cobra.Command, dsn string, create bool, do func(ledger.Store) error) error {
+	s, err := ledger.Open(cmd.Context(), dsn, create)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return do(s)
 }
 
 func scaleCmd() *cobra.Command {
@@ -102,40 +128,31 @@ func scaleCmd() *cobra.Command {
 	epsF, methodF := newEps("1"), newMethod()
 	var T, start int
 	var asJSON bool
-	c := &cobra.Command{
-		Use:   "scale --class FILE --length T [--epsilon E] [--method M] [--json]",
-		Short: "Laplace scale σ for a 1-Lipschitz query on chains of length T",
-		Long:  help("scale"),
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			eps, method := epsF.Float(), methodF.n
-			if err := checkEps(eps); err != nil {
-				return err
-			}
-			if classPath == "" {
-				return fmt.Errorf("--class FILE is required")
-			}
-			if T < 1 {
-				return fmt.Errorf("--length %d: must be ≥ 1", T)
-			}
-			if start < 1 {
-				return fmt.Errorf("--start %d: must be ≥ 1 (the first time step of the chain is 1)", start)
-			}
-			class, err := readClass(classPath)
-			if err != nil {
-				return err
-			}
-			s, err := release.ComputeScaleAt(class, mqm.Consecutive(start, T), eps, method)
-			if err != nil {
-				return err
-			}
-			s.Class = release.Summarize(class, false)
-			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), s)
-			}
-			return s.WriteText(cmd.OutOrStdout())
-		},
-	}
+	c := command("scale --class FILE --length T [--epsilon E] [--method M] [--json]", "Laplace scale σ for a 1-Lipschitz query on chains of length T", "scale", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error {
+		eps, method := epsF.Float(), methodF.Name
+		if err := checkEps(eps); err != nil {
+			return err
+		}
+		if classPath == "" {
+			return fmt.Errorf("--class FILE is required")
+		}
+		if T < 1 {
+			return fmt.Errorf("--length %d: must be ≥ 1", T)
+		}
+		if start < 1 {
+			return fmt.Errorf("--start %d: must be ≥ 1 (the first time step of the chain is 1)", start)
+		}
+		class, err := markov.ReadClassFile(classPath)
+		if err != nil {
+			return err
+		}
+		s, err := release.ComputeScaleAt(class, mqm.Consecutive(start, T), eps, method)
+		if err != nil {
+			return err
+		}
+		s.Class = release.Summarize(class, false)
+		return emit(cmd, asJSON, s, s.WriteText)
+	})
 	f := c.Flags()
 	f.StringVar(&classPath, "class", "", "class file (JSON) describing Θ")
 	f.Var(epsF, "epsilon", "privacy parameter ε > 0: a decimal, a fraction (1/2) or ln(r)")
@@ -212,11 +229,8 @@ func (d *dataFlags) source() (io.ReadCloser, string, release.CSVOptions, error) 
 	if err != nil {
 		return nil, "", opts, err
 	}
-	if d.path == "" {
-		return io.NopCloser(release.ExampleData()), "example/activity.csv", opts, nil
-	}
-	f, err := os.Open(d.path)
-	return f, d.path, opts, err
+	r, name, err := release.OpenData(d.path)
+	return r, name, opts, err
 }
 
 // read reads the data with the declared states (first appearance when
@@ -246,127 +260,109 @@ func releaseCmd() *cobra.Command {
 	var fit, relative, asJSON bool
 	var query, window, calibration, origin string
 	var limits release.Limits
-	c := &cobra.Command{
-		Use:   "release [--data FILE] [--class FILE | --fit --states a,b,c] [--epsilon E] [--method M] [--json]",
-		Short: "Release a private histogram of categorical time series",
-		Long:  help("release"),
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			eps, method := epsF.Float(), methodF.n
-			if err := checkEps(eps); err != nil {
+	c := command("release [--data FILE] [--class FILE | --fit --states a,b,c] [--epsilon E] [--method M] [--json]", "Release a private histogram of categorical time series", "release", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error {
+		eps, method := epsF.Float(), methodF.Name
+		if err := checkEps(eps); err != nil {
+			return err
+		}
+		req := release.Request{Fit: fit, Smoothing: df.smoothing, Options: release.Options{Epsilon: eps, Method: method, Relative: relative, Query: query,
+			Context: cmd.Context(), Limits: limits}}
+		if limits.MaxWindows < 1 || limits.MaxCells < 1 {
+			return fmt.Errorf("--max-windows %d, --max-cells %d: want ≥ 1 each", limits.MaxWindows, limits.MaxCells)
+		}
+		var err error
+		switch {
+		case classPath != "":
+			if req.Class, err = markov.ReadClassFile(classPath); err != nil {
 				return err
 			}
-			req := release.Request{Fit: fit, Smoothing: df.smoothing, Options: release.Options{Epsilon: eps, Method: method, Relative: relative, Query: query,
-				Context: cmd.Context(), Limits: limits}}
-			if limits.MaxWindows < 1 || limits.MaxCells < 1 {
-				return fmt.Errorf("--max-windows %d, --max-cells %d: want ≥ 1 each", limits.MaxWindows, limits.MaxCells)
-			}
-			var err error
-			switch {
-			case classPath != "":
-				if req.Class, err = readClass(classPath); err != nil {
-					return err
-				}
-			case df.path == "" && !fit:
-				if req.Class, err = markov.ParseClass(release.ExampleClass(), "example/activity_class.json"); err != nil {
-					return err
-				}
-			case !fit:
-				return fmt.Errorf("give --class FILE (see 'puff scale --help' for the format) or --fit --states a,b,c")
-			}
-			src, name, opts, err := df.source()
-			if err != nil {
+		case df.path == "" && !fit:
+			if req.Class, err = release.ExampleClassParsed(); err != nil {
 				return err
 			}
-			defer src.Close()
-			req.CSV = opts
-			var width time.Duration
-			if window != "" {
-				if width, err = time.ParseDuration(window); err != nil || width <= 0 {
-					return fmt.Errorf("--window %q: want a positive duration such as 24h or 168h", window)
-				}
+		case !fit:
+			return fmt.Errorf("give --class FILE (see 'puff scale --help' for the format) or --fit --states a,b,c")
+		}
+		src, name, opts, err := df.source()
+		if err != nil {
+			return err
+		}
+		defer src.Close()
+		req.CSV = opts
+		var width time.Duration
+		if window != "" {
+			if width, err = release.ParseWindow(window); err != nil {
+				return fmt.Errorf("--%w", err)
 			}
-			switch calibration {
-			case "joint":
-			case "per-window":
-				req.PerWindow = true
-			default:
-				return fmt.Errorf("--window-calibration %q: want joint or per-window", calibration)
-			}
-			if ledgerDSN != "" && logPath != "" {
-				return fmt.Errorf("give --ledger or --log, not both")
-			}
-			if ledgerDSN != "" && dataset == "" {
-				return fmt.Errorf("--ledger needs --dataset NAME (a dataset created with 'puff ledger init')")
-			}
-			var store ledger.Store
-			if ledgerDSN != "" {
-				// open (and fail) before the data is read
-				if store, err = ledger.Open(cmd.Context(), ledgerDSN, false); err != nil {
-					return err
-				}
-				defer store.Close()
-			}
-			if err := placeInChain(cmd, &req, store, dataset, origin, ledgerDSN != "" || logPath != ""); err != nil {
+		}
+		if req.PerWindow, err = release.ParseCalibration(calibration); err != nil {
+			return fmt.Errorf("--%w", err)
+		}
+		if ledgerDSN != "" && logPath != "" {
+			return fmt.Errorf("give --ledger or --log, not both")
+		}
+		if ledgerDSN != "" && dataset == "" {
+			return fmt.Errorf("--ledger needs --dataset NAME (a dataset created with 'puff ledger init')")
+		}
+		var store ledger.Store
+		if ledgerDSN != "" {
+			// open (and fail) before the data is read
+			if store, err = ledger.Open(cmd.Context(), ledgerDSN, false); err != nil {
 				return err
 			}
-			p, err := release.Prepare(src, name, req, width)
-			if err != nil {
-				return err
-			}
-			var extra [][2]string
-			var out release.Output
-			var ledgerJSON any
-			switch {
-			case store != nil:
-				// The budget is checked before any noise is drawn, and the
-				// record with its noisy result is committed before anything
-				// is printed (package ledger).
-				rc, err := store.Spend(cmd.Context(), ledger.Spend{Dataset: dataset, Class: p.Class, Record: p.Record}, func() (json.RawMessage, error) {
-					if out, err = p.Draw(); err != nil {
-						return nil, err
-					}
-					return json.Marshal(out)
-				})
-				if err != nil {
-					return err
-				}
-				ledgerJSON = rc.State
-				extra = append(extra, [2]string{"ledger", ledgerLine(rc.State)})
-			default:
+			defer store.Close()
+		}
+		if err := placeInChain(cmd, &req, store, dataset, origin, ledgerDSN != "" || logPath != ""); err != nil {
+			return err
+		}
+		p, err := release.Prepare(src, name, req, width)
+		if err != nil {
+			return err
+		}
+		var extra [][2]string
+		var out release.Output
+		var ledgerJSON any
+		switch {
+		case store != nil:
+			// The budget is checked before any noise is drawn, and the
+			// record with its noisy result is committed before anything
+			// is printed (package ledger).
+			rc, err := store.Spend(cmd.Context(), ledger.Spend{Dataset: dataset, Class: p.Class, Record: p.Record}, func() (json.RawMessage, error) {
 				if out, err = p.Draw(); err != nil {
-					return err
+					return nil, err
 				}
-				if logPath != "" {
-					// The record is on disk before anything is printed.
-					if dataset == "" {
-						dataset = strings.TrimSuffix(strings.TrimSuffix(filepath.Base(name), ".gz"), filepath.Ext(strings.TrimSuffix(filepath.Base(name), ".gz")))
-					}
-					t, err := logfile.Append(logPath, dataset, p.Class, p.Record)
-					if err != nil {
-						return err
-					}
-					ledgerJSON = t
-					extra = append(extra, [2]string{"ledger", fmt.Sprintf("%s: dataset %q, ε = %.6g by %s (%s) over %d recorded releases", logPath, t.Dataset, t.Epsilon, t.Rule, t.Theorem, t.Releases)})
+				return json.Marshal(out)
+			})
+			if err != nil {
+				return err
+			}
+			ledgerJSON = rc.State
+			extra = append(extra, [2]string{"ledger", ledgerLine(rc.State)})
+		default:
+			if out, err = p.Draw(); err != nil {
+				return err
+			}
+			if logPath != "" {
+				// The record is on disk before anything is printed.
+				if dataset == "" {
+					dataset = release.DatasetName(name)
 				}
-			}
-			if r, ok := out.(*release.Report); ok {
-				r.Warnings = append(r.Warnings, df.warnings()...)
-			}
-			if wr, ok := out.(*release.WindowedReport); ok && asJSON {
-				// window by window: a long release is never one buffer
-				return wr.WriteJSON(cmd.OutOrStdout(), release.Field{Name: "ledger", Value: ledgerJSON})
-			}
-			if asJSON {
-				b, err := json.Marshal(out)
+				t, err := logfile.Append(logPath, dataset, p.Class, p.Record)
 				if err != nil {
 					return err
 				}
-				return writeJSON(cmd.OutOrStdout(), strictjson.AddField(b, "ledger", ledgerJSON))
+				ledgerJSON = t
+				extra = append(extra, [2]string{"ledger", fmt.Sprintf("%s: dataset %q, ε = %.6g by %s (%s) over %d recorded releases", logPath, t.Dataset, t.Epsilon, t.Rule, t.Theorem, t.Releases)})
 			}
-			return out.WriteText(cmd.OutOrStdout(), extra...)
-		},
-	}
+		}
+		if r, ok := out.(*release.Report); ok {
+			r.Warnings = append(r.Warnings, df.warnings()...)
+		}
+		if asJSON {
+			return release.WriteJSON(cmd.OutOrStdout(), out, release.Field{Name: "ledger", Value: ledgerJSON})
+		}
+		return out.WriteText(cmd.OutOrStdout(), extra...)
+	})
 	df.register(c)
 	f := c.Flags()
 	f.StringVar(&classPath, "class", "", "class file (JSON) describing Θ; see 'puff scale --help'")
@@ -391,43 +387,24 @@ func releaseCmd() *cobra.Command {
 func fitCmd() *cobra.Command {
 	var df dataFlags
 	var initial string
-	c := &cobra.Command{
-		Use:   "fit [--data FILE] [--states a,b,c] [--smoothing α] [--initial stationary|any]",
-		Short: "Fit a Markov chain to data and print it as a class file",
-		Long:  help("fit"),
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if initial != "stationary" && initial != "any" {
-				return fmt.Errorf("--initial %q: want stationary or any", initial)
-			}
-			data, name, err := df.read()
-			if err != nil {
-				return err
-			}
-			if df.spec.States == "" && data.Levels == nil {
-				sorted := slices.Sorted(slices.Values(data.States))
-				if err := data.Align(sorted, name); err != nil {
-					return err
-				}
-			}
-			kind := markov.InitStationary
-			if initial == "any" {
-				kind = markov.InitAny
-			}
-			ch, err := markov.Fit(data.States, data.Runs(), df.smoothing)
-			if err == nil {
-				ch, err = markov.New(ch.States, ch.P, kind, nil)
-			}
-			if err != nil {
-				return fmt.Errorf("%s: %w", name, err)
-			}
-			class, err := markov.NewClass(ch.States, ch)
-			if err != nil {
-				return err
-			}
-			return writeJSON(cmd.OutOrStdout(), class)
-		},
-	}
+	c := command("fit [--data FILE] [--states a,b,c] [--smoothing α] [--initial stationary|any]", "Fit a Markov chain to data and print it as a class file", "fit", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error {
+		if initial != "stationary" && initial != "any" {
+			return fmt.Errorf("--initial %q: want stationary or any", initial)
+		}
+		data, name, err := df.read()
+		if err != nil {
+			return err
+		}
+		kind := markov.InitStationary
+		if initial == "any" {
+			kind = markov.InitAny
+		}
+		class, err := release.FitClass(data, name, df.smoothing, kind, df.spec.States == "")
+		if err != nil {
+			return err
+		}
+		return writeJSON(cmd.OutOrStdout(), class)
+	})
 	df.register(c)
 	c.Flags().Float64Var(&df.smoothing, "smoothing", 0, "additive smoothing α")
 	c.Flags().StringVar(&initial, "initial", "stationary", "initial distribution written to the class: stationary or any")

@@ -1,14 +1,9 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"math/big"
-	"net"
-	"net/http"
-	"net/url"
 	"os"
 	"os/signal"
 	"syscall"
@@ -26,54 +21,25 @@ func serveCmd() *cobra.Command {
 	var demo bool
 	var limits release.Limits
 	var releaseTimeout time.Duration
-	c := &cobra.Command{
-		Use:   "serve [--ledger DSN] [--addr HOST:PORT] [--data-dir DIR] [--demo]",
-		Short: "Serve private releases to several analysts over HTTP, with a web page, on the durable ledger",
-		Long:  help("serve"),
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	c := command("serve [--ledger DSN] [--addr HOST:PORT] [--data-dir DIR] [--demo]", "Serve private releases to several analysts over HTTP, with a web page, on the durable ledger", "serve", cobra.NoArgs,
+		func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
-			store, err := ledger.Open(ctx, dsn, true)
-			if err != nil {
-				return err
-			}
-			defer store.Close()
-			srv, err := serve.New(serve.Config{Store: store, DataDir: dataDir, Logger: log, Limits: limits, ReleaseTimeout: releaseTimeout})
-			if err != nil {
-				return err
-			}
-			defer srv.Close()
-			if demo {
-				if err := srv.Demo(ctx, os.Stderr); err != nil {
+			cmd.SetContext(ctx)
+			return withLedger(cmd, dsn, true, func(store ledger.Store) error {
+				srv, err := serve.New(serve.Config{Store: store, DataDir: dataDir, Logger: slog.New(slog.NewJSONHandler(os.Stderr, nil)), Limits: limits, ReleaseTimeout: releaseTimeout})
+				if err != nil {
 					return err
 				}
-			}
-			ln, err := net.Listen("tcp", addr)
-			if err != nil {
-				return err
-			}
-			hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute}
-			log.Info("serving", "addr", "http://"+ln.Addr().String(), "ledger", redactDSN(dsn), "data_dir", dataDir)
-			errc := make(chan error, 1)
-			go func() { errc <- hs.Serve(ln) }()
-			select {
-			case err := <-errc:
-				return err
-			case <-ctx.Done():
-			}
-			// graceful: stop accepting, let requests in flight finish (their
-			// ledger transactions commit or roll back), then exit
-			log.Info("shutting down")
-			sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				return err
-			}
-			return nil
-		},
-	}
+				defer srv.Close()
+				if demo {
+					if err := srv.Demo(ctx, os.Stderr); err != nil {
+						return err
+					}
+				}
+				return srv.ListenAndServe(ctx, addr, "ledger", serve.RedactDSN(dsn), "data_dir", dataDir)
+			})
+		})
 	f := c.Flags()
 	f.StringVar(&dsn, "ledger", "puff-ledger.db", "the ledger: a SQLite file (created if missing) or a postgres:// URL (several servers may share one PostgreSQL ledger)")
 	f.StringVar(&addr, "addr", "127.0.0.1:8080", "listen address")
@@ -85,32 +51,12 @@ func serveCmd() *cobra.Command {
 	return c
 }
 
-func redactDSN(dsn string) string {
-	if u, err := url.Parse(dsn); err == nil && u.Scheme != "" {
-		return u.Redacted()
-	}
-	return dsn
-}
-
 func tokenCmd() *cobra.Command {
-	c := &cobra.Command{
-		Use:   "token create|revoke|list --ledger DSN",
-		Short: "Bearer tokens of puff serve (stored only as hashes)",
-		Long:  help("token"),
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return fmt.Errorf("give a subcommand: create, revoke or list (see 'puff token --help')")
-		},
-	}
 	var dsn string
 	var scopes []string
 	var budget string
-	create := &cobra.Command{
-		Use:   "create --ledger DSN --scope S [--scope S...] [--budget E]",
-		Short: "Create a token and print it (alone, once) on stdout",
-		Long:  help("token-create"),
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+	create := command("create --ledger DSN --scope S [--scope S...] [--budget E]", "Create a token and print it (alone, once) on stdout", "token-create", cobra.NoArgs,
+		func(cmd *cobra.Command, _ []string) error {
 			if dsn == "" || len(scopes) == 0 {
 				return fmt.Errorf("--ledger and at least one --scope are required (admin, release:DATASET, read:DATASET)")
 			}
@@ -126,73 +72,52 @@ func tokenCmd() *cobra.Command {
 					return fmt.Errorf("--scope: %w", err)
 				}
 			}
-			s, err := ledger.Open(cmd.Context(), dsn, true)
-			if err != nil {
+			return withLedger(cmd, dsn, true, func(s ledger.Store) error {
+				secret, t, err := s.CreateToken(cmd.Context(), scopes, b)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "token %s created with scopes %v; it is shown once and stored only as a hash\n", t.ID, t.Scopes)
+				_, err = fmt.Fprintln(cmd.OutOrStdout(), secret)
 				return err
-			}
-			defer s.Close()
-			secret, t, err := s.CreateToken(cmd.Context(), scopes, b)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "token %s created with scopes %v; it is shown once and stored only as a hash\n", t.ID, t.Scopes)
-			_, err = fmt.Fprintln(cmd.OutOrStdout(), secret)
-			return err
-		},
-	}
+			})
+		})
 	create.Flags().StringVar(&dsn, "ledger", "", "the ledger (SQLite file or postgres:// URL)")
 	create.Flags().StringArrayVar(&scopes, "scope", nil, "admin | release:DATASET | read:DATASET (DATASET may be *); repeatable")
 	create.Flags().StringVar(&budget, "budget", "", "optional ε budget of this token inside each dataset's")
 	var rdsn, id string
-	revoke := &cobra.Command{
-		Use:   "revoke --ledger DSN --id ID",
-		Short: "Revoke a token (its requests get 401 from then on)",
-		Long:  help("token-revoke"),
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+	revoke := command("revoke --ledger DSN --id ID", "Revoke a token (its requests get 401 from then on)", "token-revoke", cobra.NoArgs,
+		func(cmd *cobra.Command, _ []string) error {
 			if rdsn == "" || id == "" {
 				return fmt.Errorf("--ledger and --id are required")
 			}
-			s, err := ledger.Open(cmd.Context(), rdsn, false)
-			if err != nil {
+			return withLedger(cmd, rdsn, false, func(s ledger.Store) error {
+				if err := s.RevokeToken(cmd.Context(), id); err != nil {
+					return err
+				}
+				_, err := fmt.Fprintf(cmd.OutOrStdout(), "token %s revoked\n", id)
 				return err
-			}
-			defer s.Close()
-			if err := s.RevokeToken(cmd.Context(), id); err != nil {
-				return err
-			}
-			_, err = fmt.Fprintf(cmd.OutOrStdout(), "token %s revoked\n", id)
-			return err
-		},
-	}
+			})
+		})
 	revoke.Flags().StringVar(&rdsn, "ledger", "", "the ledger")
 	revoke.Flags().StringVar(&id, "id", "", "the token's id (the part after puff_, before the second _)")
 	var ldsn string
-	list := &cobra.Command{
-		Use:   "list --ledger DSN",
-		Short: "List tokens (ids, scopes, state; never secrets) as JSON",
-		Long:  help("token-list"),
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+	list := command("list --ledger DSN", "List tokens (ids, scopes, state; never secrets) as JSON", "token-list", cobra.NoArgs,
+		func(cmd *cobra.Command, _ []string) error {
 			if ldsn == "" {
 				return fmt.Errorf("--ledger is required")
 			}
-			s, err := ledger.Open(cmd.Context(), ldsn, false)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			ts, err := s.Tokens(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if ts == nil {
-				ts = []ledger.Token{}
-			}
-			return writeJSON(cmd.OutOrStdout(), map[string]any{"tokens": ts})
-		},
-	}
+			return withLedger(cmd, ldsn, false, func(s ledger.Store) error {
+				ts, err := s.Tokens(cmd.Context())
+				if err != nil {
+					return err
+				}
+				if ts == nil {
+					ts = []ledger.Token{}
+				}
+				return writeJSON(cmd.OutOrStdout(), map[string]any{"tokens": ts})
+			})
+		})
 	list.Flags().StringVar(&ldsn, "ledger", "", "the ledger")
-	c.AddCommand(create, revoke, list)
-	return c
+	return group("token create|revoke|list --ledger DSN", "Bearer tokens of puff serve (stored only as hashes)", "token", create, revoke, list)
 }

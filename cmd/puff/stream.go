@@ -4,26 +4,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pufferfish-privacy/pufferfish/ledger"
+	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/stream"
 )
 
 func streamCmd() *cobra.Command {
-	c := &cobra.Command{
-		Use:   "stream init|append|show --ledger DSN --dataset NAME",
-		Short: "A dataset fed over time: every window released once, all of them for one charge of ε",
-		Long:  help("stream"),
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return fmt.Errorf("give a subcommand: init, append or show (see 'puff stream --help')")
-		},
-	}
-	c.AddCommand(streamInitCmd(), streamAppendCmd(), streamShowCmd())
-	return c
+	return group("stream init|append|show --ledger DSN --dataset NAME", "A dataset fed over time: every window released once, all of them for one charge of ε", "stream",
+		streamInitCmd(), streamAppendCmd(), streamShowCmd())
 }
 
 func streamInitCmd() *cobra.Command {
@@ -31,16 +22,12 @@ func streamInitCmd() *cobra.Command {
 	var dsn, dataset, classPath, window, query string
 	var asJSON bool
 	epsF, methodF := newEps("1"), newMethod()
-	c := &cobra.Command{
-		Use:   "init --ledger DSN --dataset NAME --class FILE --window D --epsilon E",
-		Short: "Declare a stream on a ledger dataset and charge its budget once",
-		Long:  help("stream-init"),
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+	c := command("init --ledger DSN --dataset NAME --class FILE --window D --epsilon E", "Declare a stream on a ledger dataset and charge its budget once", "stream-init", cobra.NoArgs,
+		func(cmd *cobra.Command, _ []string) error {
 			if dsn == "" || dataset == "" || classPath == "" || window == "" {
 				return fmt.Errorf("--ledger, --dataset, --class and --window are required")
 			}
-			class, err := readClass(classPath)
+			class, err := markov.ReadClassFile(classPath)
 			if err != nil {
 				return err
 			}
@@ -48,36 +35,30 @@ func streamInitCmd() *cobra.Command {
 			if _, err := df.csv(); err != nil {
 				return err
 			}
-			s, err := stream.Declare(spec, window, epsF.Float(), methodF.n, query, class)
+			s, err := stream.Declare(spec, window, epsF.Float(), methodF.Name, query, class)
 			if err != nil {
 				return err
 			}
-			store, err := ledger.Open(cmd.Context(), dsn, false)
-			if err != nil {
-				return err
-			}
-			defer store.Close()
-			rc, err := stream.Init(cmd.Context(), store, dataset, s)
-			if err != nil {
-				return err
-			}
-			sum, err := s.Summary()
-			if err != nil {
-				return err
-			}
-			if asJSON {
+			return withLedger(cmd, dsn, false, func(store ledger.Store) error {
+				rc, err := stream.Init(cmd.Context(), store, dataset, s)
+				if err != nil {
+					return err
+				}
+				sum, err := s.Summary()
+				if err != nil {
+					return err
+				}
 				var v map[string]any
 				json.Unmarshal(sum, &v)
 				v["ledger"] = rc.State
-				return writeJSON(cmd.OutOrStdout(), v)
-			}
-			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "stream on dataset %q: windows of %s (%s), ε = %g for all of them, σ = %.10g (%s; supremum over lengths, reached at %d)\n",
-				dataset, s.Window, s.Spec.TZ, s.Epsilon, *s.Scale.Sigma, s.Method, s.Scale.Length)
-			_, err = fmt.Fprintln(w, "ledger:", ledgerLine(rc.State))
-			return err
-		},
-	}
+				return emit(cmd, asJSON, v, func(w io.Writer) error {
+					fmt.Fprintf(w, "stream on dataset %q: windows of %s (%s), ε = %g for all of them, σ = %.10g (%s; supremum over lengths, reached at %d)\n",
+						dataset, s.Window, s.Spec.TZ, s.Epsilon, *s.Scale.Sigma, s.Method, s.Scale.Length)
+					_, err := fmt.Fprintln(w, "ledger:", ledgerLine(rc.State))
+					return err
+				})
+			})
+		})
 	df.register(c)
 	c.Flags().MarkHidden("data")
 	c.Flags().MarkHidden("gap")
@@ -96,41 +77,23 @@ func streamInitCmd() *cobra.Command {
 func streamAppendCmd() *cobra.Command {
 	var dsn, dataset, path, closeAt string
 	var asJSON bool
-	c := &cobra.Command{
-		Use:   "append --ledger DSN --dataset NAME --data FILE [--close TIME] [--json]",
-		Short: "Append readings to a stream and release every window they close",
-		Long:  help("stream-append"),
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+	c := command("append --ledger DSN --dataset NAME --data FILE [--close TIME] [--json]", "Append readings to a stream and release every window they close", "stream-append", cobra.NoArgs,
+		func(cmd *cobra.Command, _ []string) error {
 			if dsn == "" || dataset == "" || path == "" && closeAt == "" {
 				return fmt.Errorf("--ledger, --dataset and --data (or --close) are required")
 			}
-			store, err := ledger.Open(cmd.Context(), dsn, false)
-			if err != nil {
-				return err
-			}
-			defer store.Close()
-			close, err := stream.CloseTime(cmd.Context(), store, dataset, closeAt)
-			if err != nil {
-				return err
-			}
-			var data []byte
-			if path != "" {
-				if data, err = readAll(path); err != nil {
+			return withLedger(cmd, dsn, false, func(store ledger.Store) error {
+				wins, dup, err := stream.AppendFile(cmd.Context(), store, dataset, path, closeAt)
+				if err != nil {
 					return err
 				}
-			}
-			rel, dup, err := stream.Feed(cmd.Context(), store, dataset, data, path, close)
-			if err != nil {
-				return err
-			}
-			wins := make([]stream.Window, len(rel))
-			for i, r := range rel {
-				wins[i] = r.Window
-			}
-			return printWindows(cmd.OutOrStdout(), wins, dup, asJSON)
-		},
-	}
+				v := map[string]any{"windows": wins}
+				if dup {
+					v["duplicate"] = true
+				}
+				return emit(cmd, asJSON, v, func(w io.Writer) error { return stream.WriteWindows(w, wins, dup) })
+			})
+		})
 	f := c.Flags()
 	f.StringVar(&dsn, "ledger", "", "the ledger holding the stream")
 	f.StringVar(&dataset, "dataset", "", "the stream's dataset")
@@ -140,96 +103,41 @@ func streamAppendCmd() *cobra.Command {
 	return c
 }
 
-// maxAppend caps one appended file held in memory (it is hashed, so that
-// appending it twice is recognised).
-const maxAppend = 1 << 30
-
-func readAll(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxAppend+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(b) > maxAppend {
-		return nil, fmt.Errorf("%s: more than %d bytes in one append: append the file in parts", path, maxAppend)
-	}
-	return b, nil
-}
-
-func printWindows(w io.Writer, wins []stream.Window, dup, asJSON bool) error {
-	if asJSON {
-		v := map[string]any{"windows": wins}
-		if dup {
-			v["duplicate"] = true
-		}
-		return writeJSON(w, v)
-	}
-	if dup {
-		fmt.Fprintln(w, "this file was appended before: nothing changed")
-	}
-	if len(wins) == 0 {
-		_, err := fmt.Fprintln(w, "no window closed")
-		return err
-	}
-	for _, win := range wins {
-		fmt.Fprintf(w, "== window %s – %s\n", win.Start, win.End)
-		if err := win.Report.WriteText(w); err != nil {
-			return err
-		}
-		fmt.Fprintln(w)
-	}
-	return nil
-}
-
 func streamShowCmd() *cobra.Command {
 	var dsn, dataset string
 	var asJSON bool
-	c := &cobra.Command{
-		Use:   "show --ledger DSN --dataset NAME [--json]",
-		Short: "Print a stream's settings and every window it released (nothing is drawn)",
-		Long:  help("stream-show"),
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+	c := command("show --ledger DSN --dataset NAME [--json]", "Print a stream's settings and every window it released (nothing is drawn)", "stream-show", cobra.NoArgs,
+		func(cmd *cobra.Command, _ []string) error {
 			if dsn == "" || dataset == "" {
 				return fmt.Errorf("--ledger and --dataset are required")
 			}
-			store, err := ledger.Open(cmd.Context(), dsn, false)
-			if err != nil {
-				return err
-			}
-			defer store.Close()
-			s, err := stream.Load(cmd.Context(), store, dataset)
-			if err != nil {
-				return err
-			}
-			raw, err := stream.Windows(cmd.Context(), store, dataset)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				sum, err := s.Summary()
+			return withLedger(cmd, dsn, false, func(store ledger.Store) error {
+				s, err := stream.Load(cmd.Context(), store, dataset)
 				if err != nil {
 					return err
 				}
-				return writeJSON(cmd.OutOrStdout(), map[string]any{"dataset": dataset, "stream": sum, "windows": raw})
-			}
-			wins := make([]stream.Window, len(raw))
-			for i, r := range raw {
-				if err := json.Unmarshal(r, &wins[i]); err != nil {
-					return fmt.Errorf("stored window %d: %w", i, err)
+				raw, err := stream.Windows(cmd.Context(), store, dataset)
+				if err != nil {
+					return err
 				}
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "stream on dataset %q: windows of %s, ε = %g for all, σ = %.10g, %d windows released\n\n", dataset, s.Window, s.Epsilon, *s.Scale.Sigma, len(wins))
-			if len(wins) == 0 {
-				return nil
-			}
-			return printWindows(cmd.OutOrStdout(), wins, false, false)
-		},
-	}
+				if asJSON {
+					sum, err := s.Summary()
+					if err != nil {
+						return err
+					}
+					return writeJSON(cmd.OutOrStdout(), map[string]any{"dataset": dataset, "stream": sum, "windows": raw})
+				}
+				wins, err := stream.DecodeWindows(raw)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "stream on dataset %q: windows of %s, ε = %g for all, σ = %.10g, %d windows released\n\n", dataset, s.Window, s.Epsilon, *s.Scale.Sigma, len(wins))
+				if len(wins) == 0 {
+					return nil
+				}
+				return stream.WriteWindows(cmd.OutOrStdout(), wins, false)
+			})
+		})
 	f := c.Flags()
 	f.StringVar(&dsn, "ledger", "", "the ledger holding the stream")
 	f.StringVar(&dataset, "dataset", "", "the stream's dataset")

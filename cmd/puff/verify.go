@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math/big"
 	"os"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -14,36 +12,30 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/hmm"
 	"github.com/pufferfish-privacy/pufferfish/hmm/builtin"
 	"github.com/pufferfish-privacy/pufferfish/internal/progress"
+	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/ratexpr"
 )
 
-// modelFlags selects a model: a file argument or a built-in mechanism.
+// modelFlags selects a model: a file argument or a built-in mechanism
+// with its parameters (the fractions as written, read when it is built).
 type modelFlags struct {
-	builtin   string
-	queries   int
-	returns   string
-	neighbour string
-	alpha     string
-	rangeM    int
-	keep      string
-	p1, p2    string
-	alphaT    string
-	threshold int
-	cutoff    int
-	set       []string
+	builtin                     string
+	p                           builtin.Params
+	alpha, keep, p1, p2, alphaT string
+	set                         []string
 }
 
 func (mf *modelFlags) register(c *cobra.Command) {
 	f := c.Flags()
 	f.StringVar(&mf.builtin, "builtin", "", "built-in mechanism: noisy-max | geometric | rr | example71 | above-threshold | sparse-vector (instead of MODEL.json)")
 	f.StringVar(&mf.alphaT, "alpha-threshold", "1/2", "above-threshold: noise parameter of the threshold (--alpha is the answers')")
-	f.IntVar(&mf.threshold, "threshold", 1, "above-threshold, sparse-vector: the threshold, in 0..RANGE")
-	f.IntVar(&mf.cutoff, "cutoff", 2, "sparse-vector: halt after this many ⊤")
-	f.IntVar(&mf.queries, "queries", 3, "noisy-max: number of queries")
-	f.StringVar(&mf.returns, "returns", "index", "noisy-max: index (correct) or value ([LWZ]'s wrong variant)")
-	f.StringVar(&mf.neighbour, "neighbours", "one", "DP neighbours: one (one answer differs by one) or any (one answer differs arbitrarily)")
+	f.IntVar(&mf.p.Threshold, "threshold", 1, "above-threshold, sparse-vector: the threshold, in 0..RANGE")
+	f.IntVar(&mf.p.Cutoff, "cutoff", 2, "sparse-vector: halt after this many ⊤")
+	f.IntVar(&mf.p.Queries, "queries", 3, "noisy-max: number of queries")
+	f.StringVar(&mf.p.Returns, "returns", "index", "noisy-max: index (correct) or value ([LWZ]'s wrong variant)")
+	f.StringVar(&mf.p.Neighbours, "neighbours", "one", "DP neighbours: one (one answer differs by one) or any (one answer differs arbitrarily)")
 	f.StringVar(&mf.alpha, "alpha", "1/2", "noisy-max, geometric: noise parameter α (the mechanism is ln(1/α)-DP per answer)")
-	f.IntVar(&mf.rangeM, "range", 2, "noisy-max, geometric: answers and noisy values lie in 0..RANGE")
+	f.IntVar(&mf.p.Range, "range", 2, "noisy-max, geometric: answers and noisy values lie in 0..RANGE")
 	f.StringVar(&mf.keep, "keep", "3/4", "rr: probability of reporting the true bit")
 	f.StringVar(&mf.p1, "p1", "1/5", "example71: probability of disease A")
 	f.StringVar(&mf.p2, "p2", "2/5", "example71: probability that both or neither have disease B (both)")
@@ -65,12 +57,7 @@ func (mf *modelFlags) load(args []string) (builtin.Model, error) {
 		return builtin.Model{}, fmt.Errorf("give a MODEL.json file or --builtin, not both or neither")
 	}
 	if len(args) == 1 {
-		f, err := os.Open(args[0])
-		if err != nil {
-			return builtin.Model{}, err
-		}
-		defer f.Close()
-		file, err := hmm.ParseFile(f, args[0])
+		file, err := hmm.ReadFile(args[0])
 		if err != nil {
 			return builtin.Model{}, err
 		}
@@ -81,7 +68,7 @@ func (mf *modelFlags) load(args []string) (builtin.Model, error) {
 		m, secs, err := file.Build(args[0], set)
 		return builtin.Model{Problem: hmm.Problem{Model: m, Secrets: secs}, Description: args[0]}, err
 	}
-	var p builtin.Params
+	p := mf.p
 	var err error
 	for _, r := range []struct {
 		flag, val string
@@ -91,7 +78,6 @@ func (mf *modelFlags) load(args []string) (builtin.Model, error) {
 			return builtin.Model{}, err
 		}
 	}
-	p.Queries, p.Returns, p.Neighbours, p.Range, p.Threshold, p.Cutoff = mf.queries, mf.returns, mf.neighbour, mf.rangeM, mf.threshold, mf.cutoff
 	b, err := builtin.Load(mf.builtin, p)
 	if err != nil {
 		return builtin.Model{}, fmt.Errorf("--builtin %s: %w", mf.builtin, err)
@@ -121,14 +107,7 @@ func evaluate(b builtin.Model, n int, arith string, eps *hmm.Epsilon) (hmm.Verdi
 	if err != nil {
 		return "", hmm.LossReport{}, fmt.Errorf("--%w", err)
 	}
-	if b.DP != nil && b.DP.Inputs > 1<<16 {
-		b.DP.Progress = progress.Terminal(os.Stderr) // seconds to minutes of streaming
-	}
-	ev, err := b.Evaluate(n, a, eps)
-	if err != nil {
-		return "", hmm.LossReport{}, err
-	}
-	return ev.Verdict, hmm.NewLossReport(b.Obs(), b.Description, n, ev), nil
+	return b.Report(n, a, eps, progress.Terminal(os.Stderr))
 }
 
 func verifyCmd() *cobra.Command {
@@ -146,31 +125,17 @@ func verifyLossCmd() *cobra.Command {
 	var n int
 	var asJSON bool
 	var arith string
-	c := &cobra.Command{
-		Use:   "loss [MODEL.json | --builtin NAME] [--length N] [--json]",
-		Short: "Exact privacy loss with a witness",
-		Long:  help("verify-loss"),
-		Args:  cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			b, n, err := mf.loadWithLength(args, n)
-			if err != nil {
-				return err
-			}
-			desc := b.Description
-			_, out, err := evaluate(b, n, arith, nil)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), out)
-			}
-			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
-			loss := out.LossLine()
-			fmt.Fprintf(w, "model\t%s\nlengths\t1..%d\nloss\t%s\narithmetic\t%s\nwitness\t%s under %s (larger under %s)\nexplored\t%d sequences\n",
-				desc, n, loss, out.Arithmetic, strings.Join(out.Witness.Observations, " "), out.Witness.Secret, out.Witness.Larger, out.Explored)
-			return w.Flush()
-		},
-	}
+	c := command("loss [MODEL.json | --builtin NAME] [--length N] [--json]", "Exact privacy loss with a witness", "verify-loss", cobra.MaximumNArgs(1), func(cmd *cobra.Command, args []string) error {
+		b, n, err := mf.loadWithLength(args, n)
+		if err != nil {
+			return err
+		}
+		_, out, err := evaluate(b, n, arith, nil)
+		if err != nil {
+			return err
+		}
+		return emit(cmd, asJSON, out, out.WriteText)
+	})
 	mf.register(c)
 	c.Flags().IntVar(&n, "length", 0, "longest observation sequence (default 1 for built-ins)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
@@ -184,53 +149,28 @@ func verifyCheckCmd() *cobra.Command {
 	var epsS string
 	var asJSON bool
 	var arith string
-	c := &cobra.Command{
-		Use:   "check [MODEL.json | --builtin NAME] --epsilon E [--length N] [--json]",
-		Short: "Decide ε-Pufferfish privacy for all sequences up to a length",
-		Long:  help("verify-check"),
-		Args:  cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if epsS == "" {
-				return fmt.Errorf("--epsilon is required (e.g. 'ln(2)' or 0.7)")
-			}
-			eps, err := hmm.ParseEpsilon(epsS)
-			if err != nil {
-				return fmt.Errorf("--epsilon: %v", err)
-			}
-			b, n, err := mf.loadWithLength(args, n)
-			if err != nil {
-				return err
-			}
-			desc := b.Description
-			v, lj, err := evaluate(b, n, arith, &eps)
-			if err != nil {
-				return err
-			}
-			out := struct {
-				Verdict       hmm.Verdict `json:"verdict"`
-				Epsilon       string      `json:"epsilon"`
-				EpsilonExact  bool        `json:"epsilon_exact"`
-				EpsilonFloat  float64     `json:"epsilon_value"`
-				ExpEpsilonLow string      `json:"exp_epsilon_low"`
-				ExpEpsilonHi  string      `json:"exp_epsilon_high"`
-				hmm.LossReport
-			}{v, eps.Text, eps.Exact(), eps.Value, eps.Lo.FloatString(20), eps.Hi.FloatString(20), lj}
-			if asJSON {
-				if err := writeJSON(cmd.OutOrStdout(), out); err != nil {
-					return err
-				}
-				return verdictStatus(v)
-			}
-			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
-			loss := out.LossLine()
-			fmt.Fprintf(w, "verdict\t%s: %s-Pufferfish privacy for sequences of lengths 1..%d\nmodel\t%s\nloss\t%s\narithmetic\t%s\nwitness\t%s under %s\n",
-				v, eps.Text, n, desc, loss, out.Arithmetic, strings.Join(out.Witness.Observations, " "), out.Witness.Secret)
-			if err := w.Flush(); err != nil {
-				return err
-			}
-			return verdictStatus(v)
-		},
-	}
+	c := command("check [MODEL.json | --builtin NAME] --epsilon E [--length N] [--json]", "Decide ε-Pufferfish privacy for all sequences up to a length", "verify-check", cobra.MaximumNArgs(1), func(cmd *cobra.Command, args []string) error {
+		if epsS == "" {
+			return fmt.Errorf("--epsilon is required (e.g. 'ln(2)' or 0.7)")
+		}
+		eps, err := hmm.ParseEpsilon(epsS)
+		if err != nil {
+			return fmt.Errorf("--epsilon: %v", err)
+		}
+		b, n, err := mf.loadWithLength(args, n)
+		if err != nil {
+			return err
+		}
+		v, lj, err := evaluate(b, n, arith, &eps)
+		if err != nil {
+			return err
+		}
+		out := hmm.NewCheckReport(v, eps, lj)
+		if err := emit(cmd, asJSON, out, out.WriteText); err != nil {
+			return err
+		}
+		return verdictStatus(v)
+	})
 	mf.register(c)
 	c.Flags().IntVar(&n, "length", 0, "longest observation sequence (default 1 for built-ins)")
 	c.Flags().StringVar(&epsS, "epsilon", "", "ε, e.g. ln(2) (exact) or 0.7")
@@ -245,75 +185,50 @@ func verifySweepCmd() *cobra.Command {
 	var grids []string
 	var asJSON bool
 	var plotPath, arith string
-	c := &cobra.Command{
-		Use:   "sweep MODEL.json --epsilon E --length N --grid p=LO:HI:STEP [--grid q=...] [--json]",
-		Short: "Where ε-Pufferfish holds over a grid of parameter values",
-		Long:  help("verify-sweep"),
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			eps, err := hmm.ParseEpsilon(epsS)
-			if err != nil {
-				return fmt.Errorf("--epsilon: %v", err)
+	c := command("sweep MODEL.json --epsilon E --length N --grid p=LO:HI:STEP [--grid q=...] [--json]", "Where ε-Pufferfish holds over a grid of parameter values", "verify-sweep", cobra.ExactArgs(1), func(cmd *cobra.Command, args []string) error {
+		eps, err := hmm.ParseEpsilon(epsS)
+		if err != nil {
+			return fmt.Errorf("--epsilon: %v", err)
+		}
+		if n < 1 {
+			return fmt.Errorf("--length N is required")
+		}
+		if len(grids) == 0 || len(grids) > 2 {
+			return fmt.Errorf("give one or two --grid name=LO:HI:STEP")
+		}
+		if plotPath != "" {
+			if err := chart.CheckPath(plotPath); err != nil {
+				return fmt.Errorf("--plot: %w", err)
 			}
-			if n < 1 {
-				return fmt.Errorf("--length N is required")
-			}
-			if len(grids) == 0 || len(grids) > 2 {
-				return fmt.Errorf("give one or two --grid name=LO:HI:STEP")
-			}
-			if plotPath != "" {
-				if err := chart.CheckPath(plotPath); err != nil {
-					return fmt.Errorf("--plot: %w", err)
-				}
-			}
-			f, err := os.Open(args[0])
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			file, err := hmm.ParseFile(f, args[0])
-			if err != nil {
-				return err
-			}
-			var axes []hmm.Axis
-			for _, g := range grids {
-				ax, err := hmm.ParseAxis(g, func(v string) (*big.Rat, error) { return parseRat("grid", v) })
-				if err != nil {
-					return fmt.Errorf("--%w", err)
-				}
-				axes = append(axes, ax)
-			}
-			a, err := hmm.ParseArithmetic(arith)
+		}
+		file, err := hmm.ReadFile(args[0])
+		if err != nil {
+			return err
+		}
+		var axes []hmm.Axis
+		for _, g := range grids {
+			ax, err := hmm.ParseAxis(g, func(v string) (*big.Rat, error) { return parseRat("grid", v) })
 			if err != nil {
 				return fmt.Errorf("--%w", err)
 			}
-			points, err := hmm.Sweep(file, args[0], axes, n, a, eps)
-			if err != nil {
+			axes = append(axes, ax)
+		}
+		a, err := hmm.ParseArithmetic(arith)
+		if err != nil {
+			return fmt.Errorf("--%w", err)
+		}
+		points, err := hmm.Sweep(file, args[0], axes, n, a, eps)
+		if err != nil {
+			return err
+		}
+		res := hmm.SweepResultOf(points, axes, n, eps)
+		if plotPath != "" {
+			if err := chart.Sweep(plotPath, res, eps.Value); err != nil {
 				return err
 			}
-			res := hmm.SweepResultOf(points, axes, n, eps)
-			if plotPath != "" {
-				xs, ys := res.Coordinates()
-				var st []chart.Status
-				for _, r := range res.Rows {
-					st = append(st, map[hmm.Verdict]chart.Status{hmm.Holds: chart.Holds, hmm.Violated: chart.Violated, hmm.Undecided: chart.Undecided}[r.Verdict])
-				}
-				title := fmt.Sprintf("%s-Pufferfish over sequences of length ≤ %d", eps.Text, n)
-				if len(axes) == 1 {
-					err = chart.Curve(plotPath, title, axes[0].Name, "privacy loss", xs, ys, st, eps.Value)
-				} else {
-					err = chart.Region(plotPath, title, axes[0].Name, axes[1].Name, xs, ys, st)
-				}
-				if err != nil {
-					return err
-				}
-			}
-			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), res)
-			}
-			return res.WriteText(cmd.OutOrStdout())
-		},
-	}
+		}
+		return emit(cmd, asJSON, res, res.WriteText)
+	})
 	c.Flags().IntVar(&n, "length", 0, "longest observation sequence")
 	c.Flags().StringVar(&epsS, "epsilon", "", "ε, e.g. ln(2)")
 	c.Flags().StringArrayVar(&grids, "grid", nil, "parameter grid name=LO:HI:STEP (repeat for a second parameter)")
@@ -329,39 +244,27 @@ func verifyAuditCmd() *cobra.Command {
 	var T int
 	epsF := newEps("1")
 	var asJSON bool
-	c := &cobra.Command{
-		Use:   "audit --class FILE --length T --epsilon E [--method exact|approx|groupdp|dp] [--json]",
-		Short: "Machine-check puff release's own guarantee on a short chain",
-		Long:  help("verify-audit"),
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			eps := epsF.Float()
-			if classPath == "" {
-				return fmt.Errorf("--class FILE is required")
-			}
-			if err := checkEps(eps); err != nil {
-				return err
-			}
-			cl, err := readClass(classPath)
-			if err != nil {
-				return err
-			}
-			if len(cl.Chains) != 1 {
-				return fmt.Errorf("%s: the audit needs exactly one chain (θ), the class has %d", classPath, len(cl.Chains))
-			}
-			r, err := audit.Histogram(cl.Chains[0], T, eps, methodF.n)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), r)
-			}
-			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
-			fmt.Fprintf(w, "verdict\t%s: %s release at ε = %g, chain length %d\nσ\t%.6g (per bin %.6g, sampled at %.6g)\nloss\t%.10g (ratio %s, exact)\nwitness\t%s, noisy histogram %v\nmodel\t%d hidden states, %d sequences explored\n",
-				r.Verdict, r.Method, r.Epsilon, r.Length, r.Sigma, r.PerBinScale, r.EffectiveScale, r.Loss, r.Ratio, r.Secret, r.Output, r.States, r.Explored)
-			return w.Flush()
-		},
-	}
+	c := command("audit --class FILE --length T --epsilon E [--method exact|approx|groupdp|dp] [--json]", "Machine-check puff release's own guarantee on a short chain", "verify-audit", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error {
+		eps := epsF.Float()
+		if classPath == "" {
+			return fmt.Errorf("--class FILE is required")
+		}
+		if err := checkEps(eps); err != nil {
+			return err
+		}
+		cl, err := markov.ReadClassFile(classPath)
+		if err != nil {
+			return err
+		}
+		if len(cl.Chains) != 1 {
+			return fmt.Errorf("%s: the audit needs exactly one chain (θ), the class has %d", classPath, len(cl.Chains))
+		}
+		r, err := audit.Histogram(cl.Chains[0], T, eps, methodF.Name)
+		if err != nil {
+			return err
+		}
+		return emit(cmd, asJSON, r, r.WriteText)
+	})
 	c.Flags().StringVar(&classPath, "class", "", "class JSON file with one chain")
 	c.Flags().IntVar(&T, "length", 4, "chain length T")
 	c.Flags().Var(epsF, "epsilon", "the ε the release claims: a decimal, a fraction (1/2) or ln(r)")

@@ -141,14 +141,24 @@ const MaxInput = 64 << 20
 
 // ReadAll reads r up to MaxInput bytes; a longer input is an error.
 func ReadAll(r io.Reader, name string) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxInput+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if len(data) > MaxInput {
+	data, over, err := ReadUpTo(r, name, MaxInput)
+	if over {
 		return nil, fmt.Errorf("%s: larger than %d bytes", name, MaxInput)
 	}
-	return data, nil
+	return data, err
+}
+
+// ReadUpTo reads r (named name in errors) up to max bytes; over reports
+// that r holds more, and then data is nil.
+func ReadUpTo(r io.Reader, name string, max int) (data []byte, over bool, err error) {
+	data, err = io.ReadAll(io.LimitReader(r, int64(max)+1))
+	if err != nil {
+		return nil, false, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(data) > max {
+		return nil, true, nil
+	}
+	return data, false, nil
 }
 
 // Float is a float64 that JSON prints as null when it is infinite or NaN
