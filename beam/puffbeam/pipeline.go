@@ -178,7 +178,7 @@ func (f *readFn) ProcessElement(ctx context.Context, file fileio.ReadableFile, e
 	st, err := release.ReadRows(rc, file.Metadata.Path, opts, func(r release.Row) error {
 		c := buf[r.Series]
 		if c == nil {
-			c = &chunk{File: r.File}
+			c = &chunk{File: r.File, Unit: f.Spec.TimeUnit}
 			buf[r.Series] = c
 		}
 		c.add(r)
@@ -197,7 +197,7 @@ func (f *readFn) ProcessElement(ctx context.Context, file fileio.ReadableFile, e
 
 // stepFn is one series' smallest positive time difference.
 func stepFn(series string, chunks func(*chunk) bool, emit func(float64)) {
-	emit(release.SeriesStep(seriesRows(series, chunks)))
+	emit(release.SeriesStep(rowsOf(series, collect(chunks), false)))
 }
 
 type minFn struct{}
@@ -246,7 +246,17 @@ func gridStep(given, data float64) float64 {
 
 // assemble collects one series' rows and places them (AssembleSeries).
 func assemble(series string, chunks func(*chunk) bool, given, dataStep float64) ([]int, []float64, mqm.Observation, error) {
-	return release.AssembleSeries(seriesRows(series, chunks), gridStep(given, dataStep))
+	cs := collect(chunks)
+	step := gridStep(given, dataStep)
+	seq, secs, ob, err := release.AssembleSeries(rowsOf(series, cs, false), step)
+	if err != nil {
+		// the core names a bad row by its time as written: the same rows
+		// again, with every time's text, for that message
+		if _, _, _, withTexts := release.AssembleSeries(rowsOf(series, cs, true), step); withTexts != nil {
+			err = withTexts
+		}
+	}
+	return seq, secs, ob, err
 }
 
 func (f *assembleFn) ProcessElement(series string, chunks func(*chunk) bool, dataStep float64, emit func(Partial)) error {
