@@ -81,10 +81,10 @@ func rowsOf(series string, cs []chunk, texts bool) []release.Row {
 // A chunk is encoded as its file, unit and row count, then its rows in
 // runs, then their states. A run is rows whose times (when whole numbers
 // of seconds) and lines step by the same amounts and whose time texts are
-// all, or all not, the plain number of units (strconv.FormatFloat of
-// time/unit, which the decoder writes back): regular readings, one a
-// minute on consecutive lines, are one run and cost a byte a row, their
-// state. Every field comes back bit for bit.
+// all, or all not, their plain number of units (plainText, written back
+// by rowsOf when the core needs the text): regular readings, one a minute
+// on consecutive lines, are one run and cost a byte a row, their state.
+// Every field comes back bit for bit.
 const (
 	runWhole = 1 << iota // times are whole seconds, each the previous plus the run's step
 	runPlain             // time texts are the plain number of units
@@ -118,6 +118,8 @@ type rowShape struct {
 	dt, line int64 // time step (runWhole) and line step from the previous row
 }
 
+// encodeChunk is a chunk's coder (beam.RegisterCoder); decodeChunk reads
+// it back.
 func encodeChunk(c chunk) ([]byte, error) {
 	n := len(c.Times)
 	if len(c.States) != n || len(c.Lines) != n || len(c.Plain) != n || len(c.Ends) != n {
