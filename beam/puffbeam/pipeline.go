@@ -81,24 +81,25 @@ func (c Config) states() ([]string, error) {
 }
 
 func init() {
-	register.DoFn4x1[context.Context, fileio.ReadableFile, func(string, release.Row), func(release.RowStats), error](&readFn{})
-	register.Emitter2[string, release.Row]()
+	register.DoFn4x1[context.Context, fileio.ReadableFile, func(string, chunk), func(release.RowStats), error](&readFn{})
+	register.Emitter2[string, chunk]()
 	register.Emitter1[release.RowStats]()
 	register.Function3x0(stepFn)
+	register.Iter1[chunk]()
 	register.Emitter1[float64]()
-	register.DoFn4x1[string, func(*release.Row) bool, float64, func(Partial), error](&assembleFn{})
+	register.DoFn4x1[string, func(*chunk) bool, float64, func(Partial), error](&assembleFn{})
 	register.Emitter1[Partial]()
 	register.Combiner3[Acc, Partial, Acc](&summaryFn{})
 	register.Combiner3[float64, float64, float64](&minFn{})
 	register.Combiner3[release.RowStats, release.RowStats, release.RowStats](&statsFn{})
 	register.DoFn4x1[context.Context, Acc, float64, release.RowStats, error](&reportFn{})
-	register.DoFn6x1[string, func(*release.Row) bool, float64, func(int64, Partial), func(string), func(Partial), error](&windowFn{})
+	register.DoFn6x1[string, func(*chunk) bool, float64, func(int64, Partial), func(string), func(Partial), error](&windowFn{})
 	register.Emitter2[int64, Partial]()
 	register.Emitter1[string]()
 	register.DoFn7x1[context.Context, []byte, float64, release.RowStats, Acc, func(*int64, *Acc) bool, func(*string, *int) bool, error](&windowReportFn{})
 	register.Function1x2(withOne)
 	register.Combiner1[int](&countFn{})
-	beam.RegisterType(reflect.TypeOf((*release.Row)(nil)).Elem())
+	beam.RegisterCoder(reflect.TypeOf((*chunk)(nil)).Elem(), encodeChunk, decodeChunk)
 	beam.RegisterType(reflect.TypeOf((*release.RowStats)(nil)).Elem())
 	beam.RegisterType(reflect.TypeOf((*Partial)(nil)).Elem())
 	beam.RegisterType(reflect.TypeOf((*Acc)(nil)).Elem())
@@ -141,13 +142,18 @@ func Build(s beam.Scope, cfg Config) (err error) {
 }
 
 // readFn reads one file's rows (errors name the file and line: a bad row
-// fails the pipeline, nothing is dropped silently).
+// fails the pipeline, nothing is dropped silently) and passes them on as
+// chunks, one per series and at most maxBuffered rows held at a time.
 type readFn struct {
 	Spec   release.Spec
 	States []string
 }
 
-func (f *readFn) ProcessElement(ctx context.Context, file fileio.ReadableFile, emit func(string, release.Row), emitStats func(release.RowStats)) error {
+// maxBuffered is how many rows a reader holds before it passes its chunks
+// on: the reader's memory is bounded whatever the file's size.
+const maxBuffered = 1 << 18
+
+func (f *readFn) ProcessElement(ctx context.Context, file fileio.ReadableFile, emit func(string, chunk), emitStats func(release.RowStats)) error {
 	opts, err := f.Spec.CSV()
 	if err != nil {
 		return err
@@ -160,25 +166,38 @@ func (f *readFn) ProcessElement(ctx context.Context, file fileio.ReadableFile, e
 		return fmt.Errorf("%s: %w", file.Metadata.Path, err)
 	}
 	defer rc.Close()
+	buf := map[string]*chunk{}
+	held := 0
+	flush := func() {
+		for series, c := range buf {
+			emit(series, *c)
+		}
+		clear(buf)
+		held = 0
+	}
 	st, err := release.ReadRows(rc, file.Metadata.Path, opts, func(r release.Row) error {
-		emit(r.Series, r)
+		c := buf[r.Series]
+		if c == nil {
+			c = &chunk{File: r.File, Unit: f.Spec.TimeUnit}
+			buf[r.Series] = c
+		}
+		c.add(r)
+		if held++; held >= maxBuffered {
+			flush()
+		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
+	flush()
 	emitStats(st)
 	return nil
 }
 
 // stepFn is one series' smallest positive time difference.
-func stepFn(_ string, rows func(*release.Row) bool, emit func(float64)) {
-	var rs []release.Row
-	var r release.Row
-	for rows(&r) {
-		rs = append(rs, r)
-	}
-	emit(release.SeriesStep(rs))
+func stepFn(series string, chunks func(*chunk) bool, emit func(float64)) {
+	emit(release.SeriesStep(rowsOf(series, collect(chunks), false)))
 }
 
 type minFn struct{}
@@ -226,17 +245,22 @@ func gridStep(given, data float64) float64 {
 }
 
 // assemble collects one series' rows and places them (AssembleSeries).
-func assemble(rows func(*release.Row) bool, given, dataStep float64) ([]int, []float64, mqm.Observation, error) {
-	var rs []release.Row
-	var r release.Row
-	for rows(&r) {
-		rs = append(rs, r)
+func assemble(series string, chunks func(*chunk) bool, given, dataStep float64) ([]int, []float64, mqm.Observation, error) {
+	cs := collect(chunks)
+	step := gridStep(given, dataStep)
+	seq, secs, ob, err := release.AssembleSeries(rowsOf(series, cs, false), step)
+	if err != nil {
+		// the core names a bad row by its time as written: the same rows
+		// again, with every time's text, for that message
+		if _, _, _, withTexts := release.AssembleSeries(rowsOf(series, cs, true), step); withTexts != nil {
+			err = withTexts
+		}
 	}
-	return release.AssembleSeries(rs, gridStep(given, dataStep))
+	return seq, secs, ob, err
 }
 
-func (f *assembleFn) ProcessElement(series string, rows func(*release.Row) bool, dataStep float64, emit func(Partial)) error {
-	seq, _, ob, err := assemble(rows, f.Step, dataStep)
+func (f *assembleFn) ProcessElement(series string, chunks func(*chunk) bool, dataStep float64, emit func(Partial)) error {
+	seq, _, ob, err := assemble(series, chunks, f.Step, dataStep)
 	if err != nil || len(seq) == 0 {
 		return err
 	}
@@ -441,8 +465,8 @@ type windowFn struct {
 	Fit    bool
 }
 
-func (f *windowFn) ProcessElement(series string, rows func(*release.Row) bool, dataStep float64, emit func(int64, Partial), emitSig func(string), emitWhole func(Partial)) error {
-	seq, secs, ob, err := assemble(rows, f.Step, dataStep)
+func (f *windowFn) ProcessElement(series string, chunks func(*chunk) bool, dataStep float64, emit func(int64, Partial), emitSig func(string), emitWhole func(Partial)) error {
+	seq, secs, ob, err := assemble(series, chunks, f.Step, dataStep)
 	if err != nil || len(seq) == 0 {
 		return err
 	}

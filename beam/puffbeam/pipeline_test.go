@@ -178,8 +178,16 @@ func TestBadRowFails(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "dup.csv"), []byte("series,time,state\nx,2,2\n"), 0o644)
 	p, s = beam.NewPipelineWithRoot()
 	Build(s, cfg)
-	if err := ptest.Run(p); err == nil || !strings.Contains(err.Error(), "repeated") {
+	if err := ptest.Run(p); err == nil || !strings.Contains(err.Error(), "repeated") || !strings.Contains(err.Error(), `time 2 of series "x"`) {
 		t.Fatalf("repeated time across files: %v", err)
+	}
+	// a time off the grid is named as written
+	os.Remove(filepath.Join(dir, "dup.csv"))
+	os.WriteFile(filepath.Join(dir, "off.csv"), []byte("series,time,state\nx,4.50,2\nx,3,1\n"), 0o644)
+	p, s = beam.NewPipelineWithRoot()
+	Build(s, cfg)
+	if err := ptest.Run(p); err == nil || !strings.Contains(err.Error(), "off.csv:2: time 4.50 is 1.5 steps") {
+		t.Fatalf("time off the grid: %v", err)
 	}
 }
 
