@@ -122,7 +122,7 @@ func (d *DataFlags) Register(fs *flag.FlagSet, without ...string) {
 			str(&d.Spec.States, "states", "the declared states in order, comma-separated (e.g. sleep,sit,walk,run): the histogram's bins")
 		},
 		"value-col": func() {
-			str(&d.Spec.ValueCol, "value-col", "a column of numeric readings (instead of --state-col), discretised by --levels or --edges")
+			str(&d.Spec.ValueCol, "value-col", "a column of numeric readings (instead of --state-col), discretised by --levels or --edges; an empty, ?, NA or NaN value is a reading of unknown value (in the number of readings and σ, in no bin)")
 		},
 		"levels": func() {
 			str(&d.Spec.Levels, "levels", "LO:HI:N — N equal-width levels over public bounds [LO, HI] (values outside go to the end levels and are counted; bins computed from the data are not offered: they would reveal it)")

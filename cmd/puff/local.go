@@ -311,7 +311,7 @@ func localSanitizeCmd() *cobra.Command {
 					return err
 				}
 			}
-			if err := san.WriteCSV(cmd.OutOrStdout(), col(df.spec.SeriesCol, "series"), col(df.spec.TimeCol, "time"), col(df.spec.StateCol, "state")); err != nil {
+			if err := san.WriteCSV(cmd.OutOrStdout(), col(df.Spec.SeriesCol, "series"), col(df.Spec.TimeCol, "time"), col(df.Spec.StateCol, "state")); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "puff: sanitized %d readings in %d sequences with flip %.9g (θ = %g, ε = %g); protects against %s\n",

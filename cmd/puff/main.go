@@ -5,9 +5,9 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"strings"
 	"time"
@@ -163,63 +163,30 @@ func scaleCmd() *cobra.Command {
 	return c
 }
 
+// dataFlags are --data and the reading flags of every command that reads
+// data, registered once in package release (release.DataFlags, shared
+// with the Beam pipeline).
 type dataFlags struct {
-	path      string
-	spec      release.Spec // the reading flags, translated once by Spec.CSV
+	path string
+	release.DataFlags
 	keepTimes bool
-	gap       float64
 	smoothing float64
-	cmd       *cobra.Command
 }
 
 func (d *dataFlags) register(c *cobra.Command) {
-	d.cmd = c
 	f := c.Flags()
 	f.StringVar(&d.path, "data", "", "CSV (optionally gzip) in long format series,time,state, or one state per line; or Parquet (by its magic bytes) with the same columns")
-	f.StringVar(&d.spec.SeriesCol, "series-col", "series", "name of the series column (absent: one series; named explicitly: required)")
-	f.StringVar(&d.spec.TimeCol, "time-col", "time", "name of the time column (absent: rows are consecutive readings; named explicitly: required)")
-	f.StringVar(&d.spec.StateCol, "state-col", "state", "name of the state column")
-	f.StringVar(&d.spec.Delimiter, "delimiter", ",", "field delimiter (one character; \\t for tab)")
-	f.Float64Var(&d.spec.Step, "step", 0, "time step of the readings' grid; a difference of g+1 steps is g missing readings (0: the smallest positive difference in the data)")
-	f.Float64Var(&d.gap, "gap", 0, "deprecated, no effect: a series is never split; missing readings are placed on the --step grid and the chain runs through them")
-	f.StringVar(&d.spec.States, "states", "", "the declared states in order, comma-separated (e.g. sleep,sit,walk,run): the histogram's bins")
-	f.StringVar(&d.spec.ValueCol, "value-col", "", "a column of numeric readings (instead of --state-col), discretised by --levels or --edges; an empty, ?, NA or NaN value is a reading of unknown value (in the number of readings and σ, in no bin)")
-	f.StringVar(&d.spec.Levels, "levels", "", "LO:HI:N — N equal-width levels over public bounds [LO, HI] (values outside go to the end levels and are counted; bins computed from the data are not offered: they would reveal it)")
-	f.StringVar(&d.spec.Edges, "edges", "", "e1,e2,...: levels between consecutive public edges (instead of --levels)")
-	f.StringVar(&d.spec.LevelValues, "level-values", "", "each level's value for --query mean (default: the midpoints)")
-	f.StringArrayVar(&d.spec.TimeFormat, "time-format", nil, "Go layout of the time column (repeat to try several), e.g. '2/1/2006 15:04:05'; default: numbers (seconds) or RFC 3339")
-	f.StringVar(&d.spec.TZ, "tz", "UTC", "time zone of times without one, and of --window boundaries (IANA name)")
-	f.Float64Var(&d.spec.TimeUnit, "time-unit", 1, "seconds per unit of a numeric time (60 when times count minutes)")
-	f.BoolVar(&d.spec.Sort, "sort", false, "order each series by time instead of refusing times that go backwards (holds every row in memory until the end; without it, rows grouped by series in time order are streamed in memory that grows with the series, not the rows)")
+	gf := flag.NewFlagSet(c.Name(), flag.ContinueOnError)
+	d.DataFlags.Register(gf)
+	f.AddGoFlagSet(gf)
 }
 
-// csv is the reading options of the flags (release.Spec.CSV): a column
-// flag left at its default is not required to exist.
+// csv is the reading options of the flags (release.DataFlags.CSV): a
+// column flag left at its default is not required to exist.
 func (d *dataFlags) csv() (release.CSVOptions, error) {
-	if math.IsNaN(d.gap) || d.gap < 0 || math.IsInf(d.gap, 0) {
-		return release.CSVOptions{}, fmt.Errorf("--gap %v: want a finite number ≥ 0", d.gap)
-	}
-	opts, err := d.given().CSV()
-	if err != nil {
-		return opts, fmt.Errorf("--%w", err)
-	}
+	opts, err := d.CSV()
 	opts.KeepTimes = d.keepTimes
-	return opts, nil
-}
-
-// given is the reading flags with a column flag left at its default
-// blanked (not required to exist).
-func (d *dataFlags) given() release.Spec {
-	spec := d.spec
-	if d.cmd != nil {
-		fl := d.cmd.Flags()
-		for name, v := range map[string]*string{"series-col": &spec.SeriesCol, "time-col": &spec.TimeCol, "state-col": &spec.StateCol} {
-			if !fl.Changed(name) {
-				*v = ""
-			}
-		}
-	}
-	return spec
+	return opts, err
 }
 
 // source opens the data file (or the built-in example) and returns the
@@ -247,8 +214,8 @@ func (d *dataFlags) read() (*release.Data, string, error) {
 
 // warnings are report lines about the data flags.
 func (d *dataFlags) warnings() []string {
-	if d.cmd != nil && d.cmd.Flags().Changed("gap") {
-		return []string{"--gap has no effect: series are never split into independent pieces (pieces of one series are correlated); readings are placed on the time grid and missing ones are accounted for"}
+	if w := d.GapWarning(); w != "" {
+		return []string{w}
 	}
 	return nil
 }
@@ -399,7 +366,7 @@ func fitCmd() *cobra.Command {
 		if initial == "any" {
 			kind = markov.InitAny
 		}
-		class, err := release.FitClass(data, name, df.smoothing, kind, df.spec.States == "")
+		class, err := release.FitClass(data, name, df.smoothing, kind, df.Spec.States == "")
 		if err != nil {
 			return err
 		}

@@ -31,7 +31,7 @@ func streamInitCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			spec := df.given()
+			spec := df.Given()
 			if _, err := df.csv(); err != nil {
 				return err
 			}
