@@ -8,9 +8,10 @@ import (
 
 // Exact arithmetic of the ledger.
 //
-// A recorded ε is the decimal its float64 prints as (strconv's shortest
-// representation: "0.1" for the float nearest 1/10), read as an exact
-// rational, so ten releases of 0.1 sum to exactly 1 and a budget check
+// A recorded ε is the rational the user wrote when the record carries it
+// (EpsilonRat), else the decimal its float64 prints as (strconv's
+// shortest representation: "0.1" for the float nearest 1/10), read as an
+// exact rational, so ten releases of 0.1 sum to exactly 1 and a budget check
 // never depends on float rounding. The decimal d and the float f a
 // mechanism was calibrated with differ by at most half an ulp
 // (|d − f| ≤ 2⁻⁵³·f); package noise widens every scale by a factor
@@ -53,6 +54,24 @@ func Down(r *big.Rat) float64 {
 		f = math.Nextafter(f, math.Inf(-1))
 	}
 	return f
+}
+
+// EpsilonRat is the exact ε a ledger charges for a release calibrated at
+// the float f: the rational the user wrote (exact, "p/q") when it is
+// positive and f is its nearest float64, else f's shortest decimal (Rat).
+// Either is never below what the release loses: the noise is calibrated
+// at f, widened by 1 + 2⁻⁵⁰ (noise.ScaleFor), so the release is private at
+// f/(1 + 2⁻⁵⁰), below both the decimal of f and any rational whose nearest
+// float is f (both lie within half an ulp of f).
+func EpsilonRat(f float64, exact string) *big.Rat {
+	if exact != "" {
+		if q, ok := new(big.Rat).SetString(exact); ok && q.Sign() > 0 {
+			if g, _ := q.Float64(); g == f {
+				return q
+			}
+		}
+	}
+	return Rat(f)
 }
 
 func ratOf(f float64) *big.Rat { return new(big.Rat).SetFloat64(f) }

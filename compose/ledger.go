@@ -89,10 +89,13 @@ type Release struct {
 	Dataset string  `json:"dataset"`
 	Kind    Kind    `json:"mechanism"`
 	Epsilon float64 `json:"epsilon"`
-	Start   int     `json:"start"` // 1-based, inclusive; 0 with End 0: the whole chain
-	End     int     `json:"end"`
-	Theta   string  `json:"theta"`                  // label of the Θ it was calibrated for; "" = the dataset's
-	Active  *Quilt  `json:"active_quilt,omitempty"` // MQMApprox only
+	// EpsilonExact is ε as written, when rational (record.Release):
+	// composed exactly instead of Epsilon's decimal (EpsilonRat).
+	EpsilonExact string `json:"epsilon_exact,omitempty"`
+	Start        int    `json:"start"` // 1-based, inclusive; 0 with End 0: the whole chain
+	End          int    `json:"end"`
+	Theta        string `json:"theta"`                  // label of the Θ it was calibrated for; "" = the dataset's
+	Active       *Quilt `json:"active_quilt,omitempty"` // MQMApprox only
 	// Calibration is the segment the noise was calibrated for (puff scale
 	// --start S --length N); MQM releases must match their segment.
 	Calibration *Calibration `json:"calibration,omitempty"`
@@ -200,7 +203,9 @@ func (l *Ledger) Record(r Release) error {
 	if r.Start < 1 || r.End > d.Length || r.Start > r.End {
 		return fmt.Errorf("compose: release %q: segment [%d, %d] is not inside 1..%d", r.Name, r.Start, r.End, d.Length)
 	}
-	if r.eps = l.rats[r.Epsilon]; r.eps == nil {
+	if r.EpsilonExact != "" {
+		r.eps = EpsilonRat(r.Epsilon, r.EpsilonExact)
+	} else if r.eps = l.rats[r.Epsilon]; r.eps == nil {
 		r.eps = Rat(r.Epsilon)
 		l.rats[r.Epsilon] = r.eps // shared: rules never modify a bound in place
 	}

@@ -19,7 +19,7 @@ import (
 func Entries(label string, rec *record.Release, chain func(series string) string) []Release {
 	out := make([]Release, 0, len(rec.Segments))
 	for _, sg := range rec.Segments {
-		r := Release{Name: fmt.Sprintf("%s: %s [%d, %d]", label, chain(sg.Series), sg.First, sg.Last), Dataset: chain(sg.Series), Kind: rec.Mechanism, Epsilon: rec.Epsilon,
+		r := Release{Name: fmt.Sprintf("%s: %s [%d, %d]", label, chain(sg.Series), sg.First, sg.Last), Dataset: chain(sg.Series), Kind: rec.Mechanism, Epsilon: rec.Epsilon, EpsilonExact: rec.EpsilonExact,
 			Start: sg.First, End: sg.Last, Theta: rec.Class, Calibration: &Calibration{Start: sg.First, End: sg.Last}}
 		if rec.Mechanism == MQMApprox && sg.Quilt != nil {
 			q := *sg.Quilt
@@ -140,7 +140,7 @@ func records(class *markov.Class, recs []*record.Release) (Verdict, error) {
 			return Verdict{}, fmt.Errorf("compose: %w: a release was calibrated for another class Θ (%s, not %s); its ε says nothing under this one", ErrNoRule, rec.Class, hash)
 		}
 		if rec.Stream {
-			e := Rat(rec.Epsilon)
+			e := EpsilonRat(rec.Epsilon, rec.EpsilonExact)
 			if e == nil || e.Sign() <= 0 {
 				return Verdict{}, fmt.Errorf("compose: a stream's charge must have ε > 0 (got %v)", rec.Epsilon)
 			}

@@ -132,7 +132,7 @@ func (r *Running) Add(class *markov.Class, rec *record.Release, chains map[strin
 	}
 	var eps *big.Rat
 	if rec.Stream {
-		if eps = Rat(rec.Epsilon); eps == nil || eps.Sign() <= 0 {
+		if eps = EpsilonRat(rec.Epsilon, rec.EpsilonExact); eps == nil || eps.Sign() <= 0 {
 			return ErrFull
 		}
 	} else {
@@ -144,7 +144,7 @@ func (r *Running) Add(class *markov.Class, rec *record.Release, chains map[strin
 		if _, err := mechanism.Parse(string(rec.Mechanism)); err != nil {
 			return ErrFull
 		}
-		eps = Rat(rec.Epsilon)
+		eps = EpsilonRat(rec.Epsilon, rec.EpsilonExact)
 		seen := map[[3]string]bool{}
 		for _, sg := range rec.Segments {
 			if sg.First < 1 || sg.First > sg.Last {

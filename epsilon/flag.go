@@ -1,6 +1,9 @@
 package epsilon
 
-import "math"
+import (
+	"math"
+	"math/big"
+)
 
 // Flag is an ε given on a command line, in Parse's syntax: a flag.Value
 // (and a pflag.Value). Unset, Float is NaN.
@@ -47,4 +50,12 @@ func (f *Flag) Float() float64 {
 		return math.NaN()
 	}
 	return f.e.Value
+}
+
+// Rat is ε as the exact rational written (nil when unset, or for ln(r)).
+func (f *Flag) Rat() *big.Rat {
+	if !f.set {
+		return nil
+	}
+	return f.e.Rat
 }

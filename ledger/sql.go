@@ -457,7 +457,7 @@ func (s *sqlStore) Spend(ctx context.Context, sp Spend, draw func() (json.RawMes
 	if sp.Record.Class != sp.Class.Hash() {
 		return Receipt{}, errors.New("ledger: the record was calibrated for another class than the one given")
 	}
-	eps := compose.Rat(sp.Record.Epsilon)
+	eps := compose.EpsilonRat(sp.Record.Epsilon, sp.Record.EpsilonExact)
 	if eps == nil || eps.Sign() <= 0 {
 		return Receipt{}, fmt.Errorf("ledger: ε = %v: want a finite number > 0", sp.Record.Epsilon)
 	}

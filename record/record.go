@@ -13,9 +13,14 @@ import (
 type Release struct {
 	Mechanism mechanism.Name `json:"mechanism"`
 	Epsilon   float64        `json:"epsilon"`
-	Class     string         `json:"class"` // markov.Class.Hash of the class the noise was calibrated for
-	Query     string         `json:"query"`
-	Segments  []Segment      `json:"segments"`
+	// EpsilonExact is ε as the exact rational the user wrote ("1/3",
+	// "0.1" as "1/10"), when it was written as a number and Epsilon is its
+	// nearest float64: the ledger composes it exactly (compose.EpsilonRat).
+	// Empty for ln(r) and older records: the ledger reads Epsilon.
+	EpsilonExact string    `json:"epsilon_exact,omitempty"`
+	Class        string    `json:"class"` // markov.Class.Hash of the class the noise was calibrated for
+	Query        string    `json:"query"`
+	Segments     []Segment `json:"segments"`
 	// Stream marks a stream's one charge: a release about every series
 	// of the dataset at every time (its σ holds at every place and length,
 	// docs/math.md §4.9), so it has no segments and composes with every

@@ -25,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"slices"
 	"strconv"
 	"strings"
@@ -170,11 +171,16 @@ func computeScaleAt(tables *mqm.Tables, class *markov.Class, ob mqm.Observation,
 
 // Options configures Histogram.
 type Options struct {
-	Epsilon  float64
-	Method   mechanism.Name
-	Relative bool         // relative frequencies instead of counts
-	Query    string       // counts, relative or mean ("" : counts, or relative with Relative)
-	Source   noise.Source // nil: crypto/rand
+	Epsilon float64
+	// EpsilonRat is ε as the exact rational the user wrote, when written
+	// as a number (epsilon.Epsilon.Rat); nil for ln(r). The ledger record
+	// carries it so ε stays exact to the ledger (compose.EpsilonRat); the
+	// noise is calibrated at Epsilon, its nearest float.
+	EpsilonRat *big.Rat
+	Method     mechanism.Name
+	Relative   bool         // relative frequencies instead of counts
+	Query      string       // counts, relative or mean ("" : counts, or relative with Relative)
+	Source     noise.Source // nil: crypto/rand
 	// PerWindow calibrates each window on its own segment (docs/math.md
 	// §4.7) instead of all windows jointly (§4.8): each window then costs
 	// ε and the total composes them, far above ε. Kept for comparison.
@@ -368,7 +374,19 @@ func plan(data *Data, class *markov.Class, fitted bool, opts Options, cache *Sca
 // newRecord is the ledger's record of a release calibrated like r (its
 // mechanism as recorded and the σ its noise is drawn with) over segs.
 func newRecord(r *Report, opts Options, class *markov.Class, segs []record.Segment) *record.Release {
-	return &record.Release{Mechanism: r.recordedMechanism(), Epsilon: opts.Epsilon, Class: class.Hash(), Query: r.Query, Sigma: r.usedSigma(), Segments: segs}
+	return &record.Release{Mechanism: r.recordedMechanism(), Epsilon: opts.Epsilon, EpsilonExact: opts.exactText(), Class: class.Hash(), Query: r.Query, Sigma: r.usedSigma(), Segments: segs}
+}
+
+// exactText is EpsilonRat for the record ("" when none, or when it does
+// not round to Epsilon: then the ledger reads Epsilon).
+func (o Options) exactText() string {
+	if o.EpsilonRat == nil || o.EpsilonRat.Sign() <= 0 {
+		return ""
+	}
+	if f, _ := o.EpsilonRat.Float64(); f != o.Epsilon {
+		return ""
+	}
+	return o.EpsilonRat.RatString()
 }
 
 // segment is the record of one series' readings observed at ob, with the

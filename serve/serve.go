@@ -604,11 +604,18 @@ type releaseRequest struct {
 // parseEpsilon reads ε as every command does (package epsilon: a JSON
 // number, or a string holding a decimal, a fraction or ln(r)).
 func parseEpsilon(raw json.RawMessage) (float64, error) {
+	e, err := parseExactEpsilon(raw)
+	return e.Value, err
+}
+
+// parseExactEpsilon is parseEpsilon keeping ε as written (its exact
+// rational goes to the ledger record).
+func parseExactEpsilon(raw json.RawMessage) (epsilon.Epsilon, error) {
 	e, err := epsilon.ParseJSON(raw)
 	if err != nil {
-		return 0, bad("epsilon", "%v", err)
+		return e, bad("epsilon", "%v", err)
 	}
-	return e.Value, nil
+	return e, nil
 }
 
 // epsilonParam is a query parameter's ε as JSON: a string, so the same
@@ -627,7 +634,8 @@ func (s *Server) createRelease(w http.ResponseWriter, r *http.Request, tok *ledg
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	eps, err := parseEpsilon(req.Epsilon)
+	exact, err := parseExactEpsilon(req.Epsilon)
+	eps := exact.Value
 	if err != nil {
 		return err
 	}
@@ -659,7 +667,7 @@ func (s *Server) createRelease(w http.ResponseWriter, r *http.Request, tok *ledg
 	}
 	canon, _ := json.Marshal(req)
 	h := sha256.Sum256(append([]byte(name+"\x00"), canon...))
-	p, err := s.prepare(r.Context(), d, release.Options{Epsilon: eps, Method: method, Query: req.Query, Source: s.cfg.Source, Cache: s.sigmas}, width)
+	p, err := s.prepare(r.Context(), d, release.Options{Epsilon: eps, EpsilonRat: exact.Rat, Method: method, Query: req.Query, Source: s.cfg.Source, Cache: s.sigmas}, width)
 	if err != nil {
 		return err
 	}

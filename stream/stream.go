@@ -41,12 +41,15 @@ import (
 // Settings declare a stream: how appended files are read, the windows, ε,
 // the mechanism and query, the class, and σ (computed once).
 type Settings struct {
-	Spec    release.Spec    `json:"spec"`
-	Window  string          `json:"window"`
-	Epsilon float64         `json:"epsilon"`
-	Method  mechanism.Name  `json:"method"`
-	Query   string          `json:"query"`
-	Class   json.RawMessage `json:"class"`
+	Spec    release.Spec `json:"spec"`
+	Window  string       `json:"window"`
+	Epsilon float64      `json:"epsilon"`
+	// EpsilonExact is ε as the exact rational written ("p/q"; "" for
+	// ln(r)): the ledger charges it exactly (record.Release.EpsilonExact).
+	EpsilonExact string          `json:"epsilon_exact,omitempty"`
+	Method       mechanism.Name  `json:"method"`
+	Query        string          `json:"query"`
+	Class        json.RawMessage `json:"class"`
 	// Scale is σ's search: the supremum over lengths, reached at Length
 	// (docs/math.md §4.9, Lemma 3).
 	Scale *release.Scale `json:"scale"`
@@ -171,7 +174,7 @@ func parseWindow(window string, spec release.Spec) (time.Duration, *time.Locatio
 // ε-Pufferfish release when the leakage bound sets the noise.
 func (s *Settings) Record(class *markov.Class) *record.Release {
 	b := s.base(class)
-	return &record.Release{Mechanism: release.RecordedMechanism(b), Epsilon: s.Epsilon, Class: class.Hash(), Query: s.Query, Stream: true, Sigma: release.UsedSigma(b)}
+	return &record.Release{Mechanism: release.RecordedMechanism(b), Epsilon: s.Epsilon, EpsilonExact: s.EpsilonExact, Class: class.Hash(), Query: s.Query, Stream: true, Sigma: release.UsedSigma(b)}
 }
 
 // NewState is the state of a stream with nothing appended.

@@ -251,3 +251,41 @@ func TestWindowedReleaseIsLogged(t *testing.T) {
 		}
 	}
 }
+
+// ε stays exact from what the user typed to the ledger: nine releases of
+// ε = 5/9 spend a budget of 5 exactly. (Regression: the record carried ε
+// as a float, which the ledger read back as its shortest decimal
+// 0.5555555555555556 > 5/9, so the ninth release was refused at
+// 5.0000000000000004 > 5.) A tenth is refused.
+func TestExactEpsilonReachesTheLedger(t *testing.T) {
+	bin := binary(t)
+	pgtest.Stores(t, func(t *testing.T, dsn string) {
+		if _, e, code := puffRun(bin, "ledger", "init", "--ledger", dsn, "--dataset", "ex", "--budget", "5"); code != 0 {
+			t.Fatal(e)
+		}
+		var spent json.Number
+		for i := range 9 {
+			out, e, code := puffRun(bin, "release", "--epsilon", "5/9", "--ledger", dsn, "--dataset", "ex", "--json")
+			if code != 0 {
+				t.Fatalf("release %d: status %d: %s", i+1, code, e)
+			}
+			var r struct {
+				Ledger struct {
+					Spent json.Number `json:"spent"`
+				} `json:"ledger"`
+			}
+			d := json.NewDecoder(strings.NewReader(out))
+			d.UseNumber()
+			if err := d.Decode(&r); err != nil {
+				t.Fatal(err)
+			}
+			spent = r.Ledger.Spent
+		}
+		if spent != "5" {
+			t.Errorf("nine releases of 5/9 spent %s, want exactly 5", spent)
+		}
+		if _, e, code := puffRun(bin, "release", "--epsilon", "5/9", "--ledger", dsn, "--dataset", "ex", "--json"); code != exitRefused {
+			t.Errorf("a tenth release: status %d (%s), want refused", code, e)
+		}
+	})
+}

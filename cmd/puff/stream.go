@@ -36,6 +36,9 @@ func streamInitCmd() *cobra.Command {
 				return err
 			}
 			s, err := stream.Declare(spec, window, epsF.Float(), methodF.Name, query, class)
+			if err == nil && epsF.Rat() != nil {
+				s.EpsilonExact = epsF.Rat().RatString() // charged exactly (compose.EpsilonRat)
+			}
 			if err != nil {
 				return err
 			}
