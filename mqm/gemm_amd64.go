@@ -1,0 +1,14 @@
+//go:build !purego
+
+package mqm
+
+import "golang.org/x/sys/cpu"
+
+// kernel6x8 is in gemm_amd64.s.
+//
+//go:noescape
+func kernel6x8(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int)
+
+// haveKernel: the AVX2 kernel may run (a variable so tests can compare the
+// two paths on one machine).
+var haveKernel = cpu.X86.HasAVX2

@@ -1,0 +1,107 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// func kernel6x8(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int)
+//
+// C[r][j] = Σ_{l<k} A[r][l]·B[l][j] for r < 6, j < 8, each term a product
+// rounded then added (VMULPD, VADDPD: no fused multiply-add), l in
+// increasing order from 0: the order and the roundings of gonum's Dgemm
+// (dgemmSerialNotNot's AxpyUnitary, MULPD then ADDPD), so the result is
+// bit for bit gonum's. Strides in elements. k ≥ 1.
+TEXT ·kernel6x8(SB), NOSPLIT, $0-56
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ lda+16(FP), R8
+	SHLQ $3, R8
+	MOVQ b+24(FP), DI
+	MOVQ ldb+32(FP), R9
+	SHLQ $3, R9
+	MOVQ c+40(FP), DX
+	MOVQ ldc+48(FP), R10
+	SHLQ $3, R10
+
+	LEAQ (SI)(R8*1), R11 // row 1 of a
+	LEAQ (R11)(R8*1), R12 // row 2
+	LEAQ (R12)(R8*1), R13 // row 3
+	LEAQ (R13)(R8*1), R14 // row 4
+	LEAQ (R14)(R8*1), R15 // row 5
+
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+	XORQ AX, AX
+
+loop:
+	VMOVUPD (DI), Y12
+	VMOVUPD 32(DI), Y13
+
+	VBROADCASTSD (SI)(AX*8), Y14
+	VMULPD Y12, Y14, Y15
+	VADDPD Y15, Y0, Y0
+	VMULPD Y13, Y14, Y15
+	VADDPD Y15, Y1, Y1
+
+	VBROADCASTSD (R11)(AX*8), Y14
+	VMULPD Y12, Y14, Y15
+	VADDPD Y15, Y2, Y2
+	VMULPD Y13, Y14, Y15
+	VADDPD Y15, Y3, Y3
+
+	VBROADCASTSD (R12)(AX*8), Y14
+	VMULPD Y12, Y14, Y15
+	VADDPD Y15, Y4, Y4
+	VMULPD Y13, Y14, Y15
+	VADDPD Y15, Y5, Y5
+
+	VBROADCASTSD (R13)(AX*8), Y14
+	VMULPD Y12, Y14, Y15
+	VADDPD Y15, Y6, Y6
+	VMULPD Y13, Y14, Y15
+	VADDPD Y15, Y7, Y7
+
+	VBROADCASTSD (R14)(AX*8), Y14
+	VMULPD Y12, Y14, Y15
+	VADDPD Y15, Y8, Y8
+	VMULPD Y13, Y14, Y15
+	VADDPD Y15, Y9, Y9
+
+	VBROADCASTSD (R15)(AX*8), Y14
+	VMULPD Y12, Y14, Y15
+	VADDPD Y15, Y10, Y10
+	VMULPD Y13, Y14, Y15
+	VADDPD Y15, Y11, Y11
+
+	ADDQ R9, DI
+	INCQ AX
+	CMPQ AX, CX
+	JLT loop
+
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	ADDQ R10, DX
+	VMOVUPD Y2, (DX)
+	VMOVUPD Y3, 32(DX)
+	ADDQ R10, DX
+	VMOVUPD Y4, (DX)
+	VMOVUPD Y5, 32(DX)
+	ADDQ R10, DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD Y7, 32(DX)
+	ADDQ R10, DX
+	VMOVUPD Y8, (DX)
+	VMOVUPD Y9, 32(DX)
+	ADDQ R10, DX
+	VMOVUPD Y10, (DX)
+	VMOVUPD Y11, 32(DX)
+	VZEROUPPER
+	RET
