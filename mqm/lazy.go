@@ -179,61 +179,76 @@ const boundSlack = 1 + 0x1p-48
 func (o *exactOracle) bounds(t *lazyTerm) {
 	k := o.k
 	A, B := make([]float64, k), make([]float64, k)
+	// max_v 1/g_v is computed as 1/min_v g_v: the reciprocal's rounding
+	// is monotone, so it is the same float with one division per state.
+	// Entries are positive and finite (a clean power), so plain
+	// comparisons give the same maxima and minima as max and min.
 	if !t.kind.cols() {
+		w := o.w[:k]
 		for x, row := range t.p {
-			a, b := 0.0, 0.0
-			for v, p := range row {
-				a = max(a, p*o.w[v])
-				b = max(b, 1/(p*o.w[v]))
+			a, g := row[0]*w[0], row[0]*w[0]
+			for v, p := range row[:k] {
+				pw := p * w[v]
+				if pw > a {
+					a = pw
+				}
+				if pw < g {
+					g = pw
+				}
 			}
-			A[x], B[x] = a, b
+			A[x], B[x] = a, 1/g
 		}
 	} else {
-		for _, row := range t.p {
-			for x, p := range row {
-				A[x] = max(A[x], p)
-				B[x] = max(B[x], 1/p)
+		copy(A, t.p[0])
+		copy(B, t.p[0])
+		for _, row := range t.p[1:] {
+			for x, p := range row[:k] {
+				if p > A[x] {
+					A[x] = p
+				}
+				if p < B[x] {
+					B[x] = p
+				}
 			}
+		}
+		for x, g := range B {
+			B[x] = 1 / g
 		}
 	}
 	if t.kind == termNodeAny {
 		A, B = B, A // bound(x,y) = A_y·B_x = B'_x·A'_y
 	}
+	px, py := o.px, o.py
 	for i := range t.ub {
 		m := 0.0
-		lo := i * pairBlock
-		for j, p := range o.pairs[lo:min(len(o.pairs), lo+pairBlock)] {
-			b := A[int(p)/k] * B[int(p)%k]
-			if t.kind == termLeftNode {
-				b *= o.nr[lo+j]
+		lo, hi := i*pairBlock, min(len(o.pairs), (i+1)*pairBlock)
+		if t.kind == termLeftNode {
+			nr := o.nr[lo:hi]
+			for j := range nr {
+				if b := A[px[lo+j]] * B[py[lo+j]] * nr[j]; b > m {
+					m = b
+				}
 			}
-			m = max(m, b)
+		} else {
+			for j := lo; j < hi; j++ {
+				if b := A[px[j]] * B[py[j]]; b > m {
+					m = b
+				}
+			}
 		}
 		t.ub[i] = m * boundSlack
 	}
 }
 
-// rowRatios returns min_v and max_v of a[v]·(1/b[v]): the products
-// ratioTable's fast loop forms with the reciprocals of b (the same
-// roundings), without storing them.
-func rowRatios(a, b []float64) (float64, float64) {
-	b = b[:len(a)]
-	lo, hi := math.Inf(1), 0.0
-	for v, p := range a {
-		r := p * (1 / b[v])
-		lo, hi = min(lo, r), max(hi, r)
+// setPairXY lists the states of each secret pair (pairs[j] = px[j]·k +
+// py[j]) once the pairs are in their final order: an integer division per
+// pair and bound was most of bounds' time.
+func (o *exactOracle) setPairXY() {
+	k := int32(o.k)
+	o.px, o.py = make([]int32, len(o.pairs)), make([]int32, len(o.pairs))
+	for j, p := range o.pairs {
+		o.px[j], o.py[j] = p/k, p%k
 	}
-	return lo, hi
-}
-
-// colRatios is rowRatios for columns x and y of P.
-func colRatios(P [][]float64, x, y int) (float64, float64) {
-	lo, hi := math.Inf(1), 0.0
-	for _, row := range P {
-		r := row[x] * (1 / row[y])
-		lo, hi = min(lo, r), max(hi, r)
-	}
-	return lo, hi
 }
 
 // block returns block i of t, computing it when needed: the entries
@@ -248,23 +263,25 @@ func (o *exactOracle) block(t *lazyTerm, i int) []float64 {
 	b := make([]float64, hi-lo)
 	k := o.k
 	m := 0.0
+	// num[x] and inv[y] hold the factors of ratioTable's products: rows
+	// of P^d and of 1/P^d for the right term, their columns for the left
+	// terms (recip: one reciprocal per entry, computed once per distance)
+	e := o.recip(t.d, t.kind.cols())
+	num, inv := o.recipNum(e), e.inv
 	for j := lo; j < hi; j++ {
-		x, y := int(o.pairs[j])/k, int(o.pairs[j])%k
+		x, y := int(o.px[j]), int(o.py[j])
 		if t.kind == termNodeAny {
 			x, y = y, x
 		}
+		if e.cols {
+			o.recipCol(e, x)
+			o.recipCol(e, y)
+		}
 		var v float64
-		switch {
-		case x < y && t.kind.cols():
-			_, v = colRatios(t.p, x, y)
-		case x < y:
-			_, v = rowRatios(t.p[x], t.p[y])
-		case t.kind.cols():
-			l, _ := colRatios(t.p, y, x)
-			v = 1 / l
-		default:
-			l, _ := rowRatios(t.p[y], t.p[x])
-			v = 1 / l
+		if x < y {
+			v = maxProduct(num[x*k:(x+1)*k], inv[y*k:(y+1)*k])
+		} else {
+			v = 1 / minProduct(num[y*k:(y+1)*k], inv[x*k:(x+1)*k])
 		}
 		if t.kind == termLeftNode {
 			v *= o.nr[j]
@@ -353,19 +370,29 @@ func (o *exactOracle) rightMax(d int) float64 {
 		return o.rmax[d]
 	}
 	P, k := o.pw.at(d).v, o.k
+	inv := o.recip(d, false).inv
 	sc := &o.scratch
 	sc.flat = grow(sc.flat, 2*k)
 	hiCol, loCol := sc.flat[:k], sc.flat[k:2*k]
+	copy(hiCol, P[0])
+	copy(loCol, P[0])
 	hi, lo := 0.0, math.Inf(1)
-	for y, row := range P {
-		for v, q := range row {
-			iq := 1 / q
-			if y > 0 {
-				hi = max(hi, hiCol[v]*iq)
-				lo = min(lo, loCol[v]*iq)
-				hiCol[v], loCol[v] = max(hiCol[v], q), min(loCol[v], q)
-			} else {
-				hiCol[v], loCol[v] = q, q
+	// entries positive and finite: plain comparisons are max and min
+	for y, row := range P[1:] {
+		iy := inv[(y+1)*k : (y+2)*k]
+		for v, q := range row[:k] {
+			iq := iy[v] // 1/q
+			if h := hiCol[v] * iq; h > hi {
+				hi = h
+			}
+			if l := loCol[v] * iq; l < lo {
+				lo = l
+			}
+			if q > hiCol[v] {
+				hiCol[v] = q
+			}
+			if q < loCol[v] {
+				loCol[v] = q
 			}
 		}
 	}
@@ -423,6 +450,7 @@ func (o *exactOracle) anyLazyOK() bool {
 		for j, p := range o.pairs {
 			o.pos[p] = int32(j)
 		}
+		o.setPairXY()
 		o.lazyState = 1
 	}
 	return o.lazyState == 1
@@ -496,4 +524,117 @@ func (o *exactOracle) nodeLeft(i, a int) *lazyTerm {
 		t.blocks[bi], t.ub[bi] = b, maxOf(b)
 	}
 	return t
+}
+
+// recipEntry holds, for one clean power P^d, the factors of the lazy
+// terms' products: rows of P^d and of its entrywise reciprocals (right
+// term), or the same as columns, transposed (left terms), row-major k×k.
+// Rows are computed whole (rightMax needs every reciprocal); columns one
+// by one as blocks need them (done).
+type recipEntry struct {
+	d       int
+	cols    bool
+	num     []float64 // rows: nil (P^d's own rows are used)
+	inv     []float64
+	done    []bool // cols: column x of num and inv computed
+	lastUse int
+}
+
+// recipKeep is how many distances' reciprocals an oracle keeps (each 1–2
+// k² floats): the walk asks for a few distances at a time.
+const recipKeep = 32
+
+// recip returns the entry with num[x·k+u]·inv[y·k+u] the products
+// ratioTable's fast loop forms (cols false: P^d(x,u)·(1/P^d(y,u)); cols
+// true: P^d(u,x)·(1/P^d(u,y)), columns x and y made ready by recipCol),
+// so that block and rightMax need no division per product. Same
+// reciprocals, so the same products bit for bit. Only for clean powers
+// (every entry ≥ tiny).
+func (o *exactOracle) recip(d int, cols bool) *recipEntry {
+	o.recipClock++
+	var old *recipEntry
+	for _, e := range o.recips {
+		if e.d == d && e.cols == cols {
+			e.lastUse = o.recipClock
+			return e
+		}
+		if old == nil || e.lastUse < old.lastUse {
+			old = e
+		}
+	}
+	k := o.k
+	e := old
+	if len(o.recips) < recipKeep {
+		e = &recipEntry{}
+		o.recips = append(o.recips, e)
+	}
+	e.d, e.cols, e.lastUse = d, cols, o.recipClock
+	e.inv = grow(e.inv, k*k)
+	if !cols {
+		e.num = nil
+		for y, row := range o.pw.at(d).v {
+			iy := e.inv[y*k : (y+1)*k]
+			for v, q := range row[:k] {
+				iy[v] = 1 / q
+			}
+		}
+		return e
+	}
+	e.num = grow(e.num, k*k)
+	e.done = grow(e.done, k)
+	clear(e.done)
+	return e
+}
+
+// recipCol computes column x of a cols entry: P^d(·,x) and 1/P^d(·,x).
+func (o *exactOracle) recipCol(e *recipEntry, x int) {
+	if e.done[x] {
+		return
+	}
+	e.done[x] = true
+	k := o.k
+	num, inv := e.num[x*k:(x+1)*k], e.inv[x*k:(x+1)*k]
+	for u, row := range o.pw.at(e.d).v {
+		p := row[x]
+		num[u], inv[u] = p, 1/p
+	}
+}
+
+// recipNum is e's numerators: for rows, P^d's own (contiguous in its
+// gonum matrix).
+func (o *exactOracle) recipNum(e *recipEntry) []float64 {
+	if e.num != nil {
+		return e.num
+	}
+	return o.pw.at(e.d).d.RawMatrix().Data
+}
+
+// minProduct returns min_v a[v]·b[v] for positive finite products, as
+// maxProduct does the maximum.
+func minProduct(a, b []float64) float64 {
+	b = b[:len(a)]
+	m0 := math.Float64bits(a[0] * b[0])
+	m1, m2, m3 := m0, m0, m0
+	v := 0
+	for ; v+4 <= len(a); v += 4 {
+		x, y := a[v:v+4:v+4], b[v:v+4:v+4]
+		if r := math.Float64bits(x[0] * y[0]); r < m0 {
+			m0 = r
+		}
+		if r := math.Float64bits(x[1] * y[1]); r < m1 {
+			m1 = r
+		}
+		if r := math.Float64bits(x[2] * y[2]); r < m2 {
+			m2 = r
+		}
+		if r := math.Float64bits(x[3] * y[3]); r < m3 {
+			m3 = r
+		}
+	}
+	for ; v < len(a); v++ {
+		if r := math.Float64bits(a[v] * b[v]); r < m0 {
+			m0 = r
+		}
+	}
+	return math.Float64frombits(min(m0, m1, m2, m3))
 }

@@ -179,15 +179,18 @@ type exactOracle struct {
 	nl    []pairTerm // e^{N+L_a} over the pairs, by a (v nil: not yet)
 	rp    []pairTerm // e^{R_b} over the pairs, by b
 	// lazy terms (lazy.go): 0 unknown, 1 usable, 2 not; by distance
-	lazyState int
-	clean     []uint8        // by d: 0 unknown, 1 P^d ≥ tiny everywhere, 2 not
-	lz        [4][]*lazyTerm // by kind, by d
-	w         []float64      // 1/π: weights of the right terms' bounds
-	nlAny     []*lazyTerm    // "any": recent e^{N_i + L_a} (nodeLeft)
-	nlNext    int
-	pos       []int32   // "any": index of each pair in pairs
-	rmax      []float64 // by d: rightMax (0: not yet)
-	suf1      []float64
+	lazyState  int
+	clean      []uint8        // by d: 0 unknown, 1 P^d ≥ tiny everywhere, 2 not
+	lz         [4][]*lazyTerm // by kind, by d
+	w          []float64      // 1/π: weights of the right terms' bounds
+	nlAny      []*lazyTerm    // "any": recent e^{N_i + L_a} (nodeLeft)
+	nlNext     int
+	pos        []int32   // "any": index of each pair in pairs
+	rmax       []float64 // by d: rightMax (0: not yet)
+	suf1       []float64
+	px, py     []int32       // the states of each pair (setPairXY)
+	recips     []*recipEntry // lazy.go: reciprocals of recent powers
+	recipClock int
 }
 
 func newExactOracle(ch *markov.Chain, T int) (*exactOracle, error) {

@@ -275,6 +275,7 @@ func (o *exactOracle) stationaryPairs() {
 		pairs[j], nr[j] = o.pairs[i], o.nr[i]
 	}
 	o.pairs, o.nr = pairs, nr
+	o.setPairXY()
 }
 
 // stationary is eval for a stationary chain (the influence does not depend
