@@ -12,3 +12,15 @@ func kernel6x8(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc 
 // haveKernel: the AVX2 kernel may run (a variable so tests can compare the
 // two paths on one machine).
 var haveKernel = cpu.X86.HasAVX2
+
+// Vector forms of the product maxima of stationary.go and lazy.go (n a
+// positive multiple of 4; gemm_amd64.s).
+//
+//go:noescape
+func minMaxProd4(a, b *float64, n int) (lo, hi float64)
+
+//go:noescape
+func maxProd4(a, b *float64, n int) float64
+
+//go:noescape
+func minProd4(a, b *float64, n int) float64

@@ -105,3 +105,140 @@ loop:
 	VMOVUPD Y11, 32(DX)
 	VZEROUPPER
 	RET
+
+// func minMaxProd4(a, b *float64, n int) (lo, hi float64)
+//
+// min and max over v < n of a[v]·b[v] (n a positive multiple of 4), each
+// product rounded once (VMULPD), for positive finite products: the same
+// floats as a scalar loop (a minimum or maximum is exact).
+TEXT ·minMaxProd4(SB), NOSPLIT, $0-40
+	MOVQ a+0(FP), SI
+	MOVQ b+8(FP), DI
+	MOVQ n+16(FP), CX
+	VMOVUPD (SI), Y0
+	VMULPD  (DI), Y0, Y0
+	VMOVAPD Y0, Y1
+	VMOVAPD Y0, Y2
+	VMOVAPD Y0, Y3
+	MOVQ    $4, AX
+
+mm8:
+	LEAQ    8(AX), BX
+	CMPQ    BX, CX
+	JGT     mm4
+	VMOVUPD (SI)(AX*8), Y4
+	VMULPD  (DI)(AX*8), Y4, Y4
+	VMOVUPD 32(SI)(AX*8), Y5
+	VMULPD  32(DI)(AX*8), Y5, Y5
+	VMINPD  Y4, Y0, Y0
+	VMAXPD  Y4, Y2, Y2
+	VMINPD  Y5, Y1, Y1
+	VMAXPD  Y5, Y3, Y3
+	MOVQ    BX, AX
+	JMP     mm8
+
+mm4:
+	CMPQ    AX, CX
+	JGE     mmreduce
+	VMOVUPD (SI)(AX*8), Y4
+	VMULPD  (DI)(AX*8), Y4, Y4
+	VMINPD  Y4, Y0, Y0
+	VMAXPD  Y4, Y2, Y2
+
+mmreduce:
+	VMINPD       Y1, Y0, Y0
+	VMAXPD       Y3, Y2, Y2
+	VEXTRACTF128 $1, Y0, X1
+	VMINPD       X1, X0, X0
+	VPERMILPD    $1, X0, X1
+	VMINSD       X1, X0, X0
+	VEXTRACTF128 $1, Y2, X3
+	VMAXPD       X3, X2, X2
+	VPERMILPD    $1, X2, X3
+	VMAXSD       X3, X2, X2
+	VMOVSD       X0, lo+24(FP)
+	VMOVSD       X2, hi+32(FP)
+	VZEROUPPER
+	RET
+
+// func maxProd4(a, b *float64, n int) float64
+//
+// max over v < n of a[v]·b[v] (n a positive multiple of 4), as minMaxProd4.
+TEXT ·maxProd4(SB), NOSPLIT, $0-32
+	MOVQ a+0(FP), SI
+	MOVQ b+8(FP), DI
+	MOVQ n+16(FP), CX
+	VMOVUPD (SI), Y0
+	VMULPD  (DI), Y0, Y0
+	VMOVAPD Y0, Y1
+	MOVQ    $4, AX
+
+mx8:
+	LEAQ    8(AX), BX
+	CMPQ    BX, CX
+	JGT     mx4
+	VMOVUPD (SI)(AX*8), Y4
+	VMULPD  (DI)(AX*8), Y4, Y4
+	VMOVUPD 32(SI)(AX*8), Y5
+	VMULPD  32(DI)(AX*8), Y5, Y5
+	VMAXPD  Y4, Y0, Y0
+	VMAXPD  Y5, Y1, Y1
+	MOVQ    BX, AX
+	JMP     mx8
+
+mx4:
+	CMPQ    AX, CX
+	JGE     mxreduce
+	VMOVUPD (SI)(AX*8), Y4
+	VMULPD  (DI)(AX*8), Y4, Y4
+	VMAXPD  Y4, Y0, Y0
+
+mxreduce:
+	VMAXPD       Y1, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VMAXPD       X1, X0, X0
+	VPERMILPD    $1, X0, X1
+	VMAXSD       X1, X0, X0
+	VMOVSD       X0, ret+24(FP)
+	VZEROUPPER
+	RET
+
+// func minProd4(a, b *float64, n int) float64
+TEXT ·minProd4(SB), NOSPLIT, $0-32
+	MOVQ a+0(FP), SI
+	MOVQ b+8(FP), DI
+	MOVQ n+16(FP), CX
+	VMOVUPD (SI), Y0
+	VMULPD  (DI), Y0, Y0
+	VMOVAPD Y0, Y1
+	MOVQ    $4, AX
+
+mn8:
+	LEAQ    8(AX), BX
+	CMPQ    BX, CX
+	JGT     mn4
+	VMOVUPD (SI)(AX*8), Y4
+	VMULPD  (DI)(AX*8), Y4, Y4
+	VMOVUPD 32(SI)(AX*8), Y5
+	VMULPD  32(DI)(AX*8), Y5, Y5
+	VMINPD  Y4, Y0, Y0
+	VMINPD  Y5, Y1, Y1
+	MOVQ    BX, AX
+	JMP     mn8
+
+mn4:
+	CMPQ    AX, CX
+	JGE     mnreduce
+	VMOVUPD (SI)(AX*8), Y4
+	VMULPD  (DI)(AX*8), Y4, Y4
+	VMINPD  Y4, Y0, Y0
+
+mnreduce:
+	VMINPD       Y1, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VMINPD       X1, X0, X0
+	VPERMILPD    $1, X0, X1
+	VMINSD       X1, X0, X0
+	VMOVSD       X0, ret+24(FP)
+	VZEROUPPER
+	RET

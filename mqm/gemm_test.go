@@ -75,3 +75,39 @@ func TestPowersKernelUnchanged(t *testing.T) {
 		}
 	}
 }
+
+// The vector product maxima equal the scalar loops on positive inputs of
+// every length and on products that overflow or fall below the normal
+// range.
+func TestProductMaximaVector(t *testing.T) {
+	if !haveKernel {
+		t.Skip("no AVX2 kernel on this machine")
+	}
+	rng := rand.New(rand.NewPCG(11, 13))
+	for trial := range 2000 {
+		n := 1 + rng.IntN(70)
+		a, b := make([]float64, n), make([]float64, n)
+		for i := range a {
+			a[i], b[i] = math.Ldexp(0.5+rng.Float64(), rng.IntN(1200)-600), math.Ldexp(0.5+rng.Float64(), rng.IntN(1200)-600)
+			if trial%3 == 0 {
+				a[i], b[i] = rng.Float64()+0x1p-60, rng.Float64()+0x1p-60
+			}
+		}
+		haveKernel = false
+		lo0, hi0 := minMaxProduct(a, b)
+		m0, n0 := maxProduct(a, b), minProduct(a, b)
+		haveKernel = true
+		lo, hi := minMaxProduct(a, b)
+		m, mn := maxProduct(a, b), minProduct(a, b)
+		// reference: a plain loop
+		rlo, rhi := math.Inf(1), math.Inf(-1)
+		for i := range a {
+			rlo, rhi = min(rlo, a[i]*b[i]), max(rhi, a[i]*b[i])
+		}
+		for _, c := range [][2]float64{{lo, rlo}, {hi, rhi}, {m, rhi}, {mn, rlo}, {lo0, rlo}, {hi0, rhi}, {m0, rhi}, {n0, rlo}} {
+			if math.Float64bits(c[0]) != math.Float64bits(c[1]) {
+				t.Fatalf("trial %d (n = %d): %v, plain loop %v", trial, n, c[0], c[1])
+			}
+		}
+	}
+}

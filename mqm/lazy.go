@@ -613,6 +613,15 @@ func (o *exactOracle) recipNum(e *recipEntry) []float64 {
 // maxProduct does the maximum.
 func minProduct(a, b []float64) float64 {
 	b = b[:len(a)]
+	if n4 := len(a) &^ 3; haveKernel && n4 > 0 {
+		m := minProd4(&a[0], &b[0], n4)
+		for v := n4; v < len(a); v++ {
+			if r := a[v] * b[v]; r < m {
+				m = r
+			}
+		}
+		return m
+	}
 	m0 := math.Float64bits(a[0] * b[0])
 	m1, m2, m3 := m0, m0, m0
 	v := 0
