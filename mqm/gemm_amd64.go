@@ -24,3 +24,9 @@ func maxProd4(a, b *float64, n int) float64
 
 //go:noescape
 func minProd4(a, b *float64, n int) float64
+
+//go:noescape
+func minMaxInto4(row, hi, lo *float64, n int)
+
+//go:noescape
+func mulMax4(a, b, out *float64, n int) float64

@@ -242,3 +242,55 @@ mnreduce:
 	VMOVSD       X0, ret+24(FP)
 	VZEROUPPER
 	RET
+
+// func minMaxInto4(row, hi, lo *float64, n int)
+//
+// hi[v] = max(hi[v], row[v]) and lo[v] = min(lo[v], row[v]) for v < n (n a
+// positive multiple of 4), for positive finite entries.
+TEXT ·minMaxInto4(SB), NOSPLIT, $0-32
+	MOVQ row+0(FP), SI
+	MOVQ hi+8(FP), DI
+	MOVQ lo+16(FP), DX
+	MOVQ n+24(FP), CX
+	XORQ AX, AX
+
+mi4:
+	VMOVUPD (SI)(AX*8), Y0
+	VMAXPD  (DI)(AX*8), Y0, Y1
+	VMINPD  (DX)(AX*8), Y0, Y2
+	VMOVUPD Y1, (DI)(AX*8)
+	VMOVUPD Y2, (DX)(AX*8)
+	ADDQ    $4, AX
+	CMPQ    AX, CX
+	JLT     mi4
+	VZEROUPPER
+	RET
+
+// func mulMax4(a, b, out *float64, n int) float64
+//
+// out[v] = a[v]·b[v] for v < n (n a positive multiple of 4), one rounding
+// each, and the maximum of those products (non-negative, not NaN).
+TEXT ·mulMax4(SB), NOSPLIT, $0-40
+	MOVQ a+0(FP), SI
+	MOVQ b+8(FP), DI
+	MOVQ out+16(FP), DX
+	MOVQ n+24(FP), CX
+	VXORPD Y1, Y1, Y1
+	XORQ AX, AX
+
+mm4loop:
+	VMOVUPD (SI)(AX*8), Y0
+	VMULPD  (DI)(AX*8), Y0, Y0
+	VMOVUPD Y0, (DX)(AX*8)
+	VMAXPD  Y0, Y1, Y1
+	ADDQ    $4, AX
+	CMPQ    AX, CX
+	JLT     mm4loop
+
+	VEXTRACTF128 $1, Y1, X0
+	VMAXPD       X0, X1, X1
+	VPERMILPD    $1, X1, X0
+	VMAXSD       X0, X1, X1
+	VMOVSD       X1, ret+32(FP)
+	VZEROUPPER
+	RET

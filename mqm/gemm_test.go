@@ -3,6 +3,7 @@ package mqm
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -107,6 +108,50 @@ func TestProductMaximaVector(t *testing.T) {
 		for _, c := range [][2]float64{{lo, rlo}, {hi, rhi}, {m, rhi}, {mn, rlo}, {lo0, rlo}, {hi0, rhi}, {m0, rhi}, {n0, rlo}} {
 			if math.Float64bits(c[0]) != math.Float64bits(c[1]) {
 				t.Fatalf("trial %d (n = %d): %v, plain loop %v", trial, n, c[0], c[1])
+			}
+		}
+	}
+}
+
+// mulMax and minMaxRows equal plain loops.
+func TestMulMaxAndMinMaxRows(t *testing.T) {
+	if !haveKernel {
+		t.Skip("no AVX2 kernel on this machine")
+	}
+	rng := rand.New(rand.NewPCG(17, 19))
+	for trial := range 500 {
+		n := 1 + rng.IntN(70)
+		a, b, out := make([]float64, n), make([]float64, n), make([]float64, n)
+		for i := range a {
+			a[i], b[i] = math.Ldexp(0.5+rng.Float64(), rng.IntN(1200)-600), math.Ldexp(0.5+rng.Float64(), rng.IntN(1200)-600)
+		}
+		m := mulMax(a, b, out)
+		want := 0.0
+		for i := range a {
+			if out[i] != a[i]*b[i] {
+				t.Fatalf("trial %d: out[%d] = %v, want %v", trial, i, out[i], a[i]*b[i])
+			}
+			want = max(want, a[i]*b[i])
+		}
+		if m != want {
+			t.Fatalf("trial %d: max %v, want %v", trial, m, want)
+		}
+		rows := make([][]float64, 1+rng.IntN(5))
+		for r := range rows {
+			rows[r] = make([]float64, n)
+			for i := range rows[r] {
+				rows[r][i] = rng.Float64() + 0x1p-900
+			}
+		}
+		hi, lo := slices.Clone(rows[0]), slices.Clone(rows[0])
+		minMaxRows(rows[1:], hi, lo)
+		for i := range n {
+			h, l := rows[0][i], rows[0][i]
+			for _, row := range rows {
+				h, l = max(h, row[i]), min(l, row[i])
+			}
+			if hi[i] != h || lo[i] != l {
+				t.Fatalf("trial %d column %d: %v %v, want %v %v", trial, i, hi[i], lo[i], h, l)
 			}
 		}
 	}

@@ -181,36 +181,17 @@ func (o *exactOracle) bounds(t *lazyTerm) {
 	A, B := make([]float64, k), make([]float64, k)
 	// max_v 1/g_v is computed as 1/min_v g_v: the reciprocal's rounding
 	// is monotone, so it is the same float with one division per state.
-	// Entries are positive and finite (a clean power), so plain
-	// comparisons give the same maxima and minima as max and min.
+	// Entries are positive and finite (a clean power), so the vector
+	// minima and maxima are exact.
 	if !t.kind.cols() {
-		w := o.w[:k]
 		for x, row := range t.p {
-			a, g := row[0]*w[0], row[0]*w[0]
-			for v, p := range row[:k] {
-				pw := p * w[v]
-				if pw > a {
-					a = pw
-				}
-				if pw < g {
-					g = pw
-				}
-			}
+			g, a := minMaxProduct(row[:k], o.w[:k])
 			A[x], B[x] = a, 1/g
 		}
 	} else {
 		copy(A, t.p[0])
 		copy(B, t.p[0])
-		for _, row := range t.p[1:] {
-			for x, p := range row[:k] {
-				if p > A[x] {
-					A[x] = p
-				}
-				if p < B[x] {
-					B[x] = p
-				}
-			}
-		}
+		minMaxRows(t.p[1:], A, B)
 		for x, g := range B {
 			B[x] = 1 / g
 		}
@@ -218,25 +199,23 @@ func (o *exactOracle) bounds(t *lazyTerm) {
 	if t.kind == termNodeAny {
 		A, B = B, A // bound(x,y) = A_y·B_x = B'_x·A'_y
 	}
+	// the bounds are positive and finite: their maximum as integers
+	// (conditional moves instead of mispredicted branches)
 	px, py := o.px, o.py
 	for i := range t.ub {
-		m := 0.0
+		var m uint64
 		lo, hi := i*pairBlock, min(len(o.pairs), (i+1)*pairBlock)
 		if t.kind == termLeftNode {
 			nr := o.nr[lo:hi]
 			for j := range nr {
-				if b := A[px[lo+j]] * B[py[lo+j]] * nr[j]; b > m {
-					m = b
-				}
+				m = max(m, math.Float64bits(A[px[lo+j]]*B[py[lo+j]]*nr[j]))
 			}
 		} else {
 			for j := lo; j < hi; j++ {
-				if b := A[px[j]] * B[py[j]]; b > m {
-					m = b
-				}
+				m = max(m, math.Float64bits(A[px[j]]*B[py[j]]))
 			}
 		}
-		t.ub[i] = m * boundSlack
+		t.ub[i] = math.Float64frombits(m) * boundSlack
 	}
 }
 
@@ -300,15 +279,7 @@ func (o *exactOracle) lazyMax(t *lazyTerm) float64 {
 	bnd := grow(o.suf1, len(t.ub))
 	copy(bnd, t.ub)
 	o.suf1 = bnd
-	best := 0.0
-	for {
-		i, m := argMax(bnd)
-		if m <= best {
-			return best
-		}
-		best = max(best, maxOf(o.block(t, i)))
-		bnd[i] = 0
-	}
+	return o.visit(bnd, func(i int) float64 { return maxOf(o.block(t, i)) })
 }
 
 // lazyMax2 returns max over the secret pairs of t1·t2 (each product
@@ -322,15 +293,37 @@ func (o *exactOracle) lazyMax2(t1, t2 *lazyTerm) float64 {
 		bnd[i] = t1.ub[i] * t2.ub[i]
 	}
 	o.suf1 = bnd
-	best := 0.0
-	for {
-		i, m := argMax(bnd)
-		if m <= best {
-			return best
-		}
-		best = max(best, maxProduct(o.block(t1, i), o.block(t2, i)))
-		bnd[i] = 0
+	return o.visit(bnd, func(i int) float64 { return maxProduct(o.block(t1, i), o.block(t2, i)) })
+}
+
+// visit returns the maximum of blockMax(i) over the blocks, given bnd[i]
+// ≥ blockMax(i) ≥ 0: the block of the largest bound first, then, largest
+// bound first, the blocks whose bound exceeds the maximum so far, until
+// one does not (no later one does). Every block skipped has its bound,
+// hence all of its values, at most the maximum, so the result is the
+// maximum over all blocks whatever the order (maxima are exact).
+func (o *exactOracle) visit(bnd []float64, blockMax func(int) float64) float64 {
+	i, m := argMax(bnd)
+	if m <= 0 {
+		return 0
 	}
+	best := blockMax(i)
+	bnd[i] = 0
+	cand := o.cand[:0]
+	for j, b := range bnd {
+		if b > best {
+			cand = append(cand, int32(j))
+		}
+	}
+	slices.SortFunc(cand, func(p, q int32) int { return cmp.Compare(bnd[q], bnd[p]) })
+	for _, j := range cand {
+		if bnd[j] <= best {
+			break
+		}
+		best = max(best, blockMax(int(j)))
+	}
+	o.cand = cand
+	return best
 }
 
 // argMax returns the first index of the largest entry of v (non-negative,
@@ -516,12 +509,9 @@ func (o *exactOracle) nodeLeft(i, a int) *lazyTerm {
 	}
 	flat = flat[:n:n]
 	n1, l1 := tn.blocks[0][:n:n], tl.blocks[0][:n:n] // whole terms: one flat slice
-	for j, x := range n1 {
-		flat[j] = x * l1[j]
-	}
 	for bi := range t.ub {
-		b := flat[bi*pairBlock : min(n, (bi+1)*pairBlock)]
-		t.blocks[bi], t.ub[bi] = b, maxOf(b)
+		lo, hi := bi*pairBlock, min(n, (bi+1)*pairBlock)
+		t.blocks[bi], t.ub[bi] = flat[lo:hi], mulMax(n1[lo:hi], l1[lo:hi], flat[lo:hi])
 	}
 	return t
 }
@@ -646,4 +636,47 @@ func minProduct(a, b []float64) float64 {
 		}
 	}
 	return math.Float64frombits(min(m0, m1, m2, m3))
+}
+
+// minMaxRows sets hi[x] = max(hi[x], row[x]) and lo[x] = min(lo[x],
+// row[x]) over the rows, for positive finite entries (exact: maxima and
+// minima).
+func minMaxRows(rows [][]float64, hi, lo []float64) {
+	k := len(hi)
+	n4 := k &^ 3
+	for _, row := range rows {
+		row = row[:k]
+		if haveKernel && n4 > 0 {
+			minMaxInto4(&row[0], &hi[0], &lo[0], n4)
+		} else {
+			n4 = 0
+		}
+		for x := n4; x < k; x++ {
+			if p := row[x]; p > hi[x] {
+				hi[x] = p
+			}
+			if p := row[x]; p < lo[x] {
+				lo[x] = p
+			}
+		}
+	}
+}
+
+// mulMax sets out[v] = a[v]·b[v] (one rounding each) and returns the
+// largest, for non-negative products that are not NaN.
+func mulMax(a, b, out []float64) float64 {
+	n := len(a)
+	b, out = b[:n], out[:n]
+	n4 := n &^ 3
+	m := 0.0
+	if haveKernel && n4 > 0 {
+		m = mulMax4(&a[0], &b[0], &out[0], n4)
+	} else {
+		n4 = 0
+	}
+	for v := n4; v < n; v++ {
+		out[v] = a[v] * b[v]
+		m = max(m, out[v])
+	}
+	return m
 }

@@ -191,6 +191,7 @@ type exactOracle struct {
 	px, py     []int32       // the states of each pair (setPairXY)
 	recips     []*recipEntry // lazy.go: reciprocals of recent powers
 	recipClock int
+	cand       []int32 // lazy.go: blocks to visit
 }
 
 func newExactOracle(ch *markov.Chain, T int) (*exactOracle, error) {
