@@ -122,7 +122,14 @@ func rightOnlyBest(eR func(int) float64, i, T int, eps float64, rStart *int, bes
 // rightOnlyBest is the package rightOnlyBest for the approx bound, reading
 // δ from its table (the same values, the same order of comparisons):
 // the walk of a slowly mixing class visits ~10³ nodes, each scanning ~10²
-// right distances.
+// right distances. Once a feasible distance has been met, whole blocks of
+// rBlock distances are skipped when a lower bound on their scores is at
+// least the node's best: for b in [b1, b2], (i+b−1) ≥ (i+b1−1) and ε − δ(b)
+// ≤ ε − m with m the least δ of the block (a float minimum; subtraction
+// and division round monotonically), so every score of the block, as
+// computed, is at least (i+b1−1)/(ε−m) as computed, and a score only
+// replaces the best when strictly below it. The result is the same as
+// visiting every distance.
 func (o *approxOracle) rightOnlyBest(i, T int, eps float64, rStart *int, best *nodeResult) {
 	first := true
 	tab := o.table
@@ -133,6 +140,16 @@ func (o *approxOracle) rightOnlyBest(i, T int, eps float64, rStart *int, best *n
 		if b >= len(tab) {
 			o.deltaT(2*b + 64)
 			tab = o.table
+		}
+		if !first && b%rBlock == 0 {
+			// a whole block [b, b+rBlock) inside the table and the range
+			bi := b / rBlock
+			if b+rBlock <= T-i+1 {
+				if m := o.blockMinDelta(bi); m < eps && float64(i+b-1)/(eps-m) >= best.sigma {
+					b += rBlock - 1
+					continue
+				}
+			}
 		}
 		e := tab[b]
 		if e >= eps {
@@ -146,6 +163,24 @@ func (o *approxOracle) rightOnlyBest(i, T int, eps float64, rStart *int, best *n
 			*best = nodeResult{sigma: s, node: i, quilt: Quilt{i, b}, e: e}
 		}
 	}
+}
+
+// rBlock is the number of right distances rightOnlyBest may skip at once.
+const rBlock = 16
+
+// blockMinDelta returns the least δ(b) over b in [bi·rBlock,
+// (bi+1)·rBlock), extending the δ table as needed (cached in o.bmin).
+func (o *approxOracle) blockMinDelta(bi int) float64 {
+	for len(o.bmin) <= bi {
+		j := len(o.bmin)
+		o.deltaT((j+1)*rBlock - 1)
+		m := math.Inf(1)
+		for _, d := range o.table[j*rBlock : (j+1)*rBlock] {
+			m = min(m, d)
+		}
+		o.bmin = append(o.bmin, m)
+	}
+	return o.bmin[bi]
 }
 
 // feasibleBounds: twoScan proves far distances feasible by bounds (a

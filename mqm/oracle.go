@@ -1,6 +1,7 @@
 package mqm
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -32,6 +33,7 @@ type approxOracle struct {
 	piMin, gap float64
 	reversible bool
 	table      []float64 // δ(t) by t
+	bmin       []float64 // least δ over blocks of rBlock distances (homogeneous.go)
 }
 
 // Approx describes the class-level parameters used by the approx oracle.
@@ -51,30 +53,32 @@ const safeShrink = 1e-9
 // chain is reversible.
 func ApproxParameters(class *markov.Class) (ApproxParams, error) {
 	rev := true
+	erg := make([]*markov.Ergodic, len(class.Chains))
 	for i, ch := range class.Chains {
-		if err := ch.CheckErgodic(); err != nil {
-			return ApproxParams{}, fmt.Errorf("approx needs irreducible, aperiodic chains: chain %d: %w", i, err)
-		}
-		r, err := ch.Reversible()
+		// one ergodicity check, one π and one reversibility test per
+		// chain (Ergodic: the values of CheckErgodic, Stationary and
+		// Reversible), shared by the gap
+		e, err := ch.Ergodic()
 		if err != nil {
+			if errors.Is(err, markov.ErrNotIrreducible) || errors.Is(err, markov.ErrPeriodic) {
+				return ApproxParams{}, fmt.Errorf("approx needs irreducible, aperiodic chains: chain %d: %w", i, err)
+			}
 			return ApproxParams{}, fmt.Errorf("chain %d: %w", i, err)
 		}
-		rev = rev && r
+		erg[i] = e
+		rev = rev && e.Reversible
 	}
 	p := ApproxParams{PiMin: math.Inf(1), Gap: math.Inf(1), Reversible: rev}
-	for i, ch := range class.Chains {
-		pi, err := ch.Stationary()
-		if err != nil {
-			return ApproxParams{}, fmt.Errorf("chain %d: %w", i, err)
-		}
-		for _, v := range pi {
+	for i, e := range erg {
+		for _, v := range e.Pi {
 			p.PiMin = math.Min(p.PiMin, v)
 		}
 		var g float64
+		var err error
 		if rev {
-			g, err = ch.Eigengap()
+			g, err = e.Eigengap()
 		} else {
-			g, err = ch.PPStarGap()
+			g, err = e.PPStarGap()
 		}
 		if err != nil {
 			return ApproxParams{}, fmt.Errorf("chain %d: %w", i, err)
