@@ -34,6 +34,7 @@ type approxOracle struct {
 	reversible bool
 	table      []float64 // δ(t) by t
 	bmin       []float64 // least δ over blocks of rBlock distances (homogeneous.go)
+	rHint      int       // the last right-only distance found best
 }
 
 // Approx describes the class-level parameters used by the approx oracle.
