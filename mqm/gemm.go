@@ -50,33 +50,40 @@ func mulInto(c, a, b []float64, k int) {
 // (below it one product takes a few µs, about a goroutine's start).
 const parFrom = 48
 
-// mulRows computes rows [r0, r1) of c = a·b: whole tiles of 6 rows and 8
-// columns by the kernel, the rest entry by entry in the same order.
+// mulRows computes rows [r0, r1) of c = a·b: tiles of 6 rows and 8
+// columns by the kernel. When the rows or columns do not divide into
+// tiles, the last tile is placed flush with the end (rows r1−6.., columns
+// k−8..) and recomputes a few entries already written, with the same
+// values (the same computation); these rows belong to this call alone.
+// Smaller ranges go entry by entry in the same order.
 func mulRows(c, a, b []float64, k, r0, r1 int) {
-	cols := k / 8 * 8
-	t1 := r0 + (r1-r0)/6*6
-	if cols > 0 {
-		for j := 0; j < cols; j += 8 {
-			for i := r0; i < t1; i += 6 {
-				kernel6x8(k, &a[i*k], k, &b[j], k, &c[i*k+j], k)
+	if k < 8 || r1-r0 < 6 {
+		mulRowsScalar(c, a, b, k, r0, r1)
+		return
+	}
+	if haveWide && k >= 16 {
+		for j := 0; j < k; j += 16 {
+			j = min(j, k-16)
+			for i := r0; i < r1; i += 6 {
+				i = min(i, r1-6)
+				kernel6x16(k, &a[i*k], k, &b[j], k, &c[i*k+j], k)
 			}
 		}
+		return
 	}
-	// columns right of the last whole strip, rows of whole tiles
-	if cols < k {
-		for i := r0; i < t1; i++ {
-			ai := a[i*k : (i+1)*k]
-			for j := cols; j < k; j++ {
-				s := 0.0
-				for l, x := range ai {
-					s += float64(x * b[l*k+j]) // no fused multiply-add
-				}
-				c[i*k+j] = s
-			}
+	for j := 0; j < k; j += 8 {
+		j = min(j, k-8)
+		for i := r0; i < r1; i += 6 {
+			i = min(i, r1-6)
+			kernel6x8(k, &a[i*k], k, &b[j], k, &c[i*k+j], k)
 		}
 	}
-	// rows below the last whole tile, every column
-	for i := t1; i < r1; i++ {
+}
+
+// mulRowsScalar is mulRows entry by entry (rows as sums of scaled rows of
+// b, each entry's terms in the order l = 0, 1, …, product then add).
+func mulRowsScalar(c, a, b []float64, k, r0, r1 int) {
+	for i := r0; i < r1; i++ {
 		ci := c[i*k : (i+1)*k]
 		clear(ci)
 		for l, x := range a[i*k : (i+1)*k] {

@@ -30,3 +30,11 @@ func minMaxInto4(row, hi, lo *float64, n int)
 
 //go:noescape
 func mulMax4(a, b, out *float64, n int) float64
+
+// kernel6x16 is kernel6x8 on 16 columns with AVX-512.
+//
+//go:noescape
+func kernel6x16(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int)
+
+// haveWide: the AVX-512 kernel may run.
+var haveWide = cpu.X86.HasAVX512F

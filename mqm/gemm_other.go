@@ -15,3 +15,9 @@ func minProd4(a, b *float64, n int) float64             { panic("mqm: no kernel"
 func minMaxInto4(row, hi, lo *float64, n int) { panic("mqm: no kernel") }
 
 func mulMax4(a, b, out *float64, n int) float64 { panic("mqm: no kernel") }
+
+var haveWide = false
+
+func kernel6x16(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int) {
+	panic("mqm: no kernel on this architecture")
+}

@@ -15,8 +15,21 @@ func TestMulIntoEqualsGonum(t *testing.T) {
 	if !haveKernel {
 		t.Skip("no AVX2 kernel on this machine")
 	}
+	avail := haveWide
+	defer func() { haveWide = avail }()
+	for _, wide := range []bool{false, true} {
+		if wide && !avail {
+			t.Log("no AVX-512 kernel on this machine")
+			continue
+		}
+		haveWide = wide
+		testMulInto(t)
+	}
+}
+
+func testMulInto(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 27))
-	sizes := []int{1, 2, 5, 6, 7, 8, 9, 12, 13, 16, 17, 23, 47, 48, 49, 51, 64, 101, 130, 201}
+	sizes := []int{1, 2, 5, 6, 7, 8, 9, 12, 13, 15, 16, 17, 23, 31, 47, 48, 49, 51, 64, 101, 130, 201}
 	for _, k := range sizes {
 		for trial := range 3 {
 			a, b := make([]float64, k*k), make([]float64, k*k)
@@ -32,7 +45,7 @@ func TestMulIntoEqualsGonum(t *testing.T) {
 			mulInto(got, a, b, k)
 			for i, w := range want.RawMatrix().Data {
 				if math.Float64bits(got[i]) != math.Float64bits(w) {
-					t.Fatalf("k = %d, trial %d: entry (%d, %d) = %v, gonum %v", k, trial, i/k, i%k, got[i], w)
+					t.Fatalf("k = %d, trial %d, AVX-512 %v: entry (%d, %d) = %v, gonum %v", k, trial, haveWide, i/k, i%k, got[i], w)
 				}
 			}
 		}
