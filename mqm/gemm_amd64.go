@@ -38,3 +38,6 @@ func kernel6x16(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc
 
 // haveWide: the AVX-512 kernel may run.
 var haveWide = cpu.X86.HasAVX512F
+
+//go:noescape
+func recip4(in, out *float64, n int)

@@ -395,3 +395,26 @@ z16loop:
 	VMOVUPD Z11, 64(DX)
 	VZEROUPPER
 	RET
+
+// func recip4(in, out *float64, n int)
+//
+// out[v] = 1/in[v] for v < n (n a positive multiple of 4): VDIVPD is the
+// correctly rounded quotient, as DIVSD.
+TEXT ·recip4(SB), NOSPLIT, $0-24
+	MOVQ in+0(FP), SI
+	MOVQ out+8(FP), DI
+	MOVQ n+16(FP), CX
+	MOVQ $0x3ff0000000000000, AX
+	MOVQ AX, X1
+	VBROADCASTSD X1, Y1
+	XORQ AX, AX
+
+rc4:
+	VMOVUPD (SI)(AX*8), Y0
+	VDIVPD  Y0, Y1, Y2
+	VMOVUPD Y2, (DI)(AX*8)
+	ADDQ    $4, AX
+	CMPQ    AX, CX
+	JLT     rc4
+	VZEROUPPER
+	RET

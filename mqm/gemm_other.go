@@ -21,3 +21,5 @@ var haveWide = false
 func kernel6x16(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int) {
 	panic("mqm: no kernel on this architecture")
 }
+
+func recip4(in, out *float64, n int) { panic("mqm: no kernel") }

@@ -169,3 +169,22 @@ func TestMulMaxAndMinMaxRows(t *testing.T) {
 		}
 	}
 }
+
+// reciprocals equals 1/x entry by entry, subnormal and huge inputs
+// included.
+func TestReciprocals(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 29))
+	for trial := range 300 {
+		n := 1 + rng.IntN(40)
+		in, out := make([]float64, n), make([]float64, n)
+		for i := range in {
+			in[i] = math.Ldexp(0.5+rng.Float64(), rng.IntN(2100)-1070)
+		}
+		reciprocals(in, out)
+		for i, x := range in {
+			if math.Float64bits(out[i]) != math.Float64bits(1/x) {
+				t.Fatalf("trial %d: 1/%v = %v, want %v", trial, x, out[i], 1/x)
+			}
+		}
+	}
+}

@@ -532,7 +532,7 @@ type recipEntry struct {
 
 // recipKeep is how many distances' reciprocals an oracle keeps (each 1–2
 // k² floats): the walk asks for a few distances at a time.
-const recipKeep = 32
+const recipKeep = 8
 
 // recip returns the entry with num[x·k+u]·inv[y·k+u] the products
 // ratioTable's fast loop forms (cols false: P^d(x,u)·(1/P^d(y,u)); cols
@@ -563,10 +563,7 @@ func (o *exactOracle) recip(d int, cols bool) *recipEntry {
 	if !cols {
 		e.num = nil
 		for y, row := range o.pw.at(d).v {
-			iy := e.inv[y*k : (y+1)*k]
-			for v, q := range row[:k] {
-				iy[v] = 1 / q
-			}
+			reciprocals(row[:k], e.inv[y*k:(y+1)*k])
 		}
 		return e
 	}
@@ -584,6 +581,15 @@ func (o *exactOracle) recipCol(e *recipEntry, x int) {
 	e.done[x] = true
 	k := o.k
 	num, inv := e.num[x*k:(x+1)*k], e.inv[x*k:(x+1)*k]
+	for _, r := range o.recips {
+		if r.d == e.d && !r.cols {
+			// the same reciprocals, already computed for the rows
+			for u, row := range o.pw.at(e.d).v {
+				num[u], inv[u] = row[x], r.inv[u*k+x]
+			}
+			return
+		}
+	}
 	for u, row := range o.pw.at(e.d).v {
 		p := row[x]
 		num[u], inv[u] = p, 1/p
@@ -679,4 +685,20 @@ func mulMax(a, b, out []float64) float64 {
 		m = max(m, out[v])
 	}
 	return m
+}
+
+// reciprocals sets out[v] = 1/in[v] (the correctly rounded quotient, four
+// at a time with AVX2).
+func reciprocals(in, out []float64) {
+	n := len(in)
+	out = out[:n]
+	n4 := n &^ 3
+	if haveKernel && n4 > 0 {
+		recip4(&in[0], &out[0], n4)
+	} else {
+		n4 = 0
+	}
+	for v := n4; v < n; v++ {
+		out[v] = 1 / in[v]
+	}
 }
