@@ -18,7 +18,8 @@ import (
 // term, no fused multiply-add), and the row tiles are shared among
 // GOMAXPROCS goroutines. The result is the same float64s as gonum's for
 // every input of non-negative finite entries (tested bit for bit), so
-// every table, influence and σ is unchanged.
+// every table, influence and σ is unchanged (docs/math.md §4.2,
+// arithmetic that changes no bit).
 
 // mulInto sets c = a·b for k×k row-major matrices (stride k).
 func mulInto(c, a, b []float64, k int) {

@@ -70,7 +70,8 @@ func walkHomogeneous(h homogeneous, T int, eps float64) nodeResult {
 		}
 		// A scan with lb ≥ β and b ≤ T−i is neither resumed nor better
 		// than β (s ≥ lb): blocks of aBlock such scans are skipped by
-		// their least lb and largest b (ag), with no other effect.
+		// their least lb and largest b (ag), with no other effect
+		// (docs/math.md §4.3, left distances whose scans cannot matter).
 		cur := -1 // the block being visited: its aggregates are redone
 		for a := 1; a < i && float64(a) < best.sigma*eps; a++ {
 			if (a-1)%aBlock == 0 {
@@ -176,7 +177,7 @@ func rightOnlyBest(eR func(int) float64, i, T int, eps float64, rStart *int, bes
 // minimum over all b. So the distances that can attain the minimum are
 // all visited, in the same order, with the same comparisons, and the
 // result (the first distance of least score) is the same as visiting
-// every distance.
+// every distance (docs/math.md §4.3, right-only scan of the bound).
 func (o *approxOracle) rightOnlyBest(i, T int, eps float64, rStart *int, best *nodeResult) {
 	first := true
 	beta := best.sigma

@@ -301,7 +301,8 @@ func (o *exactOracle) lazyMax2(t1, t2 *lazyTerm) float64 {
 // bound first, the blocks whose bound exceeds the maximum so far, until
 // one does not (no later one does). Every block skipped has its bound,
 // hence all of its values, at most the maximum, so the result is the
-// maximum over all blocks whatever the order (maxima are exact).
+// maximum over all blocks whatever the order (maxima are exact;
+// docs/math.md §4.2, arithmetic that changes no bit (iii)).
 func (o *exactOracle) visit(bnd []float64, blockMax func(int) float64) float64 {
 	i, m := argMax(bnd)
 	if m <= 0 {
