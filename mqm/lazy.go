@@ -525,7 +525,7 @@ func (o *exactOracle) nodeLeft(i, a int) *lazyTerm {
 type recipEntry struct {
 	d       int
 	cols    bool
-	num     []float64 // rows: nil (P^d's own rows are used)
+	num     []float64 // cols only (rows: P^d's own rows are used); kept for reuse
 	inv     []float64
 	done    []bool // cols: column x of num and inv computed
 	lastUse int
@@ -562,7 +562,6 @@ func (o *exactOracle) recip(d int, cols bool) *recipEntry {
 	e.d, e.cols, e.lastUse = d, cols, o.recipClock
 	e.inv = grow(e.inv, k*k)
 	if !cols {
-		e.num = nil
 		for y, row := range o.pw.at(d).v {
 			reciprocals(row[:k], e.inv[y*k:(y+1)*k])
 		}
@@ -600,7 +599,7 @@ func (o *exactOracle) recipCol(e *recipEntry, x int) {
 // recipNum is e's numerators: for rows, P^d's own (contiguous in its
 // gonum matrix).
 func (o *exactOracle) recipNum(e *recipEntry) []float64 {
-	if e.num != nil {
+	if e.cols {
 		return e.num
 	}
 	return o.pw.at(e.d).d.RawMatrix().Data
