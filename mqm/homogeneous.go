@@ -187,8 +187,11 @@ func (o *approxOracle) rightOnlyBest(i, T int, eps float64, rStart *int, best *n
 		}
 	}
 	tab := o.table
+	// the best so far in locals (written back once): bs, bb, be
+	bs, bb, be := best.sigma, 0, 0.0
+	stop := bs * eps
 	for b := *rStart; b <= T-i; b++ {
-		if float64(i+b-1) >= best.sigma*eps {
+		if float64(i+b-1) >= stop {
 			break
 		}
 		if b >= len(tab) {
@@ -201,7 +204,7 @@ func (o *approxOracle) rightOnlyBest(i, T int, eps float64, rStart *int, best *n
 			if m := o.blockMinDelta(b / rBlock); m < eps {
 				bound = float64(i+b-1) / (eps - m)
 			}
-			if bound > min(beta, best.sigma) {
+			if bound > min(beta, bs) {
 				b += rBlock - 1
 				continue
 			}
@@ -214,10 +217,14 @@ func (o *approxOracle) rightOnlyBest(i, T int, eps float64, rStart *int, best *n
 			continue
 		}
 		first = false
-		if s := score(i+b-1, eps, e); s < best.sigma {
-			*best = nodeResult{sigma: s, node: i, quilt: Quilt{i, b}, e: e}
-			o.rHint = b
+		if s := score(i+b-1, eps, e); s < bs {
+			bs, bb, be = s, b, e
+			stop = bs * eps
 		}
+	}
+	if bb > 0 {
+		*best = nodeResult{sigma: bs, node: i, quilt: Quilt{i, bb}, e: be}
+		o.rHint = bb
 	}
 }
 
