@@ -371,24 +371,14 @@ func (o *exactOracle) rightMax(d int) float64 {
 	copy(hiCol, P[0])
 	copy(loCol, P[0])
 	hi, lo := 0.0, math.Inf(1)
-	// entries positive and finite: plain comparisons are max and min
-	for y, row := range P[1:] {
-		iy := inv[(y+1)*k : (y+2)*k]
-		for v, q := range row[:k] {
-			iq := iy[v] // 1/q
-			if h := hiCol[v] * iq; h > hi {
-				hi = h
-			}
-			if l := loCol[v] * iq; l < lo {
-				lo = l
-			}
-			if q > hiCol[v] {
-				hiCol[v] = q
-			}
-			if q < loCol[v] {
-				loCol[v] = q
-			}
-		}
+	// entries positive and finite: the vector maxima and minima are exact
+	// (docs/math.md §4.2, arithmetic that changes no bit (iii)); row y's
+	// products use the column extremes of the rows above it
+	for y := 1; y < k; y++ {
+		iy := inv[y*k : (y+1)*k]
+		hi = max(hi, maxProduct(hiCol, iy))
+		lo = min(lo, minProduct(loCol, iy))
+		minMaxRows(P[y:y+1], hiCol, loCol)
 	}
 	m := max(hi, 1/lo)
 	o.rmax[d] = m
