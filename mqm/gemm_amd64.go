@@ -41,3 +41,6 @@ var haveWide = cpu.X86.HasAVX512F
 
 //go:noescape
 func recip4(in, out *float64, n int)
+
+//go:noescape
+func minOf4(x *float64, n int) float64

@@ -418,3 +418,38 @@ rc4:
 	JLT     rc4
 	VZEROUPPER
 	RET
+
+// func minOf4(x *float64, n int) float64
+//
+// The least of x[0..n) (n a positive multiple of 4), or NaN when any entry
+// is NaN (VMINPD alone would drop it).
+TEXT ·minOf4(SB), NOSPLIT, $0-24
+	MOVQ    x+0(FP), SI
+	MOVQ    n+8(FP), CX
+	VMOVUPD (SI), Y0
+	VXORPD  Y3, Y3, Y3
+	XORQ    AX, AX
+
+mo4:
+	VMOVUPD (SI)(AX*8), Y1
+	VCMPPD  $3, Y1, Y1, Y2
+	VORPD   Y2, Y3, Y3
+	VMINPD  Y1, Y0, Y0
+	ADDQ    $4, AX
+	CMPQ    AX, CX
+	JLT     mo4
+
+	VEXTRACTF128 $1, Y0, X1
+	VMINPD       X1, X0, X0
+	VPERMILPD    $1, X0, X1
+	VMINSD       X1, X0, X0
+	VMOVMSKPD    Y3, AX
+	TESTQ        AX, AX
+	JZ           mo4done
+	MOVQ         $0x7ff8000000000001, AX
+	MOVQ         AX, X0
+
+mo4done:
+	VMOVSD X0, ret+16(FP)
+	VZEROUPPER
+	RET

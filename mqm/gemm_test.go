@@ -188,3 +188,28 @@ func TestReciprocals(t *testing.T) {
 		}
 	}
 }
+
+// minOf4 is the least entry, or NaN when any entry is NaN.
+func TestMinOf4(t *testing.T) {
+	if !haveKernel {
+		t.Skip("no AVX2 kernel on this machine")
+	}
+	rng := rand.New(rand.NewPCG(31, 37))
+	for trial := range 500 {
+		n := 4 * (1 + rng.IntN(20))
+		x := make([]float64, n)
+		want := math.Inf(1)
+		for i := range x {
+			x[i] = math.Ldexp(rng.Float64(), -rng.IntN(1100))
+			want = min(want, x[i])
+		}
+		if trial%5 == 0 {
+			x[rng.IntN(n)] = math.NaN()
+			want = math.NaN()
+		}
+		got := minOf4(&x[0], n)
+		if math.IsNaN(want) != math.IsNaN(got) || !math.IsNaN(want) && got != want {
+			t.Fatalf("trial %d: %v, want %v", trial, got, want)
+		}
+	}
+}

@@ -98,6 +98,19 @@ func (o *exactOracle) cleanPower(d int) bool {
 	}
 	if o.clean[d] == 0 {
 		o.clean[d] = 1
+		if p := o.pw.at(d).d.RawMatrix(); haveKernel && p.Stride == o.k && len(p.Data) >= 4 {
+			// the least entry, NaN if any is NaN (four at a time)
+			n4 := len(p.Data) &^ 3
+			if m := minOf4(&p.Data[0], n4); !(m >= tiny) {
+				o.clean[d] = 2
+			}
+			for _, x := range p.Data[n4:] {
+				if !(x >= tiny) {
+					o.clean[d] = 2
+				}
+			}
+			return o.clean[d] == 1
+		}
 		for _, row := range o.pw.at(d).v {
 			for _, x := range row {
 				if !(x >= tiny) {

@@ -296,3 +296,41 @@ func TestBruteForceWithLazyTerms(t *testing.T) {
 	t.Run("release", TestReleaseIsPufferfishPrivate)
 	t.Run("feasible", TestFeasibleBoundsKeepSigma)
 }
+
+// cleanPower says whether every entry of P^d is at least tiny, on chains
+// with zeros (banded, no smoothing), entries below tiny and none.
+func TestCleanPowerDefinition(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 41))
+	seen := [2]int{}
+	for trial := range 60 {
+		k := 2 + rng.IntN(30)
+		P := bandedChain(rng, k, 1+rng.IntN(3), []float64{0, 1e-300, 0.01}[trial%3])
+		ch, err := markov.New(nil, P, markov.InitStationary, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := newExactOracle(ch, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range []int{1, 2, 3, 5, 8, 13, 40} {
+			want := true
+			for _, row := range o.pw.at(d).v {
+				for _, x := range row {
+					want = want && x >= tiny
+				}
+			}
+			if got := o.cleanPower(d); got != want {
+				t.Fatalf("trial %d (k = %d) d = %d: clean %v, want %v", trial, k, d, got, want)
+			}
+			if want {
+				seen[1]++
+			} else {
+				seen[0]++
+			}
+		}
+	}
+	if seen[0] < 20 || seen[1] < 20 {
+		t.Fatalf("too few of one kind: %v", seen)
+	}
+}
