@@ -164,17 +164,38 @@ func (c *Chain) Reachable() [][]bool {
 	return r
 }
 
-// Irreducible reports whether every state reaches every state. Exact.
+// Irreducible reports whether every state reaches every state. Exact:
+// every state reaches every state exactly when state 0 reaches every state
+// and every state reaches state 0 (a path x → 0 → y; for one state, its
+// row sums to 1, so it reaches itself), found by two graph searches from
+// 0, over the transitions and over the reversed transitions: O(k²).
 func (c *Chain) Irreducible() bool {
-	r := c.Reachable()
-	for x := range r {
-		for y := range r[x] {
-			if !r[x][y] {
-				return false
+	return c.allFrom0(false) && c.allFrom0(true)
+}
+
+// allFrom0 reports whether a search from state 0 along the transitions
+// with positive probability (reversed: against them) visits every state.
+func (c *Chain) allFrom0(reversed bool) bool {
+	k := c.K()
+	seen := make([]bool, k)
+	seen[0] = true
+	stack, n := []int{0}, 1
+	for len(stack) > 0 {
+		u := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for v := range k {
+			p := c.P[u][v]
+			if reversed {
+				p = c.P[v][u]
+			}
+			if p > 0 && !seen[v] {
+				seen[v] = true
+				stack = append(stack, v)
+				n++
 			}
 		}
 	}
-	return true
+	return n == k
 }
 
 // Period returns the period of an irreducible chain: the gcd of the lengths
@@ -380,14 +401,42 @@ func (c *Chain) Reversible() (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	return c.reversibleWith(pi), nil
+}
+
+func (c *Chain) reversibleWith(pi []float64) bool {
 	for x := range pi {
 		for y := range pi {
 			if math.Abs(pi[x]*c.P[x][y]-pi[y]*c.P[y][x]) > ReversibleTol {
-				return false, nil
+				return false
 			}
 		}
 	}
-	return true, nil
+	return true
+}
+
+// Ergodic is what the approx bound needs of an irreducible, aperiodic
+// chain, each computed once: its stationary distribution and whether it is
+// reversible. Its gaps are those of the chain's Eigengap and PPStarGap
+// (the same computation, without checking ergodicity and solving for π
+// again).
+type Ergodic struct {
+	c          *Chain
+	Pi         []float64 // Stationary()
+	Reversible bool      // Reversible()
+}
+
+// Ergodic checks that the chain is irreducible and aperiodic (as
+// CheckErgodic) and returns its stationary distribution and reversibility.
+func (c *Chain) Ergodic() (*Ergodic, error) {
+	if err := c.CheckErgodic(); err != nil {
+		return nil, err
+	}
+	pi, err := c.Stationary()
+	if err != nil {
+		return nil, err
+	}
+	return &Ergodic{c: c, Pi: pi, Reversible: c.reversibleWith(pi)}, nil
 }
 
 // Eigengap returns 1 − λ*, where λ* is the second largest eigenvalue
@@ -406,6 +455,21 @@ func (c *Chain) Eigengap() (float64, error) {
 		return 0, errors.New("eigengap of P needs a reversible chain; use PPStarGap")
 	}
 	pi, _ := c.Stationary()
+	return c.eigengapWith(pi)
+}
+
+// Eigengap is the chain's Eigengap; an error when it is not reversible.
+func (e *Ergodic) Eigengap() (float64, error) {
+	if !e.Reversible {
+		return 0, errors.New("eigengap of P needs a reversible chain; use PPStarGap")
+	}
+	return e.c.eigengapWith(e.Pi)
+}
+
+// PPStarGap is the chain's PPStarGap.
+func (e *Ergodic) PPStarGap() (float64, error) { return e.c.ppStarGapWith(e.Pi) }
+
+func (c *Chain) eigengapWith(pi []float64) (float64, error) {
 	k := c.K()
 	S := mat.NewSymDense(k, nil)
 	for x := range k {
@@ -439,6 +503,10 @@ func (c *Chain) PPStarGap() (float64, error) {
 	if err != nil {
 		return 0, err
 	}
+	return c.ppStarGapWith(pi)
+}
+
+func (c *Chain) ppStarGapWith(pi []float64) (float64, error) {
 	k := c.K()
 	S := mat.NewDense(k, k, nil)
 	for x := range k {

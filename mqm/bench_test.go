@@ -24,7 +24,7 @@ func powerChain(b *testing.B) *markov.Chain { return powerChainK(b, 51) }
 
 // powerChainK fits a chain of k equal-width levels to the UCI power data
 // (smoothing 0.01), stationary start.
-func powerChainK(b *testing.B, k int) *markov.Chain {
+func powerChainK(b testing.TB, k int) *markov.Chain {
 	states := make([]string, k)
 	for i := range states {
 		states[i] = strconv.Itoa(i)

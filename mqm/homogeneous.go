@@ -51,6 +51,7 @@ func (o *exactOracle) rightOnly(b int) float64 { return o.eval(1, 0, b, true, fa
 // b), found by bisection.
 func walkHomogeneous(h homogeneous, T int, eps float64) nodeResult {
 	var b2 []twoScan // index a−1
+	var ag scanBlocks
 	var top nodeResult
 	// Right-only feasibility (e_R(b) < ε) depends on b alone, so b below
 	// the first feasible distance seen at an earlier node is skipped.
@@ -65,8 +66,26 @@ func walkHomogeneous(h homogeneous, T int, eps float64) nodeResult {
 		// two-sided, a = 1..i−1
 		if i > 1 {
 			b2 = append(b2, twoScan{a: i - 1})
+			ag.refresh(b2, (i-2)/aBlock)
 		}
+		// A scan with lb ≥ β and b ≤ T−i is neither resumed nor better
+		// than β (s ≥ lb): blocks of aBlock such scans are skipped by
+		// their least lb and largest b (ag), with no other effect
+		// (docs/math.md §4.3, left distances whose scans cannot matter).
+		cur := -1 // the block being visited: its aggregates are redone
 		for a := 1; a < i && float64(a) < best.sigma*eps; a++ {
+			if (a-1)%aBlock == 0 {
+				if cur >= 0 {
+					ag.refresh(b2, cur)
+					cur = -1
+				}
+				bi := (a - 1) / aBlock
+				if ag.lb[bi] >= best.sigma && ag.b[bi] <= T-i {
+					a += aBlock - 1
+					continue
+				}
+				cur = bi
+			}
 			r := &b2[a-1]
 			if r.lb < best.sigma || r.b > T-i {
 				r.resume(h, T-i, eps, best.sigma)
@@ -74,6 +93,9 @@ func walkHomogeneous(h homogeneous, T int, eps float64) nodeResult {
 			if r.s < best.sigma {
 				best = nodeResult{sigma: r.s, node: i, quilt: Quilt{a, r.b}, e: r.e}
 			}
+		}
+		if cur >= 0 {
+			ag.refresh(b2, cur)
 		}
 		// left-only
 		for a := 1; a < i; a++ {
@@ -93,6 +115,28 @@ func walkHomogeneous(h homogeneous, T int, eps float64) nodeResult {
 		}
 	}
 	return top
+}
+
+// aBlock is the number of left distances whose scans walkHomogeneous
+// skips at once.
+const aBlock = 32
+
+// scanBlocks holds, per block of aBlock consecutive scans, their least lb
+// and largest b.
+type scanBlocks struct {
+	lb []float64
+	b  []int
+}
+
+func (g *scanBlocks) refresh(b2 []twoScan, bi int) {
+	for len(g.lb) <= bi {
+		g.lb, g.b = append(g.lb, 0), append(g.b, 0)
+	}
+	lb, mb := math.Inf(1), 0
+	for _, r := range b2[bi*aBlock : min(len(b2), (bi+1)*aBlock)] {
+		lb, mb = min(lb, r.lb), max(mb, r.b)
+	}
+	g.lb[bi], g.b[bi] = lb, mb
 }
 
 // rightOnlyBest lowers best to the best right-only quilt {X_{i+b}} of node
@@ -121,18 +165,49 @@ func rightOnlyBest(eR func(int) float64, i, T int, eps float64, rStart *int, bes
 
 // rightOnlyBest is the package rightOnlyBest for the approx bound, reading
 // δ from its table (the same values, the same order of comparisons):
-// the walk of a slowly mixing class visits ~10³ nodes, each scanning ~10²
-// right distances.
+// the walk of a slowly mixing class visits ~10³ nodes, each scanning ~10³
+// right distances. Whole blocks of rBlock distances are skipped, once a
+// feasible distance has been met, when a lower bound on their scores
+// exceeds β, the least of the node's best so far and the score of the
+// previous node's best right distance (rHint, usually near this node's):
+// for b in [b1, b2], (i+b−1) ≥ (i+b1−1) and ε − δ(b) ≤ ε − m with m the
+// least δ of the block (a float minimum; subtraction and division round
+// monotonically), so every score of the block, as computed, is at least
+// (i+b1−1)/(ε−m) as computed, hence above β, which is at least the
+// minimum over all b. So the distances that can attain the minimum are
+// all visited, in the same order, with the same comparisons, and the
+// result (the first distance of least score) is the same as visiting
+// every distance (docs/math.md §4.3, right-only scan of the bound).
 func (o *approxOracle) rightOnlyBest(i, T int, eps float64, rStart *int, best *nodeResult) {
 	first := true
+	beta := best.sigma
+	if h := o.rHint; h >= *rStart && h <= T-i {
+		if e := o.deltaT(h); e < eps {
+			beta = min(beta, score(i+h-1, eps, e))
+		}
+	}
 	tab := o.table
+	// the best so far in locals (written back once): bs, bb, be
+	bs, bb, be := best.sigma, 0, 0.0
+	stop := bs * eps
 	for b := *rStart; b <= T-i; b++ {
-		if float64(i+b-1) >= best.sigma*eps {
+		if float64(i+b-1) >= stop {
 			break
 		}
 		if b >= len(tab) {
 			o.deltaT(2*b + 64)
 			tab = o.table
+		}
+		if !first && b%rBlock == 0 && b+rBlock <= T-i+1 {
+			// a whole block [b, b+rBlock) inside the range
+			bound := math.Inf(1)
+			if m := o.blockMinDelta(b / rBlock); m < eps {
+				bound = float64(i+b-1) / (eps - m)
+			}
+			if bound > min(beta, bs) {
+				b += rBlock - 1
+				continue
+			}
 		}
 		e := tab[b]
 		if e >= eps {
@@ -142,10 +217,33 @@ func (o *approxOracle) rightOnlyBest(i, T int, eps float64, rStart *int, best *n
 			continue
 		}
 		first = false
-		if s := score(i+b-1, eps, e); s < best.sigma {
-			*best = nodeResult{sigma: s, node: i, quilt: Quilt{i, b}, e: e}
+		if s := score(i+b-1, eps, e); s < bs {
+			bs, bb, be = s, b, e
+			stop = bs * eps
 		}
 	}
+	if bb > 0 {
+		*best = nodeResult{sigma: bs, node: i, quilt: Quilt{i, bb}, e: be}
+		o.rHint = bb
+	}
+}
+
+// rBlock is the number of right distances rightOnlyBest may skip at once.
+const rBlock = 16
+
+// blockMinDelta returns the least δ(b) over b in [bi·rBlock,
+// (bi+1)·rBlock), extending the δ table as needed (cached in o.bmin).
+func (o *approxOracle) blockMinDelta(bi int) float64 {
+	for len(o.bmin) <= bi {
+		j := len(o.bmin)
+		o.deltaT((j+1)*rBlock - 1)
+		m := math.Inf(1)
+		for _, d := range o.table[j*rBlock : (j+1)*rBlock] {
+			m = min(m, d)
+		}
+		o.bmin = append(o.bmin, m)
+	}
+	return o.bmin[bi]
 }
 
 // feasibleBounds: twoScan proves far distances feasible by bounds (a

@@ -98,6 +98,19 @@ func (o *exactOracle) cleanPower(d int) bool {
 	}
 	if o.clean[d] == 0 {
 		o.clean[d] = 1
+		if p := o.pw.at(d).d.RawMatrix(); haveKernel && p.Stride == o.k && len(p.Data) >= 4 {
+			// the least entry, NaN if any is NaN (four at a time)
+			n4 := len(p.Data) &^ 3
+			if m := minOf4(&p.Data[0], n4); !(m >= tiny) {
+				o.clean[d] = 2
+			}
+			for _, x := range p.Data[n4:] {
+				if !(x >= tiny) {
+					o.clean[d] = 2
+				}
+			}
+			return o.clean[d] == 1
+		}
 		for _, row := range o.pw.at(d).v {
 			for _, x := range row {
 				if !(x >= tiny) {
@@ -179,61 +192,55 @@ const boundSlack = 1 + 0x1p-48
 func (o *exactOracle) bounds(t *lazyTerm) {
 	k := o.k
 	A, B := make([]float64, k), make([]float64, k)
+	// max_v 1/g_v is computed as 1/min_v g_v: the reciprocal's rounding
+	// is monotone, so it is the same float with one division per state.
+	// Entries are positive and finite (a clean power), so the vector
+	// minima and maxima are exact.
 	if !t.kind.cols() {
 		for x, row := range t.p {
-			a, b := 0.0, 0.0
-			for v, p := range row {
-				a = max(a, p*o.w[v])
-				b = max(b, 1/(p*o.w[v]))
-			}
-			A[x], B[x] = a, b
+			g, a := minMaxProduct(row[:k], o.w[:k])
+			A[x], B[x] = a, 1/g
 		}
 	} else {
-		for _, row := range t.p {
-			for x, p := range row {
-				A[x] = max(A[x], p)
-				B[x] = max(B[x], 1/p)
-			}
+		copy(A, t.p[0])
+		copy(B, t.p[0])
+		minMaxRows(t.p[1:], A, B)
+		for x, g := range B {
+			B[x] = 1 / g
 		}
 	}
 	if t.kind == termNodeAny {
 		A, B = B, A // bound(x,y) = A_y·B_x = B'_x·A'_y
 	}
+	// the bounds are positive and finite: their maximum as integers
+	// (conditional moves instead of mispredicted branches)
+	px, py := o.px, o.py
 	for i := range t.ub {
-		m := 0.0
-		lo := i * pairBlock
-		for j, p := range o.pairs[lo:min(len(o.pairs), lo+pairBlock)] {
-			b := A[int(p)/k] * B[int(p)%k]
-			if t.kind == termLeftNode {
-				b *= o.nr[lo+j]
+		var m uint64
+		lo, hi := i*pairBlock, min(len(o.pairs), (i+1)*pairBlock)
+		if t.kind == termLeftNode {
+			nr := o.nr[lo:hi]
+			for j := range nr {
+				m = max(m, math.Float64bits(A[px[lo+j]]*B[py[lo+j]]*nr[j]))
 			}
-			m = max(m, b)
+		} else {
+			for j := lo; j < hi; j++ {
+				m = max(m, math.Float64bits(A[px[j]]*B[py[j]]))
+			}
 		}
-		t.ub[i] = m * boundSlack
+		t.ub[i] = math.Float64frombits(m) * boundSlack
 	}
 }
 
-// rowRatios returns min_v and max_v of a[v]·(1/b[v]): the products
-// ratioTable's fast loop forms with the reciprocals of b (the same
-// roundings), without storing them.
-func rowRatios(a, b []float64) (float64, float64) {
-	b = b[:len(a)]
-	lo, hi := math.Inf(1), 0.0
-	for v, p := range a {
-		r := p * (1 / b[v])
-		lo, hi = min(lo, r), max(hi, r)
+// setPairXY lists the states of each secret pair (pairs[j] = px[j]·k +
+// py[j]) once the pairs are in their final order: an integer division per
+// pair and bound was most of bounds' time.
+func (o *exactOracle) setPairXY() {
+	k := int32(o.k)
+	o.px, o.py = make([]int32, len(o.pairs)), make([]int32, len(o.pairs))
+	for j, p := range o.pairs {
+		o.px[j], o.py[j] = p/k, p%k
 	}
-	return lo, hi
-}
-
-// colRatios is rowRatios for columns x and y of P.
-func colRatios(P [][]float64, x, y int) (float64, float64) {
-	lo, hi := math.Inf(1), 0.0
-	for _, row := range P {
-		r := row[x] * (1 / row[y])
-		lo, hi = min(lo, r), max(hi, r)
-	}
-	return lo, hi
 }
 
 // block returns block i of t, computing it when needed: the entries
@@ -248,23 +255,25 @@ func (o *exactOracle) block(t *lazyTerm, i int) []float64 {
 	b := make([]float64, hi-lo)
 	k := o.k
 	m := 0.0
+	// num[x] and inv[y] hold the factors of ratioTable's products: rows
+	// of P^d and of 1/P^d for the right term, their columns for the left
+	// terms (recip: one reciprocal per entry, computed once per distance)
+	e := o.recip(t.d, t.kind.cols())
+	num, inv := o.recipNum(e), e.inv
 	for j := lo; j < hi; j++ {
-		x, y := int(o.pairs[j])/k, int(o.pairs[j])%k
+		x, y := int(o.px[j]), int(o.py[j])
 		if t.kind == termNodeAny {
 			x, y = y, x
 		}
+		if e.cols {
+			o.recipCol(e, x)
+			o.recipCol(e, y)
+		}
 		var v float64
-		switch {
-		case x < y && t.kind.cols():
-			_, v = colRatios(t.p, x, y)
-		case x < y:
-			_, v = rowRatios(t.p[x], t.p[y])
-		case t.kind.cols():
-			l, _ := colRatios(t.p, y, x)
-			v = 1 / l
-		default:
-			l, _ := rowRatios(t.p[y], t.p[x])
-			v = 1 / l
+		if x < y {
+			v = maxProduct(num[x*k:(x+1)*k], inv[y*k:(y+1)*k])
+		} else {
+			v = 1 / minProduct(num[y*k:(y+1)*k], inv[x*k:(x+1)*k])
 		}
 		if t.kind == termLeftNode {
 			v *= o.nr[j]
@@ -283,15 +292,7 @@ func (o *exactOracle) lazyMax(t *lazyTerm) float64 {
 	bnd := grow(o.suf1, len(t.ub))
 	copy(bnd, t.ub)
 	o.suf1 = bnd
-	best := 0.0
-	for {
-		i, m := argMax(bnd)
-		if m <= best {
-			return best
-		}
-		best = max(best, maxOf(o.block(t, i)))
-		bnd[i] = 0
-	}
+	return o.visit(bnd, func(i int) float64 { return maxOf(o.block(t, i)) })
 }
 
 // lazyMax2 returns max over the secret pairs of t1·t2 (each product
@@ -305,15 +306,38 @@ func (o *exactOracle) lazyMax2(t1, t2 *lazyTerm) float64 {
 		bnd[i] = t1.ub[i] * t2.ub[i]
 	}
 	o.suf1 = bnd
-	best := 0.0
-	for {
-		i, m := argMax(bnd)
-		if m <= best {
-			return best
-		}
-		best = max(best, maxProduct(o.block(t1, i), o.block(t2, i)))
-		bnd[i] = 0
+	return o.visit(bnd, func(i int) float64 { return maxProduct(o.block(t1, i), o.block(t2, i)) })
+}
+
+// visit returns the maximum of blockMax(i) over the blocks, given bnd[i]
+// ≥ blockMax(i) ≥ 0: the block of the largest bound first, then, largest
+// bound first, the blocks whose bound exceeds the maximum so far, until
+// one does not (no later one does). Every block skipped has its bound,
+// hence all of its values, at most the maximum, so the result is the
+// maximum over all blocks whatever the order (maxima are exact;
+// docs/math.md §4.2, arithmetic that changes no bit (iii)).
+func (o *exactOracle) visit(bnd []float64, blockMax func(int) float64) float64 {
+	i, m := argMax(bnd)
+	if m <= 0 {
+		return 0
 	}
+	best := blockMax(i)
+	bnd[i] = 0
+	cand := o.cand[:0]
+	for j, b := range bnd {
+		if b > best {
+			cand = append(cand, int32(j))
+		}
+	}
+	slices.SortFunc(cand, func(p, q int32) int { return cmp.Compare(bnd[q], bnd[p]) })
+	for _, j := range cand {
+		if bnd[j] <= best {
+			break
+		}
+		best = max(best, blockMax(int(j)))
+	}
+	o.cand = cand
+	return best
 }
 
 // argMax returns the first index of the largest entry of v (non-negative,
@@ -353,21 +377,21 @@ func (o *exactOracle) rightMax(d int) float64 {
 		return o.rmax[d]
 	}
 	P, k := o.pw.at(d).v, o.k
+	inv := o.recip(d, false).inv
 	sc := &o.scratch
 	sc.flat = grow(sc.flat, 2*k)
 	hiCol, loCol := sc.flat[:k], sc.flat[k:2*k]
+	copy(hiCol, P[0])
+	copy(loCol, P[0])
 	hi, lo := 0.0, math.Inf(1)
-	for y, row := range P {
-		for v, q := range row {
-			iq := 1 / q
-			if y > 0 {
-				hi = max(hi, hiCol[v]*iq)
-				lo = min(lo, loCol[v]*iq)
-				hiCol[v], loCol[v] = max(hiCol[v], q), min(loCol[v], q)
-			} else {
-				hiCol[v], loCol[v] = q, q
-			}
-		}
+	// entries positive and finite: the vector maxima and minima are exact
+	// (docs/math.md §4.2, arithmetic that changes no bit (iii)); row y's
+	// products use the column extremes of the rows above it
+	for y := 1; y < k; y++ {
+		iy := inv[y*k : (y+1)*k]
+		hi = max(hi, maxProduct(hiCol, iy))
+		lo = min(lo, minProduct(loCol, iy))
+		minMaxRows(P[y:y+1], hiCol, loCol)
 	}
 	m := max(hi, 1/lo)
 	o.rmax[d] = m
@@ -423,6 +447,7 @@ func (o *exactOracle) anyLazyOK() bool {
 		for j, p := range o.pairs {
 			o.pos[p] = int32(j)
 		}
+		o.setPairXY()
 		o.lazyState = 1
 	}
 	return o.lazyState == 1
@@ -488,12 +513,195 @@ func (o *exactOracle) nodeLeft(i, a int) *lazyTerm {
 	}
 	flat = flat[:n:n]
 	n1, l1 := tn.blocks[0][:n:n], tl.blocks[0][:n:n] // whole terms: one flat slice
-	for j, x := range n1 {
-		flat[j] = x * l1[j]
-	}
 	for bi := range t.ub {
-		b := flat[bi*pairBlock : min(n, (bi+1)*pairBlock)]
-		t.blocks[bi], t.ub[bi] = b, maxOf(b)
+		lo, hi := bi*pairBlock, min(n, (bi+1)*pairBlock)
+		t.blocks[bi], t.ub[bi] = flat[lo:hi], mulMax(n1[lo:hi], l1[lo:hi], flat[lo:hi])
 	}
 	return t
+}
+
+// recipEntry holds, for one clean power P^d, the factors of the lazy
+// terms' products: rows of P^d and of its entrywise reciprocals (right
+// term), or the same as columns, transposed (left terms), row-major k×k.
+// Rows are computed whole (rightMax needs every reciprocal); columns one
+// by one as blocks need them (done).
+type recipEntry struct {
+	d       int
+	cols    bool
+	num     []float64 // cols only (rows: P^d's own rows are used); kept for reuse
+	inv     []float64
+	done    []bool // cols: column x of num and inv computed
+	lastUse int
+}
+
+// recipKeep is how many distances' reciprocals an oracle keeps (each 1–2
+// k² floats): the walk asks for a few distances at a time.
+const recipKeep = 8
+
+// recip returns the entry with num[x·k+u]·inv[y·k+u] the products
+// ratioTable's fast loop forms (cols false: P^d(x,u)·(1/P^d(y,u)); cols
+// true: P^d(u,x)·(1/P^d(u,y)), columns x and y made ready by recipCol),
+// so that block and rightMax need no division per product. Same
+// reciprocals, so the same products bit for bit. Only for clean powers
+// (every entry ≥ tiny).
+func (o *exactOracle) recip(d int, cols bool) *recipEntry {
+	o.recipClock++
+	var old *recipEntry
+	for _, e := range o.recips {
+		if e.d == d && e.cols == cols {
+			e.lastUse = o.recipClock
+			return e
+		}
+		if old == nil || e.lastUse < old.lastUse {
+			old = e
+		}
+	}
+	k := o.k
+	e := old
+	if len(o.recips) < recipKeep {
+		e = &recipEntry{}
+		o.recips = append(o.recips, e)
+	}
+	e.d, e.cols, e.lastUse = d, cols, o.recipClock
+	e.inv = grow(e.inv, k*k)
+	if !cols {
+		for y, row := range o.pw.at(d).v {
+			reciprocals(row[:k], e.inv[y*k:(y+1)*k])
+		}
+		return e
+	}
+	e.num = grow(e.num, k*k)
+	e.done = grow(e.done, k)
+	clear(e.done)
+	return e
+}
+
+// recipCol computes column x of a cols entry: P^d(·,x) and 1/P^d(·,x).
+func (o *exactOracle) recipCol(e *recipEntry, x int) {
+	if e.done[x] {
+		return
+	}
+	e.done[x] = true
+	k := o.k
+	num, inv := e.num[x*k:(x+1)*k], e.inv[x*k:(x+1)*k]
+	for _, r := range o.recips {
+		if r.d == e.d && !r.cols {
+			// the same reciprocals, already computed for the rows
+			for u, row := range o.pw.at(e.d).v {
+				num[u], inv[u] = row[x], r.inv[u*k+x]
+			}
+			return
+		}
+	}
+	for u, row := range o.pw.at(e.d).v {
+		p := row[x]
+		num[u], inv[u] = p, 1/p
+	}
+}
+
+// recipNum is e's numerators: for rows, P^d's own (contiguous in its
+// gonum matrix).
+func (o *exactOracle) recipNum(e *recipEntry) []float64 {
+	if e.cols {
+		return e.num
+	}
+	return o.pw.at(e.d).d.RawMatrix().Data
+}
+
+// minProduct returns min_v a[v]·b[v] for positive finite products, as
+// maxProduct does the maximum.
+func minProduct(a, b []float64) float64 {
+	b = b[:len(a)]
+	if n4 := len(a) &^ 3; haveKernel && n4 > 0 {
+		m := minProd4(&a[0], &b[0], n4)
+		for v := n4; v < len(a); v++ {
+			if r := a[v] * b[v]; r < m {
+				m = r
+			}
+		}
+		return m
+	}
+	m0 := math.Float64bits(a[0] * b[0])
+	m1, m2, m3 := m0, m0, m0
+	v := 0
+	for ; v+4 <= len(a); v += 4 {
+		x, y := a[v:v+4:v+4], b[v:v+4:v+4]
+		if r := math.Float64bits(x[0] * y[0]); r < m0 {
+			m0 = r
+		}
+		if r := math.Float64bits(x[1] * y[1]); r < m1 {
+			m1 = r
+		}
+		if r := math.Float64bits(x[2] * y[2]); r < m2 {
+			m2 = r
+		}
+		if r := math.Float64bits(x[3] * y[3]); r < m3 {
+			m3 = r
+		}
+	}
+	for ; v < len(a); v++ {
+		if r := math.Float64bits(a[v] * b[v]); r < m0 {
+			m0 = r
+		}
+	}
+	return math.Float64frombits(min(m0, m1, m2, m3))
+}
+
+// minMaxRows sets hi[x] = max(hi[x], row[x]) and lo[x] = min(lo[x],
+// row[x]) over the rows, for positive finite entries (exact: maxima and
+// minima).
+func minMaxRows(rows [][]float64, hi, lo []float64) {
+	k := len(hi)
+	n4 := k &^ 3
+	for _, row := range rows {
+		row = row[:k]
+		if haveKernel && n4 > 0 {
+			minMaxInto4(&row[0], &hi[0], &lo[0], n4)
+		} else {
+			n4 = 0
+		}
+		for x := n4; x < k; x++ {
+			if p := row[x]; p > hi[x] {
+				hi[x] = p
+			}
+			if p := row[x]; p < lo[x] {
+				lo[x] = p
+			}
+		}
+	}
+}
+
+// mulMax sets out[v] = a[v]·b[v] (one rounding each) and returns the
+// largest, for non-negative products that are not NaN.
+func mulMax(a, b, out []float64) float64 {
+	n := len(a)
+	b, out = b[:n], out[:n]
+	n4 := n &^ 3
+	m := 0.0
+	if haveKernel && n4 > 0 {
+		m = mulMax4(&a[0], &b[0], &out[0], n4)
+	} else {
+		n4 = 0
+	}
+	for v := n4; v < n; v++ {
+		out[v] = a[v] * b[v]
+		m = max(m, out[v])
+	}
+	return m
+}
+
+// reciprocals sets out[v] = 1/in[v] (the correctly rounded quotient, four
+// at a time with AVX2).
+func reciprocals(in, out []float64) {
+	n := len(in)
+	out = out[:n]
+	n4 := n &^ 3
+	if haveKernel && n4 > 0 {
+		recip4(&in[0], &out[0], n4)
+	} else {
+		n4 = 0
+	}
+	for v := n4; v < n; v++ {
+		out[v] = 1 / in[v]
+	}
 }

@@ -213,13 +213,17 @@ func TestAnyLazyEqualsLogTables(t *testing.T) {
 // mixing bounds.
 func TestApproxRightOnlyTable(t *testing.T) {
 	rng := rand.New(rand.NewPCG(27, 4))
+	skipped := 0 // trials whose scans looked at block minima
 	for trial := range 200 {
 		T := 1 + rng.IntN(5000)
+		if trial%4 == 0 {
+			T = 1 + rng.IntN(1_000_000)
+		}
 		o1 := &approxOracle{T: T, piMin: 0.001 + rng.Float64()*0.3, gap: math.Exp(-rng.Float64() * 8), reversible: trial%2 == 0}
 		o2 := *o1
 		eps := []float64{0.1, 1, 5}[trial%3]
 		s1, s2 := 1, 1
-		for i := 1; i <= T; i += 1 + rng.IntN(50) {
+		for i := 1; i <= min(T, 2000); i += 1 + rng.IntN(50) {
 			b1 := nodeResult{sigma: float64(T) / eps, node: i, quilt: Quilt{i, T - i + 1}}
 			b2 := b1
 			o1.rightOnlyBest(i, T, eps, &s1, &b1)
@@ -228,6 +232,12 @@ func TestApproxRightOnlyTable(t *testing.T) {
 				t.Fatalf("trial %d node %d: table %+v (start %d), generic %+v (start %d)", trial, i, b1, s1, b2, s2)
 			}
 		}
+		if len(o1.bmin) > 0 {
+			skipped++
+		}
+	}
+	if skipped < 20 {
+		t.Fatalf("only %d trials reached the block bounds", skipped)
 	}
 }
 
@@ -285,4 +295,42 @@ func TestBruteForceWithLazyTerms(t *testing.T) {
 	t.Run("walkAny", TestWalkAnyEqualsFullSearch)
 	t.Run("release", TestReleaseIsPufferfishPrivate)
 	t.Run("feasible", TestFeasibleBoundsKeepSigma)
+}
+
+// cleanPower says whether every entry of P^d is at least tiny, on chains
+// with zeros (banded, no smoothing), entries below tiny and none.
+func TestCleanPowerDefinition(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 41))
+	seen := [2]int{}
+	for trial := range 60 {
+		k := 2 + rng.IntN(30)
+		P := bandedChain(rng, k, 1+rng.IntN(3), []float64{0, 1e-300, 0.01}[trial%3])
+		ch, err := markov.New(nil, P, markov.InitStationary, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := newExactOracle(ch, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range []int{1, 2, 3, 5, 8, 13, 40} {
+			want := true
+			for _, row := range o.pw.at(d).v {
+				for _, x := range row {
+					want = want && x >= tiny
+				}
+			}
+			if got := o.cleanPower(d); got != want {
+				t.Fatalf("trial %d (k = %d) d = %d: clean %v, want %v", trial, k, d, got, want)
+			}
+			if want {
+				seen[1]++
+			} else {
+				seen[0]++
+			}
+		}
+	}
+	if seen[0] < 20 || seen[1] < 20 {
+		t.Fatalf("too few of one kind: %v", seen)
+	}
 }

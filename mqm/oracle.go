@@ -1,6 +1,7 @@
 package mqm
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -32,6 +33,8 @@ type approxOracle struct {
 	piMin, gap float64
 	reversible bool
 	table      []float64 // δ(t) by t
+	bmin       []float64 // least δ over blocks of rBlock distances (homogeneous.go)
+	rHint      int       // the last right-only distance found best
 }
 
 // Approx describes the class-level parameters used by the approx oracle.
@@ -51,30 +54,32 @@ const safeShrink = 1e-9
 // chain is reversible.
 func ApproxParameters(class *markov.Class) (ApproxParams, error) {
 	rev := true
+	erg := make([]*markov.Ergodic, len(class.Chains))
 	for i, ch := range class.Chains {
-		if err := ch.CheckErgodic(); err != nil {
-			return ApproxParams{}, fmt.Errorf("approx needs irreducible, aperiodic chains: chain %d: %w", i, err)
-		}
-		r, err := ch.Reversible()
+		// one ergodicity check, one π and one reversibility test per
+		// chain (Ergodic: the values of CheckErgodic, Stationary and
+		// Reversible), shared by the gap
+		e, err := ch.Ergodic()
 		if err != nil {
+			if errors.Is(err, markov.ErrNotIrreducible) || errors.Is(err, markov.ErrPeriodic) {
+				return ApproxParams{}, fmt.Errorf("approx needs irreducible, aperiodic chains: chain %d: %w", i, err)
+			}
 			return ApproxParams{}, fmt.Errorf("chain %d: %w", i, err)
 		}
-		rev = rev && r
+		erg[i] = e
+		rev = rev && e.Reversible
 	}
 	p := ApproxParams{PiMin: math.Inf(1), Gap: math.Inf(1), Reversible: rev}
-	for i, ch := range class.Chains {
-		pi, err := ch.Stationary()
-		if err != nil {
-			return ApproxParams{}, fmt.Errorf("chain %d: %w", i, err)
-		}
-		for _, v := range pi {
+	for i, e := range erg {
+		for _, v := range e.Pi {
 			p.PiMin = math.Min(p.PiMin, v)
 		}
 		var g float64
+		var err error
 		if rev {
-			g, err = ch.Eigengap()
+			g, err = e.Eigengap()
 		} else {
-			g, err = ch.PPStarGap()
+			g, err = e.PPStarGap()
 		}
 		if err != nil {
 			return ApproxParams{}, fmt.Errorf("chain %d: %w", i, err)
@@ -171,7 +176,7 @@ type exactOracle struct {
 	evals, budget int
 	// memo of influences for node-independent evaluation (stationary):
 	// key (a, b) with 0 meaning open.
-	memo map[[2]int]float64
+	memo *memoTable
 	// stationary two-sided fast path: the secret pairs (x·k+x') and, per
 	// left distance a, N + L_a over them (the node term is constant).
 	pairs []int32
@@ -179,15 +184,19 @@ type exactOracle struct {
 	nl    []pairTerm // e^{N+L_a} over the pairs, by a (v nil: not yet)
 	rp    []pairTerm // e^{R_b} over the pairs, by b
 	// lazy terms (lazy.go): 0 unknown, 1 usable, 2 not; by distance
-	lazyState int
-	clean     []uint8        // by d: 0 unknown, 1 P^d ≥ tiny everywhere, 2 not
-	lz        [4][]*lazyTerm // by kind, by d
-	w         []float64      // 1/π: weights of the right terms' bounds
-	nlAny     []*lazyTerm    // "any": recent e^{N_i + L_a} (nodeLeft)
-	nlNext    int
-	pos       []int32   // "any": index of each pair in pairs
-	rmax      []float64 // by d: rightMax (0: not yet)
-	suf1      []float64
+	lazyState  int
+	clean      []uint8        // by d: 0 unknown, 1 P^d ≥ tiny everywhere, 2 not
+	lz         [4][]*lazyTerm // by kind, by d
+	w          []float64      // 1/π: weights of the right terms' bounds
+	nlAny      []*lazyTerm    // "any": recent e^{N_i + L_a} (nodeLeft)
+	nlNext     int
+	pos        []int32   // "any": index of each pair in pairs
+	rmax       []float64 // by d: rightMax (0: not yet)
+	suf1       []float64
+	px, py     []int32       // the states of each pair (setPairXY)
+	recips     []*recipEntry // lazy.go: reciprocals of recent powers
+	recipClock int
+	cand       []int32 // lazy.go: blocks to visit
 }
 
 func newExactOracle(ch *markov.Chain, T int) (*exactOracle, error) {
@@ -200,7 +209,7 @@ func newExactOracle(ch *markov.Chain, T int) (*exactOracle, error) {
 			return nil, err
 		}
 		o.pi = pi
-		o.memo = map[[2]int]float64{}
+		o.memo = &memoTable{far: map[[2]int]float64{}}
 		o.supps = [][]bool{positive(pi)}
 		o.suppPre, o.suppPeriod = 0, 1
 	case markov.InitGiven:
@@ -495,13 +504,13 @@ func (o *exactOracle) eval(i, a, b int, leftOpen, rightOpen bool) float64 {
 		if !rightOpen {
 			key[1] = b
 		}
-		if e, ok := o.memo[key]; ok {
+		if e, ok := o.memo.get(key); ok {
 			return e
 		}
 	}
 	if o.memo != nil {
 		e := o.stationary(a, b, leftOpen, rightOpen)
-		o.memo[key] = e
+		o.memo.set(key, e)
 		return e
 	}
 	if o.ch.Init == markov.InitAny && o.anyLazyOK() {
@@ -559,7 +568,7 @@ func (o *exactOracle) eval(i, a, b int, leftOpen, rightOpen bool) float64 {
 		e += o.allowance(aa, bb)
 	}
 	if o.memo != nil {
-		o.memo[key] = e
+		o.memo.set(key, e)
 	}
 	return e
 }
@@ -588,4 +597,50 @@ func (o *exactOracle) stable() int {
 // through Tables.Influence.
 func Influence(ch *markov.Chain, i, a, b int) (float64, error) {
 	return (*Tables)(nil).Influence(ch, i, a, b)
+}
+
+// memoTable holds a stationary chain's influences by (a, b), 0 meaning
+// open: rows of a slice for distances below memoDense (the walk asks for
+// the same few hundred distances hundreds of thousands of times; a map
+// lookup was a tenth of the "any" walk), a map beyond.
+type memoTable struct {
+	rows [][]float64 // rows[a][b], NaN: not known
+	far  map[[2]int]float64
+}
+
+const memoDense = 1 << 12
+
+func (m *memoTable) get(key [2]int) (float64, bool) {
+	a, b := key[0], key[1]
+	if a >= memoDense || b >= memoDense {
+		e, ok := m.far[key]
+		return e, ok
+	}
+	if a < len(m.rows) && b < len(m.rows[a]) {
+		e := m.rows[a][b]
+		return e, e == e
+	}
+	return 0, false
+}
+
+func (m *memoTable) set(key [2]int, e float64) {
+	a, b := key[0], key[1]
+	if a >= memoDense || b >= memoDense || e != e {
+		m.far[key] = e
+		return
+	}
+	for len(m.rows) <= a {
+		m.rows = append(m.rows, nil)
+	}
+	row := m.rows[a]
+	if len(row) <= b {
+		n := max(b+1, 2*len(row), 16)
+		grown := make([]float64, n)
+		copy(grown, row)
+		for j := len(row); j < n; j++ {
+			grown[j] = math.NaN()
+		}
+		m.rows[a] = grown
+	}
+	m.rows[a][b] = e
 }

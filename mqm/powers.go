@@ -71,7 +71,12 @@ func product(a, b *mat.Dense) (*mat.Dense, [][]float64) {
 	k, _ := a.Dims()
 	c := mat.NewDense(k, k, nil)
 	if k >= gonumFrom {
-		c.Mul(a, b)
+		ra, rb, rc := a.RawMatrix(), b.RawMatrix(), c.RawMatrix()
+		if haveKernel && ra.Stride == k && rb.Stride == k && rc.Stride == k {
+			mulInto(rc.Data, ra.Data, rb.Data, k) // gonum's result, bit for bit (gemm.go)
+		} else {
+			c.Mul(a, b)
+		}
 		return c, denseRows(c)
 	}
 	// small matrices: a plain loop beats the blocked product's overhead
