@@ -304,7 +304,7 @@ func releaseCmd() *cobra.Command {
 				return err
 			}
 			ledgerJSON = rc.State
-			extra = append(extra, [2]string{"ledger", ledgerLine(rc.State)})
+			extra = append(extra, [2]string{"ledger", rc.State.Line()})
 		default:
 			if out, err = p.Draw(); err != nil {
 				return err

@@ -54,7 +54,7 @@ func streamInitCmd() *cobra.Command {
 				return emit(cmd, asJSON, v, func(w io.Writer) error {
 					fmt.Fprintf(w, "stream on dataset %q: windows of %s (%s), ε = %g for all of them, σ = %.10g (%s; supremum over lengths, reached at %d)\n",
 						dataset, s.Window, s.Spec.TZ, s.Epsilon, *s.Scale.Sigma, s.Method, s.Scale.Length)
-					_, err := fmt.Fprintln(w, "ledger:", ledgerLine(rc.State))
+					_, err := fmt.Fprintln(w, "ledger:", rc.State.Line())
 					return err
 				})
 			})
