@@ -8,7 +8,6 @@ import (
 
 	"github.com/pufferfish-privacy/pufferfish/ledger"
 	"github.com/pufferfish-privacy/pufferfish/markov"
-	"github.com/pufferfish-privacy/pufferfish/release"
 )
 
 // exitRefused is the status of a release the ledger refused (over budget):
@@ -94,25 +93,4 @@ func ledgerExportCmd() *cobra.Command {
 		func(cmd *cobra.Command, s ledger.Store, dataset string, asJSON bool) error {
 			return ledger.Export(cmd.Context(), s, cmd.OutOrStdout(), dataset, asJSON)
 		})
-}
-
-// placeInChain settles where the data lies in its chain (docs/math.md
-// §4.10): at the origin given by --origin or registered with the ledger
-// dataset; without one, a release recorded with others (ledger or log)
-// may be any piece of the chain, so a class with a fixed start is
-// calibrated for every start.
-func placeInChain(cmd *cobra.Command, req *release.Request, store ledger.Store, dataset, origin string, recorded bool) error {
-	if store != nil {
-		reg, err := store.Definition(cmd.Context(), dataset)
-		if err != nil {
-			return err
-		}
-		switch {
-		case origin == "":
-			origin = reg.Origin
-		case reg.Origin != "" && reg.Origin != origin:
-			return fmt.Errorf("--origin %q differs from the origin %q dataset %q was registered with", origin, reg.Origin, dataset)
-		}
-	}
-	return req.PlaceAt(origin, recorded)
 }

@@ -16,10 +16,10 @@ import (
 
 	"github.com/pufferfish-privacy/pufferfish/hmm"
 	"github.com/pufferfish-privacy/pufferfish/ledger"
-	"github.com/pufferfish-privacy/pufferfish/ledger/logfile"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mqm"
 	"github.com/pufferfish-privacy/pufferfish/release"
+	"github.com/pufferfish-privacy/pufferfish/release/commit"
 )
 
 // Exit statuses: 0 success, 2 bad input or an error (nothing printed on
@@ -271,64 +271,36 @@ func releaseCmd() *cobra.Command {
 		if ledgerDSN != "" && dataset == "" {
 			return fmt.Errorf("--ledger needs --dataset NAME (a dataset created with 'puff ledger init')")
 		}
-		var store ledger.Store
+		to := commit.Target{Spend: ledger.Spend{Dataset: dataset}, Log: logPath, DataName: name}
 		if ledgerDSN != "" {
 			// open (and fail) before the data is read
-			if store, err = ledger.Open(cmd.Context(), ledgerDSN, false); err != nil {
+			if to.Store, err = ledger.Open(cmd.Context(), ledgerDSN, false); err != nil {
 				return err
 			}
-			defer store.Close()
+			defer to.Store.Close()
 		}
-		if err := placeInChain(cmd, &req, store, dataset, origin, ledgerDSN != "" || logPath != ""); err != nil {
+		var oc *commit.OriginConflict
+		if err := commit.Place(cmd.Context(), &req, to, origin); errors.As(err, &oc) {
+			return fmt.Errorf("--%w", err)
+		} else if err != nil {
 			return err
 		}
 		p, err := release.Prepare(src, name, req, width)
 		if err != nil {
 			return err
 		}
-		var extra [][2]string
-		var out release.Output
-		var ledgerJSON any
-		switch {
-		case store != nil:
-			// The budget is checked before any noise is drawn, and the
-			// record with its noisy result is committed before anything
-			// is printed (package ledger).
-			rc, err := store.Spend(cmd.Context(), ledger.Spend{Dataset: dataset, Class: p.Class, Record: p.Record}, func() (json.RawMessage, error) {
-				if out, err = p.Draw(); err != nil {
-					return nil, err
-				}
-				return json.Marshal(out)
-			})
-			if err != nil {
-				return err
-			}
-			ledgerJSON = rc.State
-			extra = append(extra, [2]string{"ledger", rc.State.Line()})
-		default:
-			if out, err = p.Draw(); err != nil {
-				return err
-			}
-			if logPath != "" {
-				// The record is on disk before anything is printed.
-				if dataset == "" {
-					dataset = release.DatasetName(name)
-				}
-				t, err := logfile.Append(logPath, dataset, p.Class, p.Record)
-				if err != nil {
-					return err
-				}
-				ledgerJSON = t
-				extra = append(extra, [2]string{"ledger", fmt.Sprintf("%s: dataset %q, ε = %.6g by %s (%s) over %d recorded releases", logPath, t.Dataset, t.Epsilon, t.Rule, t.Theorem, t.Releases)})
-			}
+		res, err := commit.Release(cmd.Context(), p, to)
+		if err != nil {
+			return err
 		}
-		if r, ok := out.(*release.Report); ok {
+		if r, ok := res.Output.(*release.Report); ok {
 			r.Warnings = append(r.Warnings, df.warnings()...)
 		}
+		extra, field := res.Ledger()
 		if asJSON {
-			return release.WriteJSON(cmd.OutOrStdout(), out, release.Field{Name: "ledger", Value: ledgerJSON})
+			return release.WriteJSON(cmd.OutOrStdout(), res.Output, field)
 		}
-		return out.WriteText(cmd.OutOrStdout(), extra...)
+		return res.Output.WriteText(cmd.OutOrStdout(), extra...)
 	})
 	df.register(c)
 	f := c.Flags()
