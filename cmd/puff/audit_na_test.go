@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pufferfish-privacy/pufferfish/bdp"
 	"github.com/pufferfish-privacy/pufferfish/release"
 )
 
@@ -67,11 +68,11 @@ func TestAuditNASanitizeCoinIsFair(t *testing.T) {
 		{[]uint64{highHalf, highHalf, lowHalf, highHalf}, []int{1, 1, 0, 0}},
 		{[]uint64{0, ^uint64(0), highHalf, lowHalf}, []int{0, 0, 0, 1}},
 	} {
-		got, err := sanitizeRows(seq, 0.2, &fixedBits{slices.Clone(c.draws)})
+		gots, err := bdp.SanitizeSeqs([][]int{seq}, release.Unknown, 0.2, &fixedBits{slices.Clone(c.draws)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Equal(got, c.want) {
+		if got := gots[0]; !slices.Equal(got, c.want) {
 			t.Errorf("draws %x: %v, want %v", c.draws, got, c.want)
 		}
 	}
