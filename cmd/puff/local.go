@@ -199,7 +199,7 @@ func lstmAttack(cmd *cobra.Command, df *dataFlags, eps float64, flip string, tra
 	if err != nil {
 		return fmt.Errorf("--flip: %w", err)
 	}
-	data, name, err := df.read()
+	data, name, err := df.Read(df.path, false)
 	if err != nil {
 		return err
 	}
@@ -230,8 +230,7 @@ func localSanitizeCmd() *cobra.Command {
 		if haveFlip == !math.IsNaN(eps) {
 			return fmt.Errorf("give --flip R or --epsilon E, not both or neither")
 		}
-		df.keepTimes = true
-		data, name, err := df.read()
+		data, name, err := df.Read(df.path, true)
 		if err != nil {
 			return err
 		}

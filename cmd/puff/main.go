@@ -169,7 +169,6 @@ func scaleCmd() *cobra.Command {
 type dataFlags struct {
 	path string
 	release.DataFlags
-	keepTimes bool
 	smoothing float64
 }
 
@@ -179,45 +178,6 @@ func (d *dataFlags) register(c *cobra.Command) {
 	gf := flag.NewFlagSet(c.Name(), flag.ContinueOnError)
 	d.DataFlags.Register(gf)
 	f.AddGoFlagSet(gf)
-}
-
-// csv is the reading options of the flags (release.DataFlags.CSV): a
-// column flag left at its default is not required to exist.
-func (d *dataFlags) csv() (release.CSVOptions, error) {
-	opts, err := d.CSV()
-	opts.KeepTimes = d.keepTimes
-	return opts, err
-}
-
-// source opens the data file (or the built-in example) and returns the
-// reading options the flags set; close the reader when done.
-func (d *dataFlags) source() (io.ReadCloser, string, release.CSVOptions, error) {
-	opts, err := d.csv()
-	if err != nil {
-		return nil, "", opts, err
-	}
-	r, name, err := release.OpenData(d.path)
-	return r, name, opts, err
-}
-
-// read reads the data with the declared states (first appearance when
-// none are declared, for commands that release nothing).
-func (d *dataFlags) read() (*release.Data, string, error) {
-	r, name, opts, err := d.source()
-	if err != nil {
-		return nil, "", err
-	}
-	defer r.Close()
-	data, err := release.ReadData(r, name, opts)
-	return data, name, err
-}
-
-// warnings are report lines about the data flags.
-func (d *dataFlags) warnings() []string {
-	if w := d.GapWarning(); w != "" {
-		return []string{w}
-	}
-	return nil
 }
 
 func releaseCmd() *cobra.Command {
@@ -250,7 +210,7 @@ func releaseCmd() *cobra.Command {
 		case !fit:
 			return fmt.Errorf("give --class FILE (see 'puff scale --help' for the format) or --fit --states a,b,c")
 		}
-		src, name, opts, err := df.source()
+		src, name, opts, err := df.Open(df.path)
 		if err != nil {
 			return err
 		}
@@ -293,8 +253,8 @@ func releaseCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		if r, ok := res.Output.(*release.Report); ok {
-			r.Warnings = append(r.Warnings, df.warnings()...)
+		if r, ok := res.Output.(*release.Report); ok && df.GapWarning() != "" {
+			r.Warnings = append(r.Warnings, df.GapWarning())
 		}
 		extra, field := res.Ledger()
 		if asJSON {
@@ -330,7 +290,7 @@ func fitCmd() *cobra.Command {
 		if initial != "stationary" && initial != "any" {
 			return fmt.Errorf("--initial %q: want stationary or any", initial)
 		}
-		data, name, err := df.read()
+		data, name, err := df.Read(df.path, false)
 		if err != nil {
 			return err
 		}

@@ -32,7 +32,7 @@ func streamInitCmd() *cobra.Command {
 				return err
 			}
 			spec := df.Given()
-			if _, err := df.csv(); err != nil {
+			if _, err := df.CSV(); err != nil {
 				return err
 			}
 			s, err := stream.Declare(spec, window, epsF.Float(), methodF.Name, query, class)
