@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -245,22 +246,13 @@ func localSanitizeCmd() *cobra.Command {
 			if fit == !math.IsNaN(theta) {
 				return fmt.Errorf("with --epsilon give --theta T or --fit, not both or neither")
 			}
-			if fit {
-				if theta, err = bdp.EstimateTheta(data.Runs()); err != nil {
-					return fmt.Errorf("%s: --fit: %w", name, err)
-				}
-			}
-			if err := checkTheta(theta); err != nil {
-				return err
-			}
-			kind, err := bdp.ParseFlipKind(mechName)
-			if err != nil {
+			if rho, theta, label, err = bdp.SanitizeFlip(mechName, theta, eps, fit, data.Runs()); errors.Is(err, bdp.ErrNoTransitions) {
+				return fmt.Errorf("%s: --fit: %w", name, err)
+			} else if errors.Is(err, bdp.ErrFlipKind) {
 				return fmt.Errorf("--mechanism: %w", err)
-			}
-			if rho, err = bdp.SymmetricFlip(kind, theta, eps); err != nil {
+			} else if err != nil {
 				return err
 			}
-			label = kind.Covers()
 		}
 		if rho < 0 || rho > 0.5 {
 			return fmt.Errorf("--flip %v: must be in [0, 1/2] (a flip above 1/2 is a flip below it, relabelled)", rho)

@@ -81,11 +81,7 @@ func evaluate(b builtin.Model, n int, arith string, eps *hmm.Epsilon) (hmm.Verdi
 }
 
 func verifyCmd() *cobra.Command {
-	c := &cobra.Command{
-		Use:   "verify",
-		Short: "Verify Pufferfish privacy of a mechanism modelled as a hidden Markov model",
-		Long:  help("verify"),
-	}
+	c := &cobra.Command{Use: "verify", Short: "Verify Pufferfish privacy of a mechanism modelled as a hidden Markov model", Long: help("verify")}
 	c.AddCommand(verifyLossCmd(), verifyCheckCmd(), verifySweepCmd(), verifyAuditCmd())
 	return c
 }
