@@ -112,30 +112,13 @@ func streamShowCmd() *cobra.Command {
 				return fmt.Errorf("--ledger and --dataset are required")
 			}
 			return withLedger(cmd, dsn, false, func(store ledger.Store) error {
-				s, err := stream.Load(cmd.Context(), store, dataset)
+				sh, err := stream.Show(cmd.Context(), store, dataset)
 				if err != nil {
 					return err
+				} else if asJSON {
+					return sh.WriteJSON(cmd.OutOrStdout())
 				}
-				raw, err := stream.Windows(cmd.Context(), store, dataset)
-				if err != nil {
-					return err
-				}
-				if asJSON {
-					sum, err := s.Summary()
-					if err != nil {
-						return err
-					}
-					return writeJSON(cmd.OutOrStdout(), map[string]any{"dataset": dataset, "stream": sum, "windows": raw})
-				}
-				wins, err := stream.DecodeWindows(raw)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "stream on dataset %q: windows of %s, ε = %g for all, σ = %.10g, %d windows released\n\n", dataset, s.Window, s.Epsilon, *s.Scale.Sigma, len(wins))
-				if len(wins) == 0 {
-					return nil
-				}
-				return stream.WriteWindows(cmd.OutOrStdout(), wins, false)
+				return sh.WriteText(cmd.OutOrStdout())
 			})
 		})
 	f := c.Flags()
