@@ -56,3 +56,49 @@ func (sh *Shown) WriteText(w io.Writer) error {
 	}
 	return WriteWindows(w, wins, false)
 }
+
+// Started is a stream just declared on a ledger dataset (Start): what
+// puff stream init prints.
+type Started struct {
+	Dataset  string
+	Settings *Settings
+	State    ledger.State // the dataset's, after the stream's one charge
+	summary  map[string]any
+}
+
+// Start declares the stream s on the dataset (Init: its one charge) and
+// returns it with its summary.
+func Start(ctx context.Context, store ledger.Store, dataset string, s *Settings) (*Started, error) {
+	rc, err := Init(ctx, store, dataset, s)
+	if err != nil {
+		return nil, err
+	}
+	sum, err := s.Summary()
+	if err != nil {
+		return nil, err
+	}
+	st := &Started{Dataset: dataset, Settings: s, State: rc.State}
+	json.Unmarshal(sum, &st.summary)
+	return st, nil
+}
+
+// MarshalJSON writes the summary's fields (Settings.Summary) and "ledger"
+// (the dataset's state), keys in alphabetical order.
+func (st *Started) MarshalJSON() ([]byte, error) {
+	v := map[string]any{}
+	for k, x := range st.summary {
+		v[k] = x
+	}
+	v["ledger"] = st.State
+	return json.Marshal(v)
+}
+
+// WriteText prints the stream's settings and the dataset's state, one
+// line each.
+func (st *Started) WriteText(w io.Writer) error {
+	s := st.Settings
+	fmt.Fprintf(w, "stream on dataset %q: windows of %s (%s), ε = %g for all of them, σ = %.10g (%s; supremum over lengths, reached at %d)\n",
+		st.Dataset, s.Window, s.Spec.TZ, s.Epsilon, *s.Scale.Sigma, s.Method, s.Scale.Length)
+	_, err := fmt.Fprintln(w, "ledger:", st.State.Line())
+	return err
+}

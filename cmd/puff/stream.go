@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -40,23 +39,11 @@ func streamInitCmd() *cobra.Command {
 				return err
 			}
 			return withLedger(cmd, dsn, false, func(store ledger.Store) error {
-				rc, err := stream.Init(cmd.Context(), store, dataset, s)
+				st, err := stream.Start(cmd.Context(), store, dataset, s)
 				if err != nil {
 					return err
 				}
-				sum, err := s.Summary()
-				if err != nil {
-					return err
-				}
-				var v map[string]any
-				json.Unmarshal(sum, &v)
-				v["ledger"] = rc.State
-				return emit(cmd, asJSON, v, func(w io.Writer) error {
-					fmt.Fprintf(w, "stream on dataset %q: windows of %s (%s), ε = %g for all of them, σ = %.10g (%s; supremum over lengths, reached at %d)\n",
-						dataset, s.Window, s.Spec.TZ, s.Epsilon, *s.Scale.Sigma, s.Method, s.Scale.Length)
-					_, err := fmt.Fprintln(w, "ledger:", rc.State.Line())
-					return err
-				})
+				return emit(cmd, asJSON, st, st.WriteText)
 			})
 		})
 	df.register(c)
