@@ -73,13 +73,12 @@ func Start(ctx context.Context, store ledger.Store, dataset string, s *Settings)
 	if err != nil {
 		return nil, err
 	}
+	st := &Started{Dataset: dataset, Settings: s, State: rc.State}
 	sum, err := s.Summary()
 	if err != nil {
 		return nil, err
 	}
-	st := &Started{Dataset: dataset, Settings: s, State: rc.State}
-	json.Unmarshal(sum, &st.summary)
-	return st, nil
+	return st, json.Unmarshal(sum, &st.summary)
 }
 
 // MarshalJSON writes the summary's fields (Settings.Summary) and "ledger"
