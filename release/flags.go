@@ -3,7 +3,6 @@ package release
 import (
 	"flag"
 	"fmt"
-	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -185,30 +184,4 @@ func (d *DataFlags) GapWarning() string {
 		return ""
 	}
 	return "--gap has no effect: series are never split into independent pieces (pieces of one series are correlated); readings are placed on the time grid and missing ones are accounted for"
-}
-
-// Open opens the data file at path (the built-in example for "") and
-// returns its name and the reading options of the flags; close the reader
-// when done.
-func (d *DataFlags) Open(path string) (io.ReadCloser, string, CSVOptions, error) {
-	opts, err := d.CSV()
-	if err != nil {
-		return nil, "", opts, err
-	}
-	r, name, err := OpenData(path)
-	return r, name, opts, err
-}
-
-// Read reads the data at path (Open) with the declared states (first
-// appearance when none are declared, for commands that release nothing);
-// keepTimes keeps each reading's time (Data.Times).
-func (d *DataFlags) Read(path string, keepTimes bool) (*Data, string, error) {
-	r, name, opts, err := d.Open(path)
-	if err != nil {
-		return nil, "", err
-	}
-	defer r.Close()
-	opts.KeepTimes = keepTimes
-	data, err := ReadData(r, name, opts)
-	return data, name, err
 }
