@@ -43,7 +43,38 @@ func ParseFlipKind(s string) (FlipKind, error) {
 			return k, nil
 		}
 	}
-	return "", fmt.Errorf("bdp: flip %q: want dp, published or certified", s)
+	return "", fmt.Errorf("bdp: flip %q: %w", s, ErrFlipKind)
+}
+
+// ErrFlipKind is wrapped by the error of a flip kind ParseFlipKind does
+// not know; ErrNoTransitions is EstimateTheta's error for runs without a
+// pair of consecutive readings.
+var (
+	ErrFlipKind      = errors.New("want dp, published or certified")
+	ErrNoTransitions = errors.New("bdp: estimating θ needs at least one pair of consecutive readings")
+)
+
+// SanitizeFlip is the flip local sanitize applies: of the kind (dp,
+// published or certified, as ParseFlipKind reads it) for ε on the
+// symmetric chain with switch probability theta, or with fit on one
+// estimated from runs (EstimateTheta; the estimate is not private). It
+// returns the flip, the θ it is for and the adversaries it covers
+// (FlipKind.Covers).
+func SanitizeFlip(kind string, theta, eps float64, fit bool, runs [][]int) (rho, th float64, covers string, err error) {
+	if fit {
+		if theta, err = EstimateTheta(runs); err != nil {
+			return 0, theta, "", err
+		}
+	}
+	if err := CheckTheta(theta); err != nil {
+		return 0, theta, "", err
+	}
+	k, err := ParseFlipKind(kind)
+	if err != nil {
+		return 0, theta, "", err
+	}
+	rho, err = SymmetricFlip(k, theta, eps)
+	return rho, theta, k.Covers(), err
 }
 
 // SymmetricFlip is the flip of the kind for the symmetric chain with
@@ -102,7 +133,7 @@ func EstimateTheta(runs [][]int) (float64, error) {
 		}
 	}
 	if steps == 0 {
-		return 0, errors.New("bdp: estimating θ needs at least one pair of consecutive readings")
+		return 0, ErrNoTransitions
 	}
 	return float64(switches) / float64(steps), nil
 }

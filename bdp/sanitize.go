@@ -39,3 +39,40 @@ func Sanitize(x []int, rho0, rho1 float64, src noise.Source) ([]int, error) {
 	}
 	return y, nil
 }
+
+// SanitizeSeqs randomises every reading of every sequence: a known one is
+// flipped with probability rho (Sanitize), and one marked missing (the
+// value missing) becomes a fair coin (a fixed 0 flipped with probability
+// 1/2), so the output does not show which values were missing
+// (docs/math.md §6, "Missing values": the output is the flip of the true
+// readings passed through per-step channels, no more revealing). In each
+// sequence the known readings draw from src first, then the missing ones.
+// src nil: crypto/rand.
+func SanitizeSeqs(seqs [][]int, missing int, rho float64, src noise.Source) ([][]int, error) {
+	out := make([][]int, len(seqs))
+	for i, seq := range seqs {
+		known := make([]int, 0, len(seq))
+		for _, v := range seq {
+			if v != missing {
+				known = append(known, v)
+			}
+		}
+		y, err := Sanitize(known, rho, rho, src)
+		if err != nil {
+			return nil, err
+		}
+		coins, err := Sanitize(make([]int, len(seq)-len(known)), 0.5, 0.5, src)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = make([]int, len(seq))
+		for j, v := range seq {
+			if v == missing {
+				out[i][j], coins = coins[0], coins[1:]
+			} else {
+				out[i][j], y = y[0], y[1:]
+			}
+		}
+	}
+	return out, nil
+}

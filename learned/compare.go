@@ -172,3 +172,14 @@ func logit(p float64) float64 {
 	}
 	return math.Log(p / (1 - p))
 }
+
+// Attack is Compare on binary series over the two states: the chain the
+// model-based attackers know is fitted to the raw series (markov.Fit), and
+// the sanitisation is seeded with cfg.Seed.
+func Attack(states []string, series [][]int, kind bdp.FlipKind, eps, trainFrac float64, cfg Config) (Report, error) {
+	ch, err := markov.Fit(states, series, 0)
+	if err != nil {
+		return Report{}, fmt.Errorf("fitting the chain the model-based attackers know: %w", err)
+	}
+	return Compare(series, ch, kind, eps, trainFrac, cfg, noise.Seeded(cfg.Seed))
+}

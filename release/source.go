@@ -126,3 +126,29 @@ func FitClass(data *Data, name string, smoothing float64, kind markov.InitKind, 
 	}
 	return markov.NewClass(ch.States, ch)
 }
+
+// Open opens the data file at path (the built-in example for "") and
+// returns its name and the reading options of the flags; close the reader
+// when done.
+func (d *DataFlags) Open(path string) (io.ReadCloser, string, CSVOptions, error) {
+	opts, err := d.CSV()
+	if err != nil {
+		return nil, "", opts, err
+	}
+	r, name, err := OpenData(path)
+	return r, name, opts, err
+}
+
+// Read reads the data at path (Open) with the declared states (first
+// appearance when none are declared, for commands that release nothing);
+// keepTimes keeps each reading's time (Data.Times).
+func (d *DataFlags) Read(path string, keepTimes bool) (*Data, string, error) {
+	r, name, opts, err := d.Open(path)
+	if err != nil {
+		return nil, "", err
+	}
+	defer r.Close()
+	opts.KeepTimes = keepTimes
+	data, err := ReadData(r, name, opts)
+	return data, name, err
+}

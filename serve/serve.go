@@ -45,6 +45,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"github.com/pufferfish-privacy/pufferfish/noise"
 	"github.com/pufferfish-privacy/pufferfish/release"
+	"github.com/pufferfish-privacy/pufferfish/release/commit"
 	"github.com/pufferfish-privacy/pufferfish/stream"
 )
 
@@ -671,17 +672,12 @@ func (s *Server) createRelease(w http.ResponseWriter, r *http.Request, tok *ledg
 	if err != nil {
 		return err
 	}
-	rc, err := s.cfg.Store.Spend(r.Context(), ledger.Spend{Dataset: name, Class: p.Class, Record: p.Record, Token: tok.ID, TokenBudget: tok.Budget,
-		IdempotencyKey: key, RequestHash: hex.EncodeToString(h[:])}, func() (json.RawMessage, error) {
-		out, err := p.Draw()
-		if err != nil {
-			return nil, err
-		}
-		return json.Marshal(out)
-	})
+	res, err := commit.Release(r.Context(), p, commit.Target{Store: s.cfg.Store, Spend: ledger.Spend{Dataset: name, Token: tok.ID, TokenBudget: tok.Budget,
+		IdempotencyKey: key, RequestHash: hex.EncodeToString(h[:])}})
 	if err != nil {
 		return err
 	}
+	rc := res.Receipt
 	body := strictjson.AddField(strictjson.AddField(rc.Result, "ledger", rc.State), "id", rc.ID)
 	if rc.Replayed {
 		w.Header().Set("Idempotent-Replayed", "true")

@@ -2,11 +2,8 @@ package main
 
 import (
 	"encoding/csv"
-	"slices"
 	"strings"
 	"testing"
-
-	"github.com/pufferfish-privacy/pufferfish/release"
 )
 
 // puff local sanitize on a value column with missing values (docs/math.md
@@ -41,38 +38,5 @@ func TestAuditNASanitizeWritesNoNA(t *testing.T) {
 	}
 	if shapes[0] != shapes[1] {
 		t.Errorf("the rows written depend on which values are missing:\n%s\n%s", shapes[0], shapes[1])
-	}
-}
-
-// fixedBits is a noise source that returns its values in turn.
-type fixedBits struct{ v []uint64 }
-
-func (f *fixedBits) Uint64() uint64 {
-	x := f.v[0]
-	f.v = f.v[1:]
-	return x
-}
-
-// The coin for a missing value is fair to the last bit: a draw flips the
-// fixed 0 exactly when it falls in the lower half of the range (the top
-// bit 0), and a known reading is flipped with its own probability.
-func TestAuditNASanitizeCoinIsFair(t *testing.T) {
-	seq := []int{1, release.Unknown, 0, release.Unknown}
-	lowHalf, highHalf := uint64(1)<<63-1, uint64(1)<<63
-	// draws go to the known readings first, then to the missing ones
-	for _, c := range []struct {
-		draws []uint64
-		want  []int
-	}{
-		{[]uint64{highHalf, highHalf, lowHalf, highHalf}, []int{1, 1, 0, 0}},
-		{[]uint64{0, ^uint64(0), highHalf, lowHalf}, []int{0, 0, 0, 1}},
-	} {
-		got, err := sanitizeRows(seq, 0.2, &fixedBits{slices.Clone(c.draws)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(got, c.want) {
-			t.Errorf("draws %x: %v, want %v", c.draws, got, c.want)
-		}
 	}
 }

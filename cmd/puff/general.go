@@ -1,11 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -140,46 +137,18 @@ func composeCmd() *cobra.Command {
 		if logPath == "" {
 			return fmt.Errorf("--log FILE is required")
 		}
-		fh, err := os.Open(logPath)
-		if err != nil {
-			return fmt.Errorf("log: %w", err)
-		}
-		defer fh.Close()
-		l, err := compose.ParseLog(fh, logPath, logfile.Open)
-		if err != nil {
+		out, err := logfile.Guarantees(logPath, dataset)
+		if out == nil {
 			return err
 		}
-		names := l.Datasets()
-		if dataset != "" {
-			names = []string{dataset}
-		}
-		if len(names) == 0 {
-			return fmt.Errorf("%s: the log lists no datasets", logPath)
-		}
-		var out []compose.Guarantee
-		var failed []string
-		for _, d := range names {
-			g, err := l.Guarantee(d)
-			if err != nil && !errors.Is(err, compose.ErrNoRule) {
-				return err
-			}
-			if err != nil {
-				failed = append(failed, err.Error())
-			}
-			out = append(out, g)
-		}
-		w := cmd.OutOrStdout()
 		if asJSON {
-			if err := writeJSON(w, map[string]any{"datasets": out}); err != nil {
+			if err := writeJSON(cmd.OutOrStdout(), map[string]any{"datasets": out}); err != nil {
 				return err
 			}
-		} else if err := compose.WriteText(w, out); err != nil {
+		} else if err := compose.WriteText(cmd.OutOrStdout(), out); err != nil {
 			return err
 		}
-		if failed != nil {
-			return fmt.Errorf("%s", strings.Join(failed, "\n"))
-		}
-		return nil
+		return err
 	})
 	c.Flags().StringVar(&logPath, "log", "", "release log JSON file")
 	c.Flags().StringVar(&dataset, "dataset", "", "only this dataset (default: all)")

@@ -1,27 +1,18 @@
 package main
 
 import (
-	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pufferfish-privacy/pufferfish/ledger"
 	"github.com/pufferfish-privacy/pufferfish/markov"
-	"github.com/pufferfish-privacy/pufferfish/release"
 )
 
 // exitRefused is the status of a release the ledger refused (over budget):
 // the reason is on stderr, nothing on stdout.
 const exitRefused = 4
-
-func ledgerLine(st ledger.State) string {
-	return fmt.Sprintf("dataset %q: spent ε = %s of %s (remaining %s) by %s, %d releases", st.Dataset, ledger.Decimal(st.Spent), ledger.Decimal(st.Budget), ledger.DecimalDown(st.Remaining()), st.Rule, st.Releases)
-}
 
 func ledgerCmd() *cobra.Command {
 	return group("ledger init|show|export --ledger DSN", "A durable privacy-budget ledger (SQLite file or PostgreSQL) that every release is checked against", "ledger",
@@ -54,7 +45,7 @@ func ledgerInitCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return emit(cmd, asJSON, st, func(w io.Writer) error { _, err := fmt.Fprintln(w, ledgerLine(st)); return err })
+				return emit(cmd, asJSON, st, func(w io.Writer) error { _, err := fmt.Fprintln(w, st.Line()); return err })
 			})
 		})
 	f := c.Flags()
@@ -88,50 +79,11 @@ func ledgerReader(use, short, long, jsonUsage string, body func(cmd *cobra.Comma
 func ledgerShowCmd() *cobra.Command {
 	return ledgerReader("show --ledger DSN [--dataset NAME] [--json]", "Budget spent and remaining per dataset, and a dataset's releases", "ledger-show", "print JSON",
 		func(cmd *cobra.Command, s ledger.Store, dataset string, asJSON bool) error {
-			ctx, w := cmd.Context(), cmd.OutOrStdout()
-			if dataset == "" {
-				sts, err := s.Datasets(ctx)
-				if err != nil {
-					return err
-				}
-				if asJSON {
-					if sts == nil {
-						sts = []ledger.State{}
-					}
-					return writeJSON(w, map[string]any{"datasets": sts})
-				}
-				tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-				fmt.Fprintln(tw, "dataset\tbudget\tspent\tremaining\treleases\trule")
-				for _, st := range sts {
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", st.Dataset, ledger.Decimal(st.Budget), ledger.Decimal(st.Spent), ledger.DecimalDown(st.Remaining()), st.Releases, st.Rule)
-				}
-				return tw.Flush()
-			}
-			st, err := s.Dataset(ctx, dataset)
+			l, err := ledger.List(cmd.Context(), s, dataset)
 			if err != nil {
 				return err
 			}
-			es, err := s.Entries(ctx, dataset)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				rs := []ledger.Brief{}
-				for _, e := range es {
-					rs = append(rs, e.Brief(false))
-				}
-				return writeJSON(w, map[string]any{"dataset": st, "releases": rs})
-			}
-			fmt.Fprintln(w, ledgerLine(st))
-			if st.ClassHash != "" {
-				fmt.Fprintf(w, "class Θ: %s\n", st.ClassHash)
-			}
-			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "id\ttime (UTC)\tmechanism\tε\tquery\tsegments\ttotal after\trule")
-			for _, e := range es {
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", e.ID, e.Time.Format("2006-01-02 15:04:05"), e.Record.Mechanism, strconv.FormatFloat(e.Record.Epsilon, 'g', -1, 64), e.Record.Query, len(e.Record.Segments), e.Spent, e.Rule)
-			}
-			return tw.Flush()
+			return emit(cmd, asJSON, l, l.WriteText)
 		})
 }
 
@@ -139,61 +91,6 @@ func ledgerExportCmd() *cobra.Command {
 	return ledgerReader("export --ledger DSN [--dataset NAME] [--json]", "Every recorded release: CSV, or JSON lines with its record and noisy result", "ledger-export",
 		"JSON lines: one object per release with its record (segments) and noisy result",
 		func(cmd *cobra.Command, s ledger.Store, dataset string, asJSON bool) error {
-			ctx, w := cmd.Context(), cmd.OutOrStdout()
-			names := []string{dataset}
-			if dataset == "" {
-				sts, err := s.Datasets(ctx)
-				if err != nil {
-					return err
-				}
-				names = names[:0]
-				for _, st := range sts {
-					names = append(names, st.Dataset)
-				}
-			}
-			cw := csv.NewWriter(w)
-			if !asJSON {
-				cw.Write([]string{"id", "dataset", "time", "token", "mechanism", "epsilon", "query", "segments", "series", "spent", "rule"})
-			}
-			enc := json.NewEncoder(w)
-			for _, n := range names {
-				es, err := s.Entries(ctx, n)
-				if err != nil {
-					return err
-				}
-				for _, e := range es {
-					if asJSON {
-						if err := enc.Encode(e); err != nil {
-							return err
-						}
-						continue
-					}
-					cw.Write([]string{strconv.FormatInt(e.ID, 10), e.Dataset, e.Time.Format("2006-01-02T15:04:05.000000Z07:00"), e.Token, string(e.Record.Mechanism),
-						strconv.FormatFloat(e.Record.Epsilon, 'g', -1, 64), e.Record.Query, strconv.Itoa(len(e.Record.Segments)), strconv.Itoa(e.Record.SeriesCount()), e.Spent.String(), e.Rule})
-				}
-			}
-			cw.Flush()
-			return cw.Error()
+			return ledger.Export(cmd.Context(), s, cmd.OutOrStdout(), dataset, asJSON)
 		})
-}
-
-// placeInChain settles where the data lies in its chain (docs/math.md
-// §4.10): at the origin given by --origin or registered with the ledger
-// dataset; without one, a release recorded with others (ledger or log)
-// may be any piece of the chain, so a class with a fixed start is
-// calibrated for every start.
-func placeInChain(cmd *cobra.Command, req *release.Request, store ledger.Store, dataset, origin string, recorded bool) error {
-	if store != nil {
-		reg, err := store.Definition(cmd.Context(), dataset)
-		if err != nil {
-			return err
-		}
-		switch {
-		case origin == "":
-			origin = reg.Origin
-		case reg.Origin != "" && reg.Origin != origin:
-			return fmt.Errorf("--origin %q differs from the origin %q dataset %q was registered with", origin, reg.Origin, dataset)
-		}
-	}
-	return req.PlaceAt(origin, recorded)
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -12,17 +14,11 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/bdp"
 	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"github.com/pufferfish-privacy/pufferfish/learned"
-	"github.com/pufferfish-privacy/pufferfish/markov"
-	"github.com/pufferfish-privacy/pufferfish/noise"
 	"github.com/pufferfish-privacy/pufferfish/release"
 )
 
 func localCmd() *cobra.Command {
-	c := &cobra.Command{
-		Use:   "local",
-		Short: "Local Bayesian DP for binary Markov-chain readings (randomized response)",
-		Long:  help("local"),
-	}
+	c := &cobra.Command{Use: "local", Short: "Local Bayesian DP for binary Markov-chain readings (randomized response)", Long: help("local")}
 	c.AddCommand(localFlipCmd(), localLossCmd(), localAttackCmd(), localSanitizeCmd())
 	return c
 }
@@ -50,26 +46,20 @@ func localFlipCmd() *cobra.Command {
 	thetaF, epsF := newProb(), newEps("")
 	var n int
 	var asJSON bool
-	c := &cobra.Command{
-		Use:   "flip --theta T --epsilon E [--length N] [--json]",
-		Short: "Flip probabilities for ε: plain DP, published ([CGSSY]) and certified",
-		Long:  help("local-flip"),
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			theta, eps := thetaF.Float(), epsF.Float()
-			if err := checkTheta(theta); err != nil {
-				return err
-			}
-			if err := checkEps(eps); err != nil {
-				return err
-			}
-			r, err := bdp.Flips(theta, eps, n)
-			if err != nil {
-				return err
-			}
-			return emit(cmd, asJSON, r, r.WriteText)
-		},
-	}
+	c := command("flip --theta T --epsilon E [--length N] [--json]", "Flip probabilities for ε: plain DP, published ([CGSSY]) and certified", "local-flip", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error {
+		theta, eps := thetaF.Float(), epsF.Float()
+		if err := checkTheta(theta); err != nil {
+			return err
+		}
+		if err := checkEps(eps); err != nil {
+			return err
+		}
+		r, err := bdp.Flips(theta, eps, n)
+		if err != nil {
+			return err
+		}
+		return emit(cmd, asJSON, r, r.WriteText)
+	})
 	f := c.Flags()
 	f.Var(thetaF, "theta", "switch probability θ = P(x_{t+1} ≠ x_t) of the symmetric chain")
 	f.Var(epsF, "epsilon", "privacy parameter ε > 0: a decimal, a fraction (1/2) or ln(r)")
@@ -82,34 +72,28 @@ func localLossCmd() *cobra.Command {
 	thetaF, rhoF := newProb(), newProb()
 	var lengthS, know string
 	var asJSON bool
-	c := &cobra.Command{
-		Use:   "loss --theta T --flip R --length N [--knowledge any|none|all] [--json]",
-		Short: "Exact worst-case Bayesian DP loss of a flip probability",
-		Long:  help("local-loss"),
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			theta, rho := thetaF.Float(), rhoF.Float()
-			if err := checkTheta(theta); err != nil {
-				return err
-			}
-			if math.IsNaN(rho) || rho < 0 || rho > 1 {
-				return fmt.Errorf("--flip %v: must be a probability in [0, 1]", rho)
-			}
-			k, err := bdp.ParseKnowledge(know)
-			if err != nil {
-				return fmt.Errorf("--knowledge: %w", err)
-			}
-			n, err := parseLength(lengthS)
-			if err != nil {
-				return err
-			}
-			r, err := bdp.LossOf(theta, rho, n, k)
-			if err != nil {
-				return err
-			}
-			return emit(cmd, asJSON, r, r.WriteText)
-		},
-	}
+	c := command("loss --theta T --flip R --length N [--knowledge any|none|all] [--json]", "Exact worst-case Bayesian DP loss of a flip probability", "local-loss", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error {
+		theta, rho := thetaF.Float(), rhoF.Float()
+		if err := checkTheta(theta); err != nil {
+			return err
+		}
+		if math.IsNaN(rho) || rho < 0 || rho > 1 {
+			return fmt.Errorf("--flip %v: must be a probability in [0, 1]", rho)
+		}
+		k, err := bdp.ParseKnowledge(know)
+		if err != nil {
+			return fmt.Errorf("--knowledge: %w", err)
+		}
+		n, err := parseLength(lengthS)
+		if err != nil {
+			return err
+		}
+		r, err := bdp.LossOf(theta, rho, n, k)
+		if err != nil {
+			return err
+		}
+		return emit(cmd, asJSON, r, r.WriteText)
+	})
 	f := c.Flags()
 	f.Var(thetaF, "theta", "switch probability θ of the symmetric chain")
 	f.Var(rhoF, "flip", "flip probability of randomized response")
@@ -143,54 +127,48 @@ func localAttackCmd() *cobra.Command {
 	var df dataFlags
 	cfg := learned.Default
 	trainFrac := 0.7
-	c := &cobra.Command{
-		Use:   "attack (--theta T[,T...] --length N | --adversary lstm --data FILE [--flip F]) --epsilon E [--json]",
-		Short: "How well a correlation-aware or a learned adversary guesses readings, per flip",
-		Long:  help("local-attack"),
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			eps := epsF.Float()
-			switch adversary {
-			case "model":
-			case "lstm":
-				if err := checkEps(eps); err != nil {
-					return err
-				}
-				cfg.Seed = seed
-				return lstmAttack(cmd, &df, eps, flip, trainFrac, cfg, asJSON)
-			default:
-				return fmt.Errorf("--adversary %q: want model (exact, synthetic chains) or lstm (learned, on --data)", adversary)
-			}
-			if df.path != "" {
-				return fmt.Errorf("--data is read by --adversary lstm; the model adversary runs on synthetic chains (--theta)")
-			}
-			if len(thetas) == 0 {
-				return fmt.Errorf("--theta is required")
-			}
-			for _, th := range thetas {
-				if err := checkTheta(th); err != nil {
-					return err
-				}
-			}
+	c := command("attack (--theta T[,T...] --length N | --adversary lstm --data FILE [--flip F]) --epsilon E [--json]", "How well a correlation-aware or a learned adversary guesses readings, per flip", "local-attack", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error {
+		eps := epsF.Float()
+		switch adversary {
+		case "model":
+		case "lstm":
 			if err := checkEps(eps); err != nil {
 				return err
 			}
-			if n < 1 {
-				return fmt.Errorf("--length %d: must be ≥ 1", n)
-			}
-			if target == 0 {
-				target = (n + 1) / 2
-			}
-			if target < 1 || target > n {
-				return fmt.Errorf("--target %d: must be in 1..%d", target, n)
-			}
-			rows, err := bdp.AttackTable(thetas, eps, n, target, trials, seed)
-			if err != nil {
+			cfg.Seed = seed
+			return lstmAttack(cmd, &df, eps, flip, trainFrac, cfg, asJSON)
+		default:
+			return fmt.Errorf("--adversary %q: want model (exact, synthetic chains) or lstm (learned, on --data)", adversary)
+		}
+		if df.path != "" {
+			return fmt.Errorf("--data is read by --adversary lstm; the model adversary runs on synthetic chains (--theta)")
+		}
+		if len(thetas) == 0 {
+			return fmt.Errorf("--theta is required")
+		}
+		for _, th := range thetas {
+			if err := checkTheta(th); err != nil {
 				return err
 			}
-			return emit(cmd, asJSON, map[string]any{"epsilon": eps, "length": n, "target": target, "rows": rows}, func(w io.Writer) error { return bdp.WriteAttackTable(w, rows, eps, n, target) })
-		},
-	}
+		}
+		if err := checkEps(eps); err != nil {
+			return err
+		}
+		if n < 1 {
+			return fmt.Errorf("--length %d: must be ≥ 1", n)
+		}
+		if target == 0 {
+			target = (n + 1) / 2
+		}
+		if target < 1 || target > n {
+			return fmt.Errorf("--target %d: must be in 1..%d", target, n)
+		}
+		rows, err := bdp.AttackTable(thetas, eps, n, target, trials, seed)
+		if err != nil {
+			return err
+		}
+		return emit(cmd, asJSON, map[string]any{"epsilon": eps, "length": n, "target": target, "rows": rows}, func(w io.Writer) error { return bdp.WriteAttackTable(w, rows, eps, n, target) })
+	})
 	f := c.Flags()
 	f.Float64SliceVar(&thetas, "theta", nil, "switch probabilities θ (comma-separated)")
 	f.Var(epsF, "epsilon", "privacy parameter ε > 0: a decimal, a fraction (1/2) or ln(r)")
@@ -222,18 +200,14 @@ func lstmAttack(cmd *cobra.Command, df *dataFlags, eps float64, flip string, tra
 	if err != nil {
 		return fmt.Errorf("--flip: %w", err)
 	}
-	data, name, err := df.read()
+	data, name, err := df.Read(df.path, false)
 	if err != nil {
 		return err
 	}
 	if len(data.States) != 2 {
 		return fmt.Errorf("%s: the attack needs binary readings (two states), found %d (%s); name them with --states", name, len(data.States), strings.Join(data.States, ", "))
 	}
-	ch, err := markov.Fit(data.States, data.Runs(), 0)
-	if err != nil {
-		return fmt.Errorf("%s: fitting the chain the model-based attackers know: %w", name, err)
-	}
-	r, err := learned.Compare(data.Runs(), ch, kind, eps, trainFrac, cfg, noise.Seeded(cfg.Seed))
+	r, err := learned.Attack(data.States, data.Runs(), kind, eps, trainFrac, cfg)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
@@ -248,80 +222,55 @@ func localSanitizeCmd() *cobra.Command {
 	thetaF, epsF, rhoF := newProb(), newEps(""), newProb()
 	var mechName string
 	var fit bool
-	c := &cobra.Command{
-		Use:   "sanitize --data FILE (--flip R | --epsilon E [--mechanism M] (--theta T | --fit))",
-		Short: "Randomise binary readings locally (randomized response, crypto/rand)",
-		Long:  help("local-sanitize"),
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			theta, eps, rho := thetaF.Float(), epsF.Float(), rhoF.Float()
-			if df.path == "" {
-				return fmt.Errorf("--data FILE is required (the built-in example has four states)")
-			}
-			haveFlip := !math.IsNaN(rho)
-			if haveFlip == !math.IsNaN(eps) {
-				return fmt.Errorf("give --flip R or --epsilon E, not both or neither")
-			}
-			df.keepTimes = true
-			data, name, err := df.read()
-			if err != nil {
+	c := command("sanitize --data FILE (--flip R | --epsilon E [--mechanism M] (--theta T | --fit))", "Randomise binary readings locally (randomized response, crypto/rand)", "local-sanitize", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error {
+		theta, eps, rho := thetaF.Float(), epsF.Float(), rhoF.Float()
+		if df.path == "" {
+			return fmt.Errorf("--data FILE is required (the built-in example has four states)")
+		}
+		haveFlip := !math.IsNaN(rho)
+		if haveFlip == !math.IsNaN(eps) {
+			return fmt.Errorf("give --flip R or --epsilon E, not both or neither")
+		}
+		data, name, err := df.Read(df.path, true)
+		if err != nil {
+			return err
+		}
+		if len(data.States) != 2 {
+			return fmt.Errorf("%s: randomized response needs exactly two states, found %d (%s); name them with --states", name, len(data.States), strings.Join(data.States, ", "))
+		}
+		label := "flip given"
+		if !haveFlip {
+			if err := checkEps(eps); err != nil {
 				return err
 			}
-			if len(data.States) != 2 {
-				return fmt.Errorf("%s: randomized response needs exactly two states, found %d (%s); name them with --states", name, len(data.States), strings.Join(data.States, ", "))
+			if fit == !math.IsNaN(theta) {
+				return fmt.Errorf("with --epsilon give --theta T or --fit, not both or neither")
 			}
-			label := "flip given"
-			if !haveFlip {
-				if err := checkEps(eps); err != nil {
-					return err
-				}
-				if fit == !math.IsNaN(theta) {
-					return fmt.Errorf("with --epsilon give --theta T or --fit, not both or neither")
-				}
-				if fit {
-					if theta, err = bdp.EstimateTheta(data.Runs()); err != nil {
-						return fmt.Errorf("%s: --fit: %w", name, err)
-					}
-				}
-				if err := checkTheta(theta); err != nil {
-					return err
-				}
-				kind, err := bdp.ParseFlipKind(mechName)
-				if err != nil {
-					return fmt.Errorf("--mechanism: %w", err)
-				}
-				if rho, err = bdp.SymmetricFlip(kind, theta, eps); err != nil {
-					return err
-				}
-				label = kind.Covers()
-			}
-			if rho < 0 || rho > 0.5 {
-				return fmt.Errorf("--flip %v: must be in [0, 1/2] (a flip above 1/2 is a flip below it, relabelled)", rho)
-			}
-			col := func(s, def string) string {
-				if s == "" {
-					return def
-				}
-				return s
-			}
-			san := *data
-			san.Seqs = make([][]int, len(data.Seqs))
-			for i, seq := range data.Seqs {
-				if san.Seqs[i], err = sanitizeRows(seq, rho, nil); err != nil {
-					return err
-				}
-			}
-			if err := san.WriteCSV(cmd.OutOrStdout(), col(df.Spec.SeriesCol, "series"), col(df.Spec.TimeCol, "time"), col(df.Spec.StateCol, "state")); err != nil {
+			if rho, theta, label, err = bdp.SanitizeFlip(mechName, theta, eps, fit, data.Runs()); errors.Is(err, bdp.ErrNoTransitions) {
+				return fmt.Errorf("%s: --fit: %w", name, err)
+			} else if errors.Is(err, bdp.ErrFlipKind) {
+				return fmt.Errorf("--mechanism: %w", err)
+			} else if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "puff: sanitized %d readings in %d sequences with flip %.9g (θ = %g, ε = %g); protects against %s\n",
-				data.Observations(), len(data.Seqs), rho, theta, eps, label)
-			if fit {
-				fmt.Fprintln(cmd.ErrOrStderr(), fitWarning)
-			}
-			return nil
-		},
-	}
+		}
+		if rho < 0 || rho > 0.5 {
+			return fmt.Errorf("--flip %v: must be in [0, 1/2] (a flip above 1/2 is a flip below it, relabelled)", rho)
+		}
+		san := *data
+		if san.Seqs, err = bdp.SanitizeSeqs(data.Seqs, release.Unknown, rho, nil); err != nil {
+			return err
+		}
+		if err := san.WriteCSV(cmd.OutOrStdout(), cmp.Or(df.Spec.SeriesCol, "series"), cmp.Or(df.Spec.TimeCol, "time"), cmp.Or(df.Spec.StateCol, "state")); err != nil {
+			return err
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "puff: sanitized %d readings in %d sequences with flip %.9g (θ = %g, ε = %g); protects against %s\n",
+			data.Observations(), len(data.Seqs), rho, theta, eps, label)
+		if fit {
+			fmt.Fprintln(cmd.ErrOrStderr(), fitWarning)
+		}
+		return nil
+	})
 	df.register(c)
 	f := c.Flags()
 	f.Var(rhoF, "flip", "flip probability in [0, 1/2]")
@@ -330,36 +279,4 @@ func localSanitizeCmd() *cobra.Command {
 	f.Var(thetaF, "theta", "switch probability θ of the readings' chain (with --epsilon)")
 	f.BoolVar(&fit, "fit", false, "estimate θ from the data (with --epsilon)")
 	return c
-}
-
-// sanitizeRows randomises every reading: a known one is flipped with
-// probability rho, and one whose value is missing becomes a fair coin (a
-// fixed 0 flipped with probability 1/2), so the output does not show
-// which values were missing (docs/math.md §6, "Missing values": the
-// output is the flip of the true readings passed through per-step
-// channels, no more revealing). src nil: crypto/rand.
-func sanitizeRows(seq []int, rho float64, src noise.Source) ([]int, error) {
-	known := make([]int, 0, len(seq))
-	for _, v := range seq {
-		if v != release.Unknown {
-			known = append(known, v)
-		}
-	}
-	y, err := bdp.Sanitize(known, rho, rho, src)
-	if err != nil {
-		return nil, err
-	}
-	coins, err := bdp.Sanitize(make([]int, len(seq)-len(known)), 0.5, 0.5, src)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]int, len(seq))
-	for j, v := range seq {
-		if v == release.Unknown {
-			out[j], coins = coins[0], coins[1:]
-		} else {
-			out[j], y = y[0], y[1:]
-		}
-	}
-	return out, nil
 }

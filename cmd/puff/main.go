@@ -16,10 +16,10 @@ import (
 
 	"github.com/pufferfish-privacy/pufferfish/hmm"
 	"github.com/pufferfish-privacy/pufferfish/ledger"
-	"github.com/pufferfish-privacy/pufferfish/ledger/logfile"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mqm"
 	"github.com/pufferfish-privacy/pufferfish/release"
+	"github.com/pufferfish-privacy/pufferfish/release/commit"
 )
 
 // Exit statuses: 0 success, 2 bad input or an error (nothing printed on
@@ -169,7 +169,6 @@ func scaleCmd() *cobra.Command {
 type dataFlags struct {
 	path string
 	release.DataFlags
-	keepTimes bool
 	smoothing float64
 }
 
@@ -179,45 +178,6 @@ func (d *dataFlags) register(c *cobra.Command) {
 	gf := flag.NewFlagSet(c.Name(), flag.ContinueOnError)
 	d.DataFlags.Register(gf)
 	f.AddGoFlagSet(gf)
-}
-
-// csv is the reading options of the flags (release.DataFlags.CSV): a
-// column flag left at its default is not required to exist.
-func (d *dataFlags) csv() (release.CSVOptions, error) {
-	opts, err := d.CSV()
-	opts.KeepTimes = d.keepTimes
-	return opts, err
-}
-
-// source opens the data file (or the built-in example) and returns the
-// reading options the flags set; close the reader when done.
-func (d *dataFlags) source() (io.ReadCloser, string, release.CSVOptions, error) {
-	opts, err := d.csv()
-	if err != nil {
-		return nil, "", opts, err
-	}
-	r, name, err := release.OpenData(d.path)
-	return r, name, opts, err
-}
-
-// read reads the data with the declared states (first appearance when
-// none are declared, for commands that release nothing).
-func (d *dataFlags) read() (*release.Data, string, error) {
-	r, name, opts, err := d.source()
-	if err != nil {
-		return nil, "", err
-	}
-	defer r.Close()
-	data, err := release.ReadData(r, name, opts)
-	return data, name, err
-}
-
-// warnings are report lines about the data flags.
-func (d *dataFlags) warnings() []string {
-	if w := d.GapWarning(); w != "" {
-		return []string{w}
-	}
-	return nil
 }
 
 func releaseCmd() *cobra.Command {
@@ -250,7 +210,7 @@ func releaseCmd() *cobra.Command {
 		case !fit:
 			return fmt.Errorf("give --class FILE (see 'puff scale --help' for the format) or --fit --states a,b,c")
 		}
-		src, name, opts, err := df.source()
+		src, name, opts, err := df.Open(df.path)
 		if err != nil {
 			return err
 		}
@@ -271,64 +231,36 @@ func releaseCmd() *cobra.Command {
 		if ledgerDSN != "" && dataset == "" {
 			return fmt.Errorf("--ledger needs --dataset NAME (a dataset created with 'puff ledger init')")
 		}
-		var store ledger.Store
+		to := commit.Target{Spend: ledger.Spend{Dataset: dataset}, Log: logPath, DataName: name}
 		if ledgerDSN != "" {
 			// open (and fail) before the data is read
-			if store, err = ledger.Open(cmd.Context(), ledgerDSN, false); err != nil {
+			if to.Store, err = ledger.Open(cmd.Context(), ledgerDSN, false); err != nil {
 				return err
 			}
-			defer store.Close()
+			defer to.Store.Close()
 		}
-		if err := placeInChain(cmd, &req, store, dataset, origin, ledgerDSN != "" || logPath != ""); err != nil {
+		var oc *commit.OriginConflict
+		if err := commit.Place(cmd.Context(), &req, to, origin); errors.As(err, &oc) {
+			return fmt.Errorf("--%w", err)
+		} else if err != nil {
 			return err
 		}
 		p, err := release.Prepare(src, name, req, width)
 		if err != nil {
 			return err
 		}
-		var extra [][2]string
-		var out release.Output
-		var ledgerJSON any
-		switch {
-		case store != nil:
-			// The budget is checked before any noise is drawn, and the
-			// record with its noisy result is committed before anything
-			// is printed (package ledger).
-			rc, err := store.Spend(cmd.Context(), ledger.Spend{Dataset: dataset, Class: p.Class, Record: p.Record}, func() (json.RawMessage, error) {
-				if out, err = p.Draw(); err != nil {
-					return nil, err
-				}
-				return json.Marshal(out)
-			})
-			if err != nil {
-				return err
-			}
-			ledgerJSON = rc.State
-			extra = append(extra, [2]string{"ledger", ledgerLine(rc.State)})
-		default:
-			if out, err = p.Draw(); err != nil {
-				return err
-			}
-			if logPath != "" {
-				// The record is on disk before anything is printed.
-				if dataset == "" {
-					dataset = release.DatasetName(name)
-				}
-				t, err := logfile.Append(logPath, dataset, p.Class, p.Record)
-				if err != nil {
-					return err
-				}
-				ledgerJSON = t
-				extra = append(extra, [2]string{"ledger", fmt.Sprintf("%s: dataset %q, ε = %.6g by %s (%s) over %d recorded releases", logPath, t.Dataset, t.Epsilon, t.Rule, t.Theorem, t.Releases)})
-			}
+		res, err := commit.Release(cmd.Context(), p, to)
+		if err != nil {
+			return err
 		}
-		if r, ok := out.(*release.Report); ok {
-			r.Warnings = append(r.Warnings, df.warnings()...)
+		if r, ok := res.Output.(*release.Report); ok && df.GapWarning() != "" {
+			r.Warnings = append(r.Warnings, df.GapWarning())
 		}
+		extra, field := res.Ledger()
 		if asJSON {
-			return release.WriteJSON(cmd.OutOrStdout(), out, release.Field{Name: "ledger", Value: ledgerJSON})
+			return release.WriteJSON(cmd.OutOrStdout(), res.Output, field)
 		}
-		return out.WriteText(cmd.OutOrStdout(), extra...)
+		return res.Output.WriteText(cmd.OutOrStdout(), extra...)
 	})
 	df.register(c)
 	f := c.Flags()
@@ -358,7 +290,7 @@ func fitCmd() *cobra.Command {
 		if initial != "stationary" && initial != "any" {
 			return fmt.Errorf("--initial %q: want stationary or any", initial)
 		}
-		data, name, err := df.read()
+		data, name, err := df.Read(df.path, false)
 		if err != nil {
 			return err
 		}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -32,7 +31,7 @@ func streamInitCmd() *cobra.Command {
 				return err
 			}
 			spec := df.Given()
-			if _, err := df.csv(); err != nil {
+			if _, err := df.CSV(); err != nil {
 				return err
 			}
 			s, err := stream.Declare(spec, window, epsF.Float(), methodF.Name, query, class)
@@ -43,23 +42,11 @@ func streamInitCmd() *cobra.Command {
 				return err
 			}
 			return withLedger(cmd, dsn, false, func(store ledger.Store) error {
-				rc, err := stream.Init(cmd.Context(), store, dataset, s)
+				st, err := stream.Start(cmd.Context(), store, dataset, s)
 				if err != nil {
 					return err
 				}
-				sum, err := s.Summary()
-				if err != nil {
-					return err
-				}
-				var v map[string]any
-				json.Unmarshal(sum, &v)
-				v["ledger"] = rc.State
-				return emit(cmd, asJSON, v, func(w io.Writer) error {
-					fmt.Fprintf(w, "stream on dataset %q: windows of %s (%s), ε = %g for all of them, σ = %.10g (%s; supremum over lengths, reached at %d)\n",
-						dataset, s.Window, s.Spec.TZ, s.Epsilon, *s.Scale.Sigma, s.Method, s.Scale.Length)
-					_, err := fmt.Fprintln(w, "ledger:", ledgerLine(rc.State))
-					return err
-				})
+				return emit(cmd, asJSON, st, st.WriteText)
 			})
 		})
 	df.register(c)
@@ -115,30 +102,13 @@ func streamShowCmd() *cobra.Command {
 				return fmt.Errorf("--ledger and --dataset are required")
 			}
 			return withLedger(cmd, dsn, false, func(store ledger.Store) error {
-				s, err := stream.Load(cmd.Context(), store, dataset)
+				sh, err := stream.Show(cmd.Context(), store, dataset)
 				if err != nil {
 					return err
+				} else if asJSON {
+					return sh.WriteJSON(cmd.OutOrStdout())
 				}
-				raw, err := stream.Windows(cmd.Context(), store, dataset)
-				if err != nil {
-					return err
-				}
-				if asJSON {
-					sum, err := s.Summary()
-					if err != nil {
-						return err
-					}
-					return writeJSON(cmd.OutOrStdout(), map[string]any{"dataset": dataset, "stream": sum, "windows": raw})
-				}
-				wins, err := stream.DecodeWindows(raw)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "stream on dataset %q: windows of %s, ε = %g for all, σ = %.10g, %d windows released\n\n", dataset, s.Window, s.Epsilon, *s.Scale.Sigma, len(wins))
-				if len(wins) == 0 {
-					return nil
-				}
-				return stream.WriteWindows(cmd.OutOrStdout(), wins, false)
+				return sh.WriteText(cmd.OutOrStdout())
 			})
 		})
 	f := c.Flags()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math/big"
 	"os"
@@ -18,71 +19,40 @@ import (
 
 // modelFlags selects a model: a file argument or a built-in mechanism
 // with its parameters (the fractions as written, read when it is built).
-type modelFlags struct {
-	builtin                     string
-	p                           builtin.Params
-	alpha, keep, p1, p2, alphaT string
-	set                         []string
-}
+type modelFlags struct{ builtin.Spec }
 
 func (mf *modelFlags) register(c *cobra.Command) {
-	f := c.Flags()
-	f.StringVar(&mf.builtin, "builtin", "", "built-in mechanism: noisy-max | geometric | rr | example71 | above-threshold | sparse-vector (instead of MODEL.json)")
-	f.StringVar(&mf.alphaT, "alpha-threshold", "1/2", "above-threshold: noise parameter of the threshold (--alpha is the answers')")
-	f.IntVar(&mf.p.Threshold, "threshold", 1, "above-threshold, sparse-vector: the threshold, in 0..RANGE")
-	f.IntVar(&mf.p.Cutoff, "cutoff", 2, "sparse-vector: halt after this many ⊤")
-	f.IntVar(&mf.p.Queries, "queries", 3, "noisy-max: number of queries")
-	f.StringVar(&mf.p.Returns, "returns", "index", "noisy-max: index (correct) or value ([LWZ]'s wrong variant)")
-	f.StringVar(&mf.p.Neighbours, "neighbours", "one", "DP neighbours: one (one answer differs by one) or any (one answer differs arbitrarily)")
-	f.StringVar(&mf.alpha, "alpha", "1/2", "noisy-max, geometric: noise parameter α (the mechanism is ln(1/α)-DP per answer)")
-	f.IntVar(&mf.p.Range, "range", 2, "noisy-max, geometric: answers and noisy values lie in 0..RANGE")
-	f.StringVar(&mf.keep, "keep", "3/4", "rr: probability of reporting the true bit")
-	f.StringVar(&mf.p1, "p1", "1/5", "example71: probability of disease A")
-	f.StringVar(&mf.p2, "p2", "2/5", "example71: probability that both or neither have disease B (both)")
-	f.StringSliceVar(&mf.set, "set", nil, "model file: parameter values, e.g. --set p1=0.2,p2=2/5")
-}
-
-func parseRat(flag, s string) (*big.Rat, error) {
-	r, err := ratexpr.Eval(s, nil)
-	if err != nil {
-		return nil, fmt.Errorf("--%s: %v", flag, err)
-	}
-	return r, nil
+	f, p := c.Flags(), &mf.Params
+	f.StringVar(&mf.Name, "builtin", "", "built-in mechanism: noisy-max | geometric | rr | example71 | above-threshold | sparse-vector (instead of MODEL.json)")
+	f.StringVar(&mf.AlphaThreshold, "alpha-threshold", "1/2", "above-threshold: noise parameter of the threshold (--alpha is the answers')")
+	f.IntVar(&p.Threshold, "threshold", 1, "above-threshold, sparse-vector: the threshold, in 0..RANGE")
+	f.IntVar(&p.Cutoff, "cutoff", 2, "sparse-vector: halt after this many ⊤")
+	f.IntVar(&p.Queries, "queries", 3, "noisy-max: number of queries")
+	f.StringVar(&p.Returns, "returns", "index", "noisy-max: index (correct) or value ([LWZ]'s wrong variant)")
+	f.StringVar(&p.Neighbours, "neighbours", "one", "DP neighbours: one (one answer differs by one) or any (one answer differs arbitrarily)")
+	f.StringVar(&mf.Alpha, "alpha", "1/2", "noisy-max, geometric: noise parameter α (the mechanism is ln(1/α)-DP per answer)")
+	f.IntVar(&p.Range, "range", 2, "noisy-max, geometric: answers and noisy values lie in 0..RANGE")
+	f.StringVar(&mf.Keep, "keep", "3/4", "rr: probability of reporting the true bit")
+	f.StringVar(&mf.P1, "p1", "1/5", "example71: probability of disease A")
+	f.StringVar(&mf.P2, "p2", "2/5", "example71: probability that both or neither have disease B (both)")
+	f.StringSliceVar(&mf.Set, "set", nil, "model file: parameter values, e.g. --set p1=0.2,p2=2/5")
 }
 
 // load returns what to check with its description and default length (1
 // for one-shot built-ins, 0 = must be given for files).
-func (mf *modelFlags) load(args []string) (builtin.Model, error) {
-	if (len(args) == 1) == (mf.builtin != "") {
-		return builtin.Model{}, fmt.Errorf("give a MODEL.json file or --builtin, not both or neither")
+func (mf *modelFlags) load(args []string) (b builtin.Model, err error) {
+	switch {
+	case (len(args) == 1) == (mf.Name != ""):
+		return b, fmt.Errorf("give a MODEL.json file or --builtin, not both or neither")
+	case len(args) == 1:
+		b, err = mf.LoadFile(args[0])
+	default:
+		b, err = mf.LoadBuiltin()
 	}
-	if len(args) == 1 {
-		file, err := hmm.ReadFile(args[0])
-		if err != nil {
-			return builtin.Model{}, err
-		}
-		set, err := hmm.ParseSet(mf.set)
-		if err != nil {
-			return builtin.Model{}, fmt.Errorf("--set %w", err)
-		}
-		m, secs, err := file.Build(args[0], set)
-		return builtin.Model{Problem: hmm.Problem{Model: m, Secrets: secs}, Description: args[0]}, err
+	if pe := (*builtin.ParamError)(nil); errors.As(err, &pe) {
+		return b, fmt.Errorf("--%w", err)
 	}
-	p := mf.p
-	var err error
-	for _, r := range []struct {
-		flag, val string
-		dst       **big.Rat
-	}{{"alpha", mf.alpha, &p.Alpha}, {"keep", mf.keep, &p.Keep}, {"p1", mf.p1, &p.P1}, {"p2", mf.p2, &p.P2}, {"alpha-threshold", mf.alphaT, &p.AlphaThreshold}} {
-		if *r.dst, err = parseRat(r.flag, r.val); err != nil {
-			return builtin.Model{}, err
-		}
-	}
-	b, err := builtin.Load(mf.builtin, p)
-	if err != nil {
-		return builtin.Model{}, fmt.Errorf("--builtin %s: %w", mf.builtin, err)
-	}
-	return b, nil
+	return b, err
 }
 
 // loadWithLength loads the model and settles the sequence length: n, or
@@ -111,11 +81,7 @@ func evaluate(b builtin.Model, n int, arith string, eps *hmm.Epsilon) (hmm.Verdi
 }
 
 func verifyCmd() *cobra.Command {
-	c := &cobra.Command{
-		Use:   "verify",
-		Short: "Verify Pufferfish privacy of a mechanism modelled as a hidden Markov model",
-		Long:  help("verify"),
-	}
+	c := &cobra.Command{Use: "verify", Short: "Verify Pufferfish privacy of a mechanism modelled as a hidden Markov model", Long: help("verify")}
 	c.AddCommand(verifyLossCmd(), verifyCheckCmd(), verifySweepCmd(), verifyAuditCmd())
 	return c
 }
@@ -207,7 +173,13 @@ func verifySweepCmd() *cobra.Command {
 		}
 		var axes []hmm.Axis
 		for _, g := range grids {
-			ax, err := hmm.ParseAxis(g, func(v string) (*big.Rat, error) { return parseRat("grid", v) })
+			ax, err := hmm.ParseAxis(g, func(v string) (*big.Rat, error) {
+				r, err := ratexpr.Eval(v, nil)
+				if err != nil {
+					return nil, fmt.Errorf("--grid: %v", err)
+				}
+				return r, nil
+			})
 			if err != nil {
 				return fmt.Errorf("--%w", err)
 			}

@@ -55,10 +55,42 @@ func Append(path, dataset string, class *markov.Class, rec *record.Release) (com
 func Parse(path string) (*compose.Ledger, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("log: %w", err)
 	}
 	defer f.Close()
 	return compose.ParseLog(f, path, Open)
+}
+
+// Guarantees reads the log file at path and answers for one dataset (all
+// the log lists, with dataset ""), as puff compose does. When no rule
+// covers some dataset, it returns the guarantees of all with an error
+// joining those datasets' reasons (wrapping compose.ErrNoRule); on any
+// other error, no guarantees.
+func Guarantees(path, dataset string) ([]compose.Guarantee, error) {
+	l, err := Parse(path)
+	if err != nil {
+		return nil, err
+	}
+	names := l.Datasets()
+	if dataset != "" {
+		names = []string{dataset}
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("%s: the log lists no datasets", path)
+	}
+	var out []compose.Guarantee
+	var failed []error
+	for _, d := range names {
+		g, err := l.Guarantee(d)
+		if err != nil && !errors.Is(err, compose.ErrNoRule) {
+			return nil, err
+		}
+		if err != nil {
+			failed = append(failed, err)
+		}
+		out = append(out, g)
+	}
+	return out, errors.Join(failed...)
 }
 
 // Open opens a regular file (a class file named by a log).

@@ -108,3 +108,30 @@ func TestAppendLogConcurrent(t *testing.T) {
 		t.Fatalf("12 releases of 0.1: %+v %v", g.Best, err)
 	}
 }
+
+// Guarantees answers for every dataset of the log, or for one; a missing
+// file or dataset is an error without guarantees.
+func TestGuarantees(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "log.json")
+	class, rec := exampleRelease(t, 0.5, mechanism.Exact)
+	for _, d := range []string{"a", "b", "b"} {
+		if _, err := logfile.Append(path, d, class, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gs, err := logfile.Guarantees(path, "")
+	// each series is a dataset of the log: a/p01..a/p10, b/p01..b/p10
+	if err != nil || len(gs) != 20 || gs[0].Dataset != "a/p01" || gs[0].Best.Epsilon != 0.5 || gs[10].Dataset != "b/p01" || gs[10].Best.Epsilon != 1 {
+		t.Fatalf("%d guarantees (%v)", len(gs), err)
+	}
+	if gs, err := logfile.Guarantees(path, "b/p03"); err != nil || len(gs) != 1 || gs[0].Dataset != "b/p03" || gs[0].Best.Epsilon != 1 {
+		t.Errorf("b/p03: %d guarantees (%v)", len(gs), err)
+	}
+	if gs, err := logfile.Guarantees(path, "nosuch"); err == nil || gs != nil {
+		t.Errorf("unknown dataset: %d guarantees (%v)", len(gs), err)
+	}
+	if gs, err := logfile.Guarantees(filepath.Join(dir, "nosuch.json"), ""); err == nil || gs != nil || !strings.HasPrefix(err.Error(), "log: ") {
+		t.Errorf("missing file: %d guarantees (%v)", len(gs), err)
+	}
+}
