@@ -1,10 +1,12 @@
 package compose
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/pufferfish-privacy/pufferfish/guarantee"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/record"
 )
@@ -13,11 +15,21 @@ import (
 // the worst guarantee over the chains (series) the release touched, with
 // its rule.
 type Total struct {
-	Dataset  string  `json:"dataset"`
-	Epsilon  float64 `json:"spent"`
-	Rule     string  `json:"rule"`
-	Theorem  string  `json:"theorem"`
-	Releases int     `json:"releases"` // distinct releases recorded for the dataset
+	Dataset string
+	guarantee.Guarantee
+	Releases int // distinct releases recorded for the dataset
+}
+
+// MarshalJSON writes {"dataset", "spent" (ε rounded up), "rule",
+// "theorem", "releases"}.
+func (t Total) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Dataset  string  `json:"dataset"`
+		Epsilon  float64 `json:"spent"`
+		Rule     string  `json:"rule"`
+		Theorem  string  `json:"theorem"`
+		Releases int     `json:"releases"`
+	}{t.Dataset, t.Float(), t.Rule, t.Theorem, t.Releases})
 }
 
 // Append adds a release record to the log lg (nil: a new log), in
@@ -78,14 +90,14 @@ func Append(lg *Log, dataset string, class *markov.Class, rec *record.Release) (
 	if err != nil {
 		return nil, nil, Total{}, err
 	}
-	t := Total{Dataset: dataset, Rule: "none"}
+	t := Total{Dataset: dataset, Guarantee: guarantee.None()}
 	for name := range touched {
 		g, err := l.Guarantee(name)
 		if err != nil {
 			return nil, nil, Total{}, fmt.Errorf("compose: %w", err)
 		}
-		if g.Best.Epsilon >= t.Epsilon {
-			t.Epsilon, t.Rule, t.Theorem = g.Best.Epsilon, g.Best.Rule, g.Best.Theorem
+		if g.Best.Epsilon.Cmp(t.Epsilon) >= 0 {
+			t.Guarantee = g.Best.Guarantee
 		}
 	}
 	seen := map[string]bool{}

@@ -17,6 +17,6 @@ func ExampleLedger() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("ε = %g by %s (%s)\n", g.Best.Epsilon, g.Best.Rule, g.Best.Theorem)
+	fmt.Printf("ε = %g by %s (%s)\n", g.Best.Float(), g.Best.Rule, g.Best.Theorem)
 	// Output: ε = 1.5 by mqm-sequential ([SC17] Theorem III.7)
 }

@@ -76,8 +76,8 @@ func TestLeakageRuleByBruteForce(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if loss > v.Epsilon+1e-9 {
-				t.Errorf("trial %d (%s, start %v, σ %.3g and %.3g): joint loss %.6g > the rule's %.6g", trial, fmt.Sprint(ch.Init), q, s1, s2, loss, v.Epsilon)
+			if loss > v.Float()+1e-9 {
+				t.Errorf("trial %d (%s, start %v, σ %.3g and %.3g): joint loss %.6g > the rule's %.6g", trial, fmt.Sprint(ch.Init), q, s1, s2, loss, v.Float())
 			}
 		}
 	}

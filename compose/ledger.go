@@ -59,6 +59,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/pufferfish-privacy/pufferfish/guarantee"
 	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
@@ -90,7 +91,7 @@ type Release struct {
 	Kind    Kind    `json:"mechanism"`
 	Epsilon float64 `json:"epsilon"`
 	// EpsilonExact is ε as written, when rational (record.Release):
-	// composed exactly instead of Epsilon's decimal (EpsilonRat).
+	// composed exactly instead of Epsilon's decimal (guarantee.Charge).
 	EpsilonExact string `json:"epsilon_exact,omitempty"`
 	Start        int    `json:"start"` // 1-based, inclusive; 0 with End 0: the whole chain
 	End          int    `json:"end"`
@@ -128,17 +129,33 @@ type Dataset struct {
 	Theta  string // label
 }
 
-// Claim is one rule's verdict.
+// Claim is one rule's verdict: its guarantee (ε exact, what a budget is
+// checked against) when it applies.
 type Claim struct {
-	Rule    string  `json:"rule"`
-	Theorem string  `json:"theorem"`
-	Applies bool    `json:"applies"`
-	Epsilon float64 `json:"epsilon,omitempty"` // Bound rounded up
-	// Bound is the claim's ε as an exact rational (see Rat): what a budget
-	// is checked against.
-	Bound  *big.Rat `json:"-"`
-	Covers string   `json:"covers,omitempty"`
-	Why    string   `json:"why,omitempty"` // why it does not apply, or how it was computed
+	guarantee.Guarantee
+	Applies bool
+	Why     string // why it does not apply, or how it was computed
+}
+
+func claim(rule, theorem string) Claim {
+	return Claim{Guarantee: guarantee.Guarantee{Rule: rule, Theorem: theorem}}
+}
+
+// MarshalJSON writes {"rule", "theorem", "applies", "epsilon" (rounded
+// up, when it applies and is not 0), "covers", "why"}.
+func (c Claim) MarshalJSON() ([]byte, error) {
+	var eps float64
+	if c.Applies {
+		eps = c.Float()
+	}
+	return json.Marshal(struct {
+		Rule    string  `json:"rule"`
+		Theorem string  `json:"theorem"`
+		Applies bool    `json:"applies"`
+		Epsilon float64 `json:"epsilon,omitempty"`
+		Covers  string  `json:"covers,omitempty"`
+		Why     string  `json:"why,omitempty"`
+	}{c.Rule, c.Theorem, c.Applies, eps, c.Covers, c.Why})
 }
 
 // Guarantee is the best applicable claim, with all claims considered.
@@ -204,9 +221,9 @@ func (l *Ledger) Record(r Release) error {
 		return fmt.Errorf("compose: release %q: segment [%d, %d] is not inside 1..%d", r.Name, r.Start, r.End, d.Length)
 	}
 	if r.EpsilonExact != "" {
-		r.eps = EpsilonRat(r.Epsilon, r.EpsilonExact)
+		r.eps = guarantee.Charge(r.Epsilon, r.EpsilonExact)
 	} else if r.eps = l.rats[r.Epsilon]; r.eps == nil {
-		r.eps = Rat(r.Epsilon)
+		r.eps = guarantee.Rat(r.Epsilon)
 		l.rats[r.Epsilon] = r.eps // shared: rules never modify a bound in place
 	}
 	if err := checkCalibration(&r, d); err != nil {
@@ -262,7 +279,7 @@ func checkCalibration(r *Release, d *Dataset) error {
 
 // Dependence records Δ for a pair of releases ([SC17] Thm III.6).
 func (l *Ledger) Dependence(a, b string, delta float64) error {
-	if !(delta >= 0) || Rat(delta) == nil {
+	if !(delta >= 0) || guarantee.Rat(delta) == nil {
 		return fmt.Errorf("compose: Δ must be a finite number ≥ 0")
 	}
 	if a > b {
@@ -288,12 +305,13 @@ func (l *Ledger) Guarantee(dataset string) (Guarantee, error) {
 	}
 	g := Guarantee{Dataset: dataset}
 	if len(rs) == 0 {
-		g.Best = Claim{Rule: "none", Applies: true, Bound: zero(), Covers: "everything", Why: "nothing released"}
+		g.Best = Claim{Guarantee: guarantee.None(), Applies: true, Why: "nothing released"}
+		g.Best.Covers = "everything"
 		return g, nil
 	}
 	for _, r := range rs {
 		if r.Theta != "" && d.Theta != "" && r.Theta != d.Theta {
-			c := Claim{Rule: "any", Why: fmt.Sprintf("release %q was calibrated for Θ %q, the dataset's is %q: its ε says nothing under this Θ", r.Name, r.Theta, d.Theta)}
+			c := Claim{Guarantee: guarantee.Guarantee{Rule: "any"}, Why: fmt.Sprintf("release %q was calibrated for Θ %q, the dataset's is %q: its ε says nothing under this Θ", r.Name, r.Theta, d.Theta)}
 			g.Claims = []Claim{c}
 			return g, fmt.Errorf("compose: %w: %s", ErrNoRule, c.Why)
 		}
@@ -303,17 +321,16 @@ func (l *Ledger) Guarantee(dataset string) (Guarantee, error) {
 	}
 	for i, c := range g.Claims {
 		if c.Applies {
-			g.Claims[i].Epsilon = Up(c.Bound)
-			if math.IsInf(g.Claims[i].Epsilon, 0) {
+			if math.IsInf(c.Float(), 0) {
 				// a bound beyond float64 is no guarantee
-				g.Claims[i].Applies, g.Claims[i].Epsilon, g.Claims[i].Bound = false, 0, nil
+				g.Claims[i].Applies, g.Claims[i].Epsilon = false, nil
 				g.Claims[i].Why = strings.TrimSpace("the bound is infinite. " + c.Why)
 			}
 		}
 	}
 	best := -1
 	for i, c := range g.Claims {
-		if c.Applies && (best < 0 || c.Bound.Cmp(g.Claims[best].Bound) < 0) {
+		if c.Applies && (best < 0 || c.Epsilon.Cmp(g.Claims[best].Epsilon) < 0) {
 			best = i
 		}
 	}
@@ -350,7 +367,7 @@ func names(rs []Release) string {
 }
 
 func single(rs []Release) Claim {
-	c := Claim{Rule: singleRule, Theorem: singleTheorem}
+	c := claim(singleRule, singleTheorem)
 	if len(rs) != 1 {
 		c.Why = fmt.Sprintf("%d releases", len(rs))
 		return c
@@ -359,13 +376,13 @@ func single(rs []Release) Claim {
 		c.Why = "a DP release is ε-Pufferfish only for independent records (see dp)"
 		return c
 	}
-	c.Applies, c.Bound = true, new(big.Rat).Set(rs[0].eps)
+	c.Applies, c.Epsilon = true, new(big.Rat).Set(rs[0].eps)
 	c.Covers = fmt.Sprintf("secrets X_t, t in [%d, %d]", rs[0].Start, rs[0].End)
 	return c
 }
 
 func sequential(rs []Release) Claim {
-	c := Claim{Rule: sequentialRule, Theorem: sequentialTheorem}
+	c := claim(sequentialRule, sequentialTheorem)
 	sum := zero()
 	for _, r := range rs {
 		if !isMQM(r.Kind) {
@@ -378,7 +395,7 @@ func sequential(rs []Release) Claim {
 		}
 		sum = add(sum, r.eps)
 	}
-	c.Applies, c.Bound = true, sum
+	c.Applies, c.Epsilon = true, sum
 	c.Covers = fmt.Sprintf("secrets X_t, t in [%d, %d]", rs[0].Start, rs[0].End)
 	return c
 }
@@ -448,7 +465,7 @@ const (
 )
 
 func parallel(d *Dataset, rs []Release) Claim {
-	c := Claim{Rule: parallelRule, Theorem: parallelTheorem}
+	c := claim(parallelRule, parallelTheorem)
 	for _, r := range rs {
 		if r.Kind == DP {
 			c.Why = fmt.Sprintf("release %q is DP (see dp)", r.Name)
@@ -466,7 +483,7 @@ func parallel(d *Dataset, rs []Release) Claim {
 // parallelSegments is the parallel rule over checked segment groups (no
 // DP release among them).
 func parallelSegments(class *markov.Class, segs []segment) Claim {
-	c := Claim{Rule: parallelRule, Theorem: parallelTheorem}
+	c := claim(parallelRule, parallelTheorem)
 	if len(segs) < 2 {
 		c.Why = "only one segment"
 		return c
@@ -512,9 +529,9 @@ func parallelSegments(class *markov.Class, segs []segment) Claim {
 	for g := range m {
 		v := add(add(segs[g].eps, left[g]), right[g])
 		worst = maxRat(worst, v)
-		parts = append(parts, fmt.Sprintf("[%d, %d]: %.6g + %.6g + %.6g", segs[g].start, segs[g].end, Up(segs[g].eps), Up(left[g]), Up(right[g])))
+		parts = append(parts, fmt.Sprintf("[%d, %d]: %.6g + %.6g + %.6g", segs[g].start, segs[g].end, guarantee.Up(segs[g].eps), guarantee.Up(left[g]), guarantee.Up(right[g])))
 	}
-	c.Applies, c.Bound, c.Covers = true, worst, covers(segs)
+	c.Applies, c.Epsilon, c.Covers = true, worst, covers(segs)
 	c.Why = "own ε + left term + right term per segment: " + strings.Join(parts, "; ")
 	return c
 }
@@ -525,7 +542,7 @@ const (
 )
 
 func far(rs []Release) Claim {
-	c := Claim{Rule: farRule, Theorem: farTheorem}
+	c := claim(farRule, farTheorem)
 	for _, r := range rs {
 		if r.Kind != MQMApprox || r.Active == nil {
 			c.Why = fmt.Sprintf("release %q is not MQMApprox with a recorded two-sided active quilt", r.Name)
@@ -543,7 +560,7 @@ func far(rs []Release) Claim {
 // farSegments is the far rule over checked segment groups of MQMApprox
 // releases, each with its active quilt.
 func farSegments(segs []segment) Claim {
-	c := Claim{Rule: farRule, Theorem: farTheorem}
+	c := claim(farRule, farTheorem)
 	worst := zero()
 	for g, s := range segs {
 		if s.n > 1 {
@@ -560,12 +577,12 @@ func farSegments(segs []segment) Claim {
 		}
 		worst = maxRat(worst, s.eps)
 	}
-	c.Applies, c.Bound, c.Covers = true, worst, covers(segs)
+	c.Applies, c.Epsilon, c.Covers = true, worst, covers(segs)
 	return c
 }
 
 func divergence(l *Ledger, rs []Release) Claim {
-	c := Claim{Rule: "max-divergence", Theorem: "[SC17] Theorem III.6 (reconstructed)"}
+	c := claim("max-divergence", "[SC17] Theorem III.6 (reconstructed)")
 	if len(rs) != 2 {
 		c.Why = "needs exactly two releases"
 		return c
@@ -586,14 +603,14 @@ func divergence(l *Ledger, rs []Release) Claim {
 		}
 	}
 	c.Applies = true
-	c.Bound = add(add(rs[0].eps, rs[1].eps), new(big.Rat).Mul(big.NewRat(2, 1), Rat(delta)))
+	c.Epsilon = add(add(rs[0].eps, rs[1].eps), new(big.Rat).Mul(big.NewRat(2, 1), guarantee.Rat(delta)))
 	c.Covers = "the secrets both releases protect"
 	c.Why = fmt.Sprintf("ε₁ + ε₂ + 2Δ with Δ = %g", delta)
 	return c
 }
 
 func dpRule(d *Dataset, rs []Release) Claim {
-	c := Claim{Rule: dpRuleName, Theorem: dpTheorem}
+	c := claim(dpRuleName, dpTheorem)
 	// The ε each record is exposed to changes only where a release starts
 	// or ends: sweep those events (memory O(releases), any length).
 	type event struct {
@@ -619,12 +636,12 @@ func dpRule(d *Dataset, rs []Release) Claim {
 				worst = maxRat(worst, cur)
 			}
 		}
-		c.Applies, c.Bound = true, worst
+		c.Applies, c.Epsilon = true, worst
 		c.Covers = "every record (Θ has independent records, so DP is Pufferfish)"
 		return c
 	}
 	c.Rule = dpGroupRule
-	c.Applies, c.Bound = true, sum
+	c.Applies, c.Epsilon = true, sum
 	c.Covers = "every record, under any correlation"
 	c.Why = "Σ over records of the ε each record was exposed to"
 	return c
@@ -669,7 +686,7 @@ func WriteText(w io.Writer, gs []Guarantee) error {
 		if g.Best.Rule == "" {
 			continue
 		}
-		fmt.Fprintf(w, "%s: ε = %.6g by %s (%s); covers %s\n", g.Dataset, g.Best.Epsilon, g.Best.Rule, g.Best.Theorem, g.Best.Covers)
+		fmt.Fprintf(w, "%s: ε = %.6g by %s (%s); covers %s\n", g.Dataset, g.Best.Float(), g.Best.Rule, g.Best.Theorem, g.Best.Covers)
 		if g.Best.Why != "" {
 			fmt.Fprintf(w, "  %s\n", g.Best.Why)
 		}

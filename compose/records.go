@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/big"
 
+	"github.com/pufferfish-privacy/pufferfish/guarantee"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/record"
 	"github.com/pufferfish-privacy/pufferfish/tpl"
@@ -34,11 +35,8 @@ func Entries(label string, rec *record.Release, chain func(series string) string
 // the worst over its series' chains (series are independent), with the
 // rule that gave it.
 type Verdict struct {
-	Bound   *big.Rat // exact (see Rat)
-	Epsilon float64  // Bound, shown rounded up
-	Rule    string
-	Theorem string
-	Chain   string // the series whose chain attains it
+	guarantee.Guarantee
+	Chain string // the series whose chain attains it
 }
 
 // SeriesChain names a series' chain ("" is the only series of data
@@ -120,9 +118,9 @@ func leakageOf(class *markov.Class, sum float64) (Verdict, bool) {
 		return Verdict{}, false
 	}
 	// the recursion's rounding (docs/math.md §8.9) is far inside 1e-9
-	bound := Rat(math.Nextafter(res.Loss*(1+1e-9), math.Inf(1)))
-	return Verdict{Bound: bound, Epsilon: Up(bound), Rule: LeakageRule, Chain: "every series",
-		Theorem: fmt.Sprintf("each release is (1/σ)-DP per reading, together %.6g-DP per reading; the temporal leakage bound at per-bin scale %.6g (docs/math.md §8.6, §8.7)", sum, b)}, true
+	bound := guarantee.Rat(math.Nextafter(res.Loss*(1+1e-9), math.Inf(1)))
+	return Verdict{Chain: "every series", Guarantee: guarantee.Guarantee{Epsilon: bound, Rule: LeakageRule,
+		Theorem: fmt.Sprintf("each release is (1/σ)-DP per reading, together %.6g-DP per reading; the temporal leakage bound at per-bin scale %.6g (docs/math.md §8.6, §8.7)", sum, b)}}, true
 }
 
 // records is Records by the segment rules and the streams' sums.
@@ -140,7 +138,7 @@ func records(class *markov.Class, recs []*record.Release) (Verdict, error) {
 			return Verdict{}, fmt.Errorf("compose: %w: a release was calibrated for another class Θ (%s, not %s); its ε says nothing under this one", ErrNoRule, rec.Class, hash)
 		}
 		if rec.Stream {
-			e := EpsilonRat(rec.Epsilon, rec.EpsilonExact)
+			e := rec.Charge()
 			if e == nil || e.Sign() <= 0 {
 				return Verdict{}, fmt.Errorf("compose: a stream's charge must have ε > 0 (got %v)", rec.Epsilon)
 			}
@@ -180,14 +178,14 @@ func records(class *markov.Class, recs []*record.Release) (Verdict, error) {
 			}
 		}
 	}
-	v := Verdict{Bound: zero(), Rule: "none"}
+	v := Verdict{Guarantee: guarantee.None()}
 	for _, c := range order {
 		g, err := l.Guarantee(c)
 		if err != nil {
 			return Verdict{}, err
 		}
-		if g.Best.Bound.Cmp(v.Bound) >= 0 {
-			v = Verdict{Bound: g.Best.Bound, Epsilon: g.Best.Epsilon, Rule: g.Best.Rule, Theorem: g.Best.Theorem, Chain: c}
+		if g.Best.Epsilon.Cmp(v.Epsilon) >= 0 {
+			v = Verdict{Guarantee: g.Best.Guarantee, Chain: c}
 		}
 	}
 	return withStreams(v, streams, streamEps), nil
@@ -205,14 +203,13 @@ func withStreams(v Verdict, n int, eps *big.Rat) Verdict {
 		return v
 	}
 	if v.Rule == "none" {
-		v = Verdict{Bound: zero(), Rule: "single", Theorem: "the stream's own guarantee (docs/math.md §4.9)"}
+		v = Verdict{Guarantee: guarantee.Guarantee{Epsilon: zero(), Rule: "single", Theorem: "the stream's own guarantee (docs/math.md §4.9)"}}
 		if n > 1 {
 			v.Rule, v.Theorem = "mqm-sequential", "[SC17] Theorem III.7 over the dataset's streams"
 		}
 	} else {
 		v.Rule, v.Theorem = "mqm-sequential", fmt.Sprintf("[SC17] Theorem III.7: %d stream(s) charged once each, added to %s (%s)", n, v.Rule, v.Theorem)
 	}
-	v.Bound = add(v.Bound, eps)
-	v.Epsilon = Up(v.Bound)
+	v.Epsilon = add(v.Epsilon, eps)
 	return v
 }

@@ -1,6 +1,7 @@
 package compose
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"math/big"
@@ -8,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/pufferfish-privacy/pufferfish/guarantee"
 	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
@@ -95,12 +97,36 @@ type Group struct {
 
 // Best is a chain's best claim (Applies false: no rule applies to it).
 type Best struct {
+	Order   int
+	Applies bool
+	guarantee.Guarantee
+	Chain string // not stored: the chain's own name
+}
+
+// bestJSON is how a chain's state stores its best claim (ledgers written
+// before package guarantee read the same).
+type bestJSON struct {
 	Order   int      `json:"order"`
 	Applies bool     `json:"applies"`
 	Bound   *big.Rat `json:"bound,omitempty"`
 	Rule    string   `json:"rule,omitempty"`
 	Theorem string   `json:"theorem,omitempty"`
-	Chain   string   `json:"-"`
+}
+
+// MarshalJSON writes {"order", "applies", "bound" (exact, "p/q"), "rule",
+// "theorem"}.
+func (b Best) MarshalJSON() ([]byte, error) {
+	return json.Marshal(bestJSON{b.Order, b.Applies, b.Epsilon, b.Rule, b.Theorem})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (b *Best) UnmarshalJSON(data []byte) error {
+	var j bestJSON
+	if err := json.Unmarshal(data, &j); err != nil {
+		return err
+	}
+	*b = Best{Order: j.Order, Applies: j.Applies, Guarantee: guarantee.Guarantee{Epsilon: j.Bound, Rule: j.Rule, Theorem: j.Theorem}}
+	return nil
 }
 
 // Touches lists the chains a record's segments are on (none for a
@@ -132,7 +158,7 @@ func (r *Running) Add(class *markov.Class, rec *record.Release, chains map[strin
 	}
 	var eps *big.Rat
 	if rec.Stream {
-		if eps = EpsilonRat(rec.Epsilon, rec.EpsilonExact); eps == nil || eps.Sign() <= 0 {
+		if eps = rec.Charge(); eps == nil || eps.Sign() <= 0 {
 			return ErrFull
 		}
 	} else {
@@ -144,7 +170,7 @@ func (r *Running) Add(class *markov.Class, rec *record.Release, chains map[strin
 		if _, err := mechanism.Parse(string(rec.Mechanism)); err != nil {
 			return ErrFull
 		}
-		eps = EpsilonRat(rec.Epsilon, rec.EpsilonExact)
+		eps = rec.Charge()
 		seen := map[[3]string]bool{}
 		for _, sg := range rec.Segments {
 			if sg.First < 1 || sg.First > sg.Last {
@@ -238,39 +264,39 @@ func (c *Chain) segments() []segment {
 // evaluated from the groups: the same claims in the same order (§4.11).
 func (c *Chain) best(class *markov.Class) Best {
 	claims := make([]Claim, 0, 6)
-	single := Claim{Rule: singleRule, Theorem: singleTheorem}
+	single := claim(singleRule, singleTheorem)
 	if c.N == 1 && c.First != DP {
-		single.Applies, single.Bound = true, new(big.Rat).Set(c.Groups[0].Eps)
+		single.Applies, single.Epsilon = true, new(big.Rat).Set(c.Groups[0].Eps)
 	}
-	seq := Claim{Rule: sequentialRule, Theorem: sequentialTheorem}
+	seq := claim(sequentialRule, sequentialTheorem)
 	if c.AllMQM && len(c.Groups) == 1 {
-		seq.Applies, seq.Bound = true, new(big.Rat).Set(c.Groups[0].Eps)
+		seq.Applies, seq.Epsilon = true, new(big.Rat).Set(c.Groups[0].Eps)
 	}
-	par := Claim{Rule: parallelRule, Theorem: parallelTheorem}
+	par := claim(parallelRule, parallelTheorem)
 	if !c.AnyDP {
 		if segs, _ := checkSegments(c.segments()); segs != nil {
 			par = parallelSegments(class, segs)
 		}
 	}
-	fa := Claim{Rule: farRule, Theorem: farTheorem}
+	fa := claim(farRule, farTheorem)
 	if c.AllFar {
 		if segs, _ := checkSegments(c.segments()); segs != nil {
 			fa = farSegments(segs)
 		}
 	}
 	// max-divergence needs a recorded Δ: release records never have one
-	div := Claim{Rule: "max-divergence"}
-	dp := Claim{Rule: dpRuleName, Theorem: dpTheorem}
+	div := claim("max-divergence", "")
+	dp := claim(dpRuleName, dpTheorem)
 	if c.AllDP {
 		dp = dpGroups(class, c.Groups)
 	}
 	claims = append(claims, single, seq, par, fa, div, dp)
 	best := -1
 	for i, cl := range claims {
-		if !cl.Applies || isInfUp(cl.Bound) {
+		if !cl.Applies || isInfUp(cl.Epsilon) {
 			continue
 		}
-		if best < 0 || cl.Bound.Cmp(claims[best].Bound) < 0 {
+		if best < 0 || cl.Epsilon.Cmp(claims[best].Epsilon) < 0 {
 			best = i
 		}
 	}
@@ -278,16 +304,16 @@ func (c *Chain) best(class *markov.Class) Best {
 		return Best{Order: c.Order, Chain: c.Name}
 	}
 	b := claims[best]
-	return Best{Order: c.Order, Applies: true, Bound: b.Bound, Rule: b.Rule, Theorem: b.Theorem, Chain: c.Name}
+	return Best{Order: c.Order, Applies: true, Guarantee: b.Guarantee, Chain: c.Name}
 }
 
 // isInfUp is Guarantee's test of a bound beyond float64 (no guarantee).
-func isInfUp(r *big.Rat) bool { return math.IsInf(Up(r), 0) }
+func isInfUp(r *big.Rat) bool { return math.IsInf(guarantee.Up(r), 0) }
 
 // dpGroups is dpRule over groups: the ε a record is exposed to is the sum
 // over the groups covering it, and Σ_j ε_j is Σ over groups of ε × length.
 func dpGroups(class *markov.Class, gs []Group) Claim {
-	c := Claim{Rule: dpRuleName, Theorem: dpTheorem}
+	c := claim(dpRuleName, dpTheorem)
 	if independent(class) {
 		type event struct {
 			t   int
@@ -305,7 +331,7 @@ func dpGroups(class *markov.Class, gs []Group) Claim {
 				worst = maxRat(worst, cur)
 			}
 		}
-		c.Applies, c.Bound = true, worst
+		c.Applies, c.Epsilon = true, worst
 		return c
 	}
 	sum := zero()
@@ -313,7 +339,7 @@ func dpGroups(class *markov.Class, gs []Group) Claim {
 		sum = add(sum, new(big.Rat).Mul(g.Eps, big.NewRat(int64(g.End-g.Start+1), 1)))
 	}
 	c.Rule = dpGroupRule
-	c.Applies, c.Bound = true, sum
+	c.Applies, c.Epsilon = true, sum
 	return c
 }
 
@@ -326,7 +352,7 @@ func (r *Running) Verdict(class *markov.Class, bests []Best) (Verdict, error) {
 		return Verdict{}, ErrFull
 	}
 	if r.Records == 0 {
-		return Verdict{Bound: zero(), Rule: "none"}, nil
+		return Verdict{Guarantee: guarantee.None()}, nil
 	}
 	if r.OtherStream && r.Records > 1 || r.NoRule > 0 {
 		if !r.SigmaOff {
@@ -341,14 +367,14 @@ func (r *Running) Verdict(class *markov.Class, bests []Best) (Verdict, error) {
 	}
 	bests = slices.Clone(bests)
 	slices.SortFunc(bests, func(a, b Best) int { return a.Order - b.Order })
-	v := Verdict{Bound: zero(), Rule: "none"}
+	v := Verdict{Guarantee: guarantee.None()}
 	for _, b := range bests {
 		if !b.Applies {
 			return Verdict{}, ErrFull
 		}
 		// ≥: the last chain attaining the maximum names the rule, as in Records
-		if b.Bound.Cmp(v.Bound) >= 0 {
-			v = Verdict{Bound: b.Bound, Epsilon: Up(b.Bound), Rule: b.Rule, Theorem: b.Theorem, Chain: b.Chain}
+		if b.Epsilon.Cmp(v.Epsilon) >= 0 {
+			v = Verdict{Guarantee: b.Guarantee, Chain: b.Chain}
 		}
 	}
 	eps := r.StreamEps

@@ -140,12 +140,12 @@ func TestRunningEqualsRecords(t *testing.T) {
 			got, gerr := run.Verdict(class, bests)
 			switch {
 			case errors.Is(gerr, ErrFull) && !run.Full:
-				t.Fatalf("history %d, %d records: the state gave up but Records answers %v by %s", h, len(recs), want.Bound, want.Rule)
+				t.Fatalf("history %d, %d records: the state gave up but Records answers %v by %s", h, len(recs), want.Epsilon, want.Rule)
 			case gerr != nil && !errors.Is(gerr, ErrFull):
 				t.Fatalf("history %d: %v", h, gerr)
 			case gerr == nil:
-				if got.Bound.Cmp(want.Bound) != 0 || got.Rule != want.Rule || got.Theorem != want.Theorem || got.Epsilon != want.Epsilon {
-					t.Fatalf("history %d, %d records: running %v by %s (%s), Records %v by %s (%s)", h, len(recs), got.Bound, got.Rule, got.Theorem, want.Bound, want.Rule, want.Theorem)
+				if got.Epsilon.Cmp(want.Epsilon) != 0 || got.Rule != want.Rule || got.Theorem != want.Theorem || got.Float() != want.Float() {
+					t.Fatalf("history %d, %d records: running %v by %s (%s), Records %v by %s (%s)", h, len(recs), got.Epsilon, got.Rule, got.Theorem, want.Epsilon, want.Rule, want.Theorem)
 				}
 				rules[got.Rule]++
 			}

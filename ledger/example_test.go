@@ -65,11 +65,11 @@ func ExampleStore() {
 			return
 		default:
 			fmt.Printf("release %d recorded: spent %s of %s, remaining %s\n", i,
-				ledger.Decimal(rc.State.Spent), ledger.Decimal(rc.State.Budget), ledger.Decimal(rc.State.Remaining()))
+				ledger.Decimal(rc.State.Spent.Epsilon), ledger.Decimal(rc.State.Budget), ledger.Decimal(rc.State.Remaining()))
 		}
 	}
 	st, _ := store.Dataset(ctx, "activity")
-	fmt.Printf("%d releases recorded, spent %s by %s\n", st.Releases, ledger.Decimal(st.Spent), st.Rule)
+	fmt.Printf("%d releases recorded, spent %s by %s\n", st.Releases, ledger.Decimal(st.Spent.Epsilon), st.Spent.Rule)
 	// Output:
 	// release 1 recorded: spent 1 of 2.5, remaining 1.5
 	// release 2 recorded: spent 2 of 2.5, remaining 0.5

@@ -13,7 +13,7 @@
 // which the new record updates in time proportional to the series it
 // touches, with the total compose.Records gives for all the records
 // (docs/math.md §4.11) — and compares the composed ε with the budget exactly
-// (compose.Rat: recorded ε are exact decimals, so ten releases of 0.1 fit
+// (guarantee.Rat: recorded ε are exact decimals, so ten releases of 0.1 fit
 // a budget of 1). Over budget, it returns a *Refused error and draws
 // nothing. Otherwise it calls draw — the only step that adds noise — and
 // commits the record together with its noisy result before returning, so
@@ -32,7 +32,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pufferfish-privacy/pufferfish/compose"
+	"github.com/pufferfish-privacy/pufferfish/guarantee"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/record"
 )
@@ -133,16 +133,14 @@ var ErrKeyReused = errors.New("idempotency key already used for a different requ
 type State struct {
 	Dataset   string
 	Budget    *big.Rat
-	Spent     *big.Rat // the composed guarantee of every recorded release
-	Rule      string   // the composition rule that gave Spent
-	Theorem   string
+	Spent     guarantee.Guarantee // the composed guarantee of every recorded release
 	Releases  int
 	ClassHash string // "" until a class is set
 }
 
 // Remaining is Budget − Spent (never negative).
 func (s State) Remaining() *big.Rat {
-	r := new(big.Rat).Sub(s.Budget, s.Spent)
+	r := new(big.Rat).Sub(s.Budget, s.Spent.Epsilon)
 	if r.Sign() < 0 {
 		return new(big.Rat)
 	}
@@ -162,7 +160,7 @@ func (s State) MarshalJSON() ([]byte, error) {
 		Theorem   string      `json:"theorem,omitempty"`
 		Releases  int         `json:"releases"`
 		ClassHash string      `json:"class_hash,omitempty"`
-	}{s.Dataset, number(compose.Up(s.Spent)), number(compose.Down(s.Budget)), number(compose.Down(s.Remaining())), s.Rule, s.Theorem, s.Releases, s.ClassHash})
+	}{s.Dataset, number(s.Spent.Float()), number(guarantee.Down(s.Budget)), number(guarantee.Down(s.Remaining())), s.Spent.Rule, s.Spent.Theorem, s.Releases, s.ClassHash})
 }
 
 func number(f float64) json.Number { return json.Number(fmtFloat(f)) }
@@ -181,10 +179,9 @@ type Entry struct {
 
 // Refused is the error of a release that would exceed the budget.
 type Refused struct {
-	State     State    // before the release
-	Requested *big.Rat // the release's own ε
-	Would     *big.Rat // the composed ε with the release
-	Rule      string   // the rule that gave Would
+	State     State               // before the release
+	Requested *big.Rat            // the release's own ε
+	Would     guarantee.Guarantee // the composed guarantee with the release
 }
 
 // ErrRefused is wrapped by every *Refused.
@@ -192,7 +189,7 @@ var ErrRefused = errors.New("privacy budget exceeded")
 
 func (r *Refused) Error() string {
 	return fmt.Sprintf("dataset %q: %v: this release (ε = %s) would bring the total to ε = %s by %s, over the budget %s (spent %s, remaining %s); nothing was released or recorded",
-		r.State.Dataset, ErrRefused, Decimal(r.Requested), Decimal(r.Would), r.Rule, Decimal(r.State.Budget), Decimal(r.State.Spent), DecimalDown(r.State.Remaining()))
+		r.State.Dataset, ErrRefused, Decimal(r.Requested), Decimal(r.Would.Epsilon), r.Would.Rule, Decimal(r.State.Budget), Decimal(r.State.Spent.Epsilon), DecimalDown(r.State.Remaining()))
 }
 
 func (r *Refused) Unwrap() error { return ErrRefused }
@@ -226,7 +223,7 @@ func ParseBudget(s string) (*big.Rat, error) {
 
 // Decimal prints an exact rational as a decimal: exactly when it has a
 // finite expansion of at most 30 digits after the point, else as the
-// float64 rounded up (compose.Up).
+// float64 rounded up (guarantee.Up).
 func Decimal(r *big.Rat) string {
 	if r == nil {
 		return "?"
@@ -234,7 +231,7 @@ func Decimal(r *big.Rat) string {
 	if n, exact := r.FloatPrec(); exact && n <= 30 {
 		return r.FloatString(n) // n is the exact number of decimals: no trailing zeros
 	}
-	return fmtFloat(compose.Up(r))
+	return fmtFloat(guarantee.Up(r))
 }
 
 // DecimalDown is Decimal rounding down instead of up: how a remaining
@@ -243,7 +240,7 @@ func DecimalDown(r *big.Rat) string {
 	if n, exact := r.FloatPrec(); exact && n <= 30 {
 		return r.FloatString(n)
 	}
-	return fmtFloat(compose.Down(r))
+	return fmtFloat(guarantee.Down(r))
 }
 
 // validName is a dataset name: 1–128 characters, no control characters
@@ -279,4 +276,10 @@ func (e Entry) Brief(withResult bool) Brief {
 		b.Result = e.Result
 	}
 	return b
+}
+
+// withRule is g said to hold by another rule's name (the same ε).
+func withRule(g guarantee.Guarantee, rule string) guarantee.Guarantee {
+	g.Rule = rule
+	return g
 }

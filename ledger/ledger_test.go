@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/pufferfish-privacy/pufferfish/compose"
+	"github.com/pufferfish-privacy/pufferfish/guarantee"
 	"github.com/pufferfish-privacy/pufferfish/internal/pgtest"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
@@ -63,8 +64,8 @@ func TestTenTenthsFitABudgetOfOne(t *testing.T) {
 			if err != nil {
 				t.Fatalf("release %d: %v", i+1, err)
 			}
-			if want := big.NewRat(int64(i+1), 10); st.Spent.Cmp(want) != 0 || st.Releases != i+1 || st.Rule != "mqm-sequential" && i > 0 {
-				t.Fatalf("after %d: spent %v by %s, %d releases", i+1, st.Spent, st.Rule, st.Releases)
+			if want := big.NewRat(int64(i+1), 10); st.Spent.Epsilon.Cmp(want) != 0 || st.Releases != i+1 || st.Spent.Rule != "mqm-sequential" && i > 0 {
+				t.Fatalf("after %d: spent %v by %s, %d releases", i+1, st.Spent.Epsilon, st.Spent.Rule, st.Releases)
 			}
 		}
 		drawn := false
@@ -76,7 +77,7 @@ func TestTenTenthsFitABudgetOfOne(t *testing.T) {
 		if !errors.As(err, &ref) || !errors.Is(err, ErrRefused) || drawn {
 			t.Fatalf("11th release: %v (drawn %v)", err, drawn)
 		}
-		if ref.State.Spent.Cmp(big.NewRat(1, 1)) != 0 || ref.Would.Cmp(big.NewRat(11, 10)) != 0 || ref.State.Remaining().Sign() != 0 {
+		if ref.State.Spent.Epsilon.Cmp(big.NewRat(1, 1)) != 0 || ref.Would.Epsilon.Cmp(big.NewRat(11, 10)) != 0 || ref.State.Remaining().Sign() != 0 {
 			t.Fatalf("refusal %+v", ref)
 		}
 		es, err := s.Entries(ctx, "house")
@@ -134,17 +135,17 @@ func TestSpentIsTheComposedGuarantee(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if st.Spent.Cmp(want.Bound) != 0 || st.Rule != want.Rule {
-				t.Fatalf("after %d: %v by %s, compose says %v by %s", i+1, st.Spent, st.Rule, want.Bound, want.Rule)
+			if st.Spent.Epsilon.Cmp(want.Epsilon) != 0 || st.Spent.Rule != want.Rule {
+				t.Fatalf("after %d: %v by %s, compose says %v by %s", i+1, st.Spent.Epsilon, st.Spent.Rule, want.Epsilon, want.Rule)
 			}
 		}
 		st, err := s.Dataset(ctx, "d")
-		if err != nil || st.Rule != "mqm-parallel" || st.ClassHash != cl.Hash() {
+		if err != nil || st.Spent.Rule != "mqm-parallel" || st.ClassHash != cl.Hash() {
 			t.Fatalf("%+v %v", st, err)
 		}
 		// the parallel rule: own ε (0.75 on [1, 50]) plus a positive influence term
-		if st.Spent.Cmp(big.NewRat(3, 4)) <= 0 || st.Spent.Cmp(big.NewRat(1, 1)) > 0 {
-			t.Fatalf("spent %v", compose.Up(st.Spent))
+		if st.Spent.Epsilon.Cmp(big.NewRat(3, 4)) <= 0 || st.Spent.Epsilon.Cmp(big.NewRat(1, 1)) > 0 {
+			t.Fatalf("spent %v", guarantee.Up(st.Spent.Epsilon))
 		}
 	})
 }
@@ -192,7 +193,7 @@ func TestRefusals(t *testing.T) {
 			t.Errorf("ε above the budget: %v", err)
 		}
 		sts, err := s.Datasets(ctx)
-		if err != nil || len(sts) != 1 || sts[0].Spent.Sign() != 0 || sts[0].Rule != "none" {
+		if err != nil || len(sts) != 1 || sts[0].Spent.Epsilon.Sign() != 0 || sts[0].Spent.Rule != "none" {
 			t.Fatalf("%+v %v", sts, err)
 		}
 	})
@@ -285,7 +286,7 @@ func TestConcurrentTokenSpendsNeverOverspend(t *testing.T) {
 		}
 		wg.Wait()
 		st, err := s0.Dataset(ctx, "d")
-		if accepted != 5 || refused != 13 || err != nil || st.Releases != 5 || st.Spent.Cmp(big.NewRat(1, 2)) != 0 {
+		if accepted != 5 || refused != 13 || err != nil || st.Releases != 5 || st.Spent.Epsilon.Cmp(big.NewRat(1, 2)) != 0 {
 			t.Fatalf("accepted %d, refused %d, state %+v (%v)", accepted, refused, st, err)
 		}
 	})
@@ -352,7 +353,7 @@ func TestTokensAndIdempotency(t *testing.T) {
 			t.Fatal(err)
 		}
 		b, err := s.Spend(ctx, sp, draw)
-		if err != nil || !b.Replayed || b.ID != a.ID || string(b.Result) != string(a.Result) || draws != 1 || b.State.Spent.Cmp(a.State.Spent) != 0 || b.State.Releases != 1 {
+		if err != nil || !b.Replayed || b.ID != a.ID || string(b.Result) != string(a.Result) || draws != 1 || b.State.Spent.Epsilon.Cmp(a.State.Spent.Epsilon) != 0 || b.State.Releases != 1 {
 			t.Fatalf("repeat: %+v %v (draws %d)", b, err, draws)
 		}
 		other := sp

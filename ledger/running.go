@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/pufferfish-privacy/pufferfish/compose"
+	"github.com/pufferfish-privacy/pufferfish/guarantee"
 	"github.com/pufferfish-privacy/pufferfish/record"
 )
 
@@ -36,16 +37,14 @@ type scope struct {
 	token   *string // nil: every release of the dataset; else this token's
 	lastID  int64
 	run     compose.Running
-	spent   *big.Rat // the verdict over the releases folded in
-	rule    string
-	theorem string
+	spent   guarantee.Guarantee       // the verdict over the releases folded in
 	chains  map[string]*compose.Chain // the chains loaded (all, when rebuilt)
 	rebuilt bool
 }
 
 // state is the scope's verdict as a State.
 func (sc *scope) state(dataset string, r row, budget *big.Rat) State {
-	return State{Dataset: dataset, Budget: budget, Spent: sc.spent, Rule: sc.rule, Theorem: sc.theorem, Releases: sc.run.Records, ClassHash: r.hash}
+	return State{Dataset: dataset, Budget: budget, Spent: sc.spent, Releases: sc.run.Records, ClassHash: r.hash}
 }
 
 // maxID is the id of the scope's last release (0: none).
@@ -77,7 +76,7 @@ func (s *sqlStore) loadScope(ctx context.Context, q querier, dataset string, tok
 	}
 	var state, spent string
 	err := q.QueryRowContext(ctx, s.q(`SELECT last_id, state, spent, rule, theorem FROM compose_state WHERE dataset = ? AND scope = ?`), dataset, sc.name).
-		Scan(&sc.lastID, &state, &spent, &sc.rule, &sc.theorem)
+		Scan(&sc.lastID, &state, &spent, &sc.spent.Rule, &sc.spent.Theorem)
 	found := err == nil
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
@@ -96,7 +95,7 @@ func (s *sqlStore) loadScope(ctx context.Context, q querier, dataset string, tok
 			return nil, fmt.Errorf("ledger: dataset %q: running state: %w", dataset, err)
 		}
 		var ok bool
-		if sc.spent, ok = new(big.Rat).SetString(spent); !ok {
+		if sc.spent.Epsilon, ok = new(big.Rat).SetString(spent); !ok {
 			return nil, fmt.Errorf("ledger: dataset %q: running state: spent %q is not a number", dataset, spent)
 		}
 		sc.chains = map[string]*compose.Chain{}
@@ -137,7 +136,7 @@ func (sc *scope) fold(dataset string, r row, es []Entry) {
 		}
 	}
 	sc.run.Records = len(es)
-	sc.spent, sc.rule, sc.theorem = new(big.Rat), "none", ""
+	sc.spent = guarantee.None()
 	if len(es) == 0 {
 		return
 	}
@@ -148,10 +147,10 @@ func (sc *scope) fold(dataset string, r row, es []Entry) {
 		if err != nil {
 			return // Full: every read recomposes, and meets the error
 		}
-		sc.spent, sc.rule, sc.theorem = st.Spent, st.Rule, st.Theorem
+		sc.spent = st.Spent
 		return
 	}
-	sc.spent, sc.rule, sc.theorem = v.Bound, v.Rule, v.Theorem
+	sc.spent = v.Guarantee
 }
 
 // bests is every chain's best claim: the stored ones, replaced by those
@@ -189,7 +188,7 @@ func (s *sqlStore) storedBests(ctx context.Context, q querier, dataset, scope st
 		b.Applies = applies != 0
 		if b.Applies {
 			var ok bool
-			if b.Bound, ok = new(big.Rat).SetString(bound); !ok {
+			if b.Epsilon, ok = new(big.Rat).SetString(bound); !ok {
 				return nil, fmt.Errorf("ledger: dataset %q: chain %q: bound %q is not a number", dataset, b.Chain, bound)
 			}
 		}
@@ -232,12 +231,10 @@ func (s *sqlStore) loadChains(ctx context.Context, q querier, dataset, scope str
 // step is a scope's state after the new record: what Spend checks and,
 // once the release is recorded, writes.
 type step struct {
-	sc      *scope
-	run     compose.Running
-	chains  map[string]*compose.Chain
-	spent   *big.Rat
-	rule    string
-	theorem string
+	sc     *scope
+	run    compose.Running
+	chains map[string]*compose.Chain
+	spent  guarantee.Guarantee
 }
 
 // advance composes the record into the scope. It falls back to composing
@@ -269,7 +266,7 @@ func (s *sqlStore) advance(ctx context.Context, q querier, dataset string, sc *s
 		v, err := st.run.Verdict(r.class, bests(st.chains, stored))
 		switch {
 		case err == nil:
-			st.spent, st.rule, st.theorem = v.Bound, v.Rule, v.Theorem
+			st.spent = v.Guarantee
 			return st, nil
 		case !errors.Is(err, compose.ErrFull):
 			return nil, err
@@ -291,7 +288,7 @@ func (s *sqlStore) advance(ctx context.Context, q querier, dataset string, sc *s
 	st.run.Full = true
 	st.run.Records = len(es) + 1
 	st.chains = nil
-	st.spent, st.rule, st.theorem = w.Spent, w.Rule, w.Theorem
+	st.spent = w.Spent
 	return st, nil
 }
 
@@ -301,10 +298,10 @@ func (s *sqlStore) write(ctx context.Context, tx *sql.Tx, dataset string, st *st
 	if err != nil {
 		return err
 	}
-	return s.writeState(ctx, tx, dataset, st.sc.name, id, js, st.spent, st.rule, st.theorem, st.chains, st.sc.rebuilt || st.run.Full)
+	return s.writeState(ctx, tx, dataset, st.sc.name, id, js, st.spent, st.chains, st.sc.rebuilt || st.run.Full)
 }
 
-func (s *sqlStore) writeState(ctx context.Context, tx *sql.Tx, dataset, scope string, lastID int64, run []byte, spent *big.Rat, rule, theorem string, chains map[string]*compose.Chain, replace bool) error {
+func (s *sqlStore) writeState(ctx context.Context, tx *sql.Tx, dataset, scope string, lastID int64, run []byte, spent guarantee.Guarantee, chains map[string]*compose.Chain, replace bool) error {
 	if replace {
 		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM compose_chains WHERE dataset = ? AND scope = ?`), dataset, scope); err != nil {
 			return fmt.Errorf("ledger: %w", err)
@@ -312,7 +309,7 @@ func (s *sqlStore) writeState(ctx context.Context, tx *sql.Tx, dataset, scope st
 	}
 	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO compose_state (dataset, scope, last_id, state, spent, rule, theorem) VALUES (?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (dataset, scope) DO UPDATE SET last_id = excluded.last_id, state = excluded.state, spent = excluded.spent, rule = excluded.rule, theorem = excluded.theorem`),
-		dataset, scope, lastID, string(run), spent.RatString(), rule, theorem); err != nil {
+		dataset, scope, lastID, string(run), spent.Epsilon.RatString(), spent.Rule, spent.Theorem); err != nil {
 		return fmt.Errorf("ledger: %w", err)
 	}
 	// one statement for up to 500 chains (9 parameters each)
@@ -332,7 +329,7 @@ func (s *sqlStore) writeState(ctx context.Context, tx *sql.Tx, dataset, scope st
 			}
 			applies, bound := 0, ""
 			if c.Best.Applies {
-				applies, bound = 1, c.Best.Bound.RatString()
+				applies, bound = 1, c.Best.Epsilon.RatString()
 			}
 			args = append(args, dataset, scope, name, c.Order, applies, bound, c.Best.Rule, c.Best.Theorem, string(js))
 		}
@@ -381,7 +378,7 @@ func (s *sqlStore) buildStates(ctx context.Context, tx *sql.Tx) error {
 		if err != nil {
 			return err
 		}
-		if err := s.writeState(ctx, tx, n, sc.name, sc.lastID, js, sc.spent, sc.rule, sc.theorem, sc.chains, true); err != nil {
+		if err := s.writeState(ctx, tx, n, sc.name, sc.lastID, js, sc.spent, sc.chains, true); err != nil {
 			return err
 		}
 	}

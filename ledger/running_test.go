@@ -139,9 +139,9 @@ func TestSpendEqualsRecomposition(t *testing.T) {
 						t.Fatalf("history %d spend %d: Records: %v; Spend: %v", h, i, werr, err)
 					}
 					outcomes["error"]++
-				case want.Bound.Cmp(budget) > 0:
-					if !errors.As(err, &ref) || ref.Would.Cmp(want.Bound) != 0 || ref.Rule != want.Rule {
-						t.Fatalf("history %d spend %d: Records %v by %s over %v; Spend: %v", h, i, want.Bound, want.Rule, budget, err)
+				case want.Epsilon.Cmp(budget) > 0:
+					if !errors.As(err, &ref) || ref.Would.Epsilon.Cmp(want.Epsilon) != 0 || ref.Would.Rule != want.Rule {
+						t.Fatalf("history %d spend %d: Records %v by %s over %v; Spend: %v", h, i, want.Epsilon, want.Rule, budget, err)
 					}
 					outcomes["refused"]++
 				case sp.TokenBudget != nil && twerr != nil:
@@ -149,18 +149,18 @@ func TestSpendEqualsRecomposition(t *testing.T) {
 						t.Fatalf("history %d spend %d: the token's records: %v; Spend: %v", h, i, twerr, err)
 					}
 					outcomes["token error"]++
-				case sp.TokenBudget != nil && tw.Bound.Cmp(sp.TokenBudget) > 0:
-					if !errors.As(err, &ref) || ref.Would.Cmp(tw.Bound) != 0 || ref.Rule != tw.Rule+" (this token's own budget)" {
-						t.Fatalf("history %d spend %d: the token's Records %v by %s; Spend: %v", h, i, tw.Bound, tw.Rule, err)
+				case sp.TokenBudget != nil && tw.Epsilon.Cmp(sp.TokenBudget) > 0:
+					if !errors.As(err, &ref) || ref.Would.Epsilon.Cmp(tw.Epsilon) != 0 || ref.Would.Rule != tw.Rule+" (this token's own budget)" {
+						t.Fatalf("history %d spend %d: the token's Records %v by %s; Spend: %v", h, i, tw.Epsilon, tw.Rule, err)
 					}
 					outcomes["refused (token)"]++
 				default:
 					if err != nil {
-						t.Fatalf("history %d spend %d: Records %v by %s within %v; Spend: %v", h, i, want.Bound, want.Rule, budget, err)
+						t.Fatalf("history %d spend %d: Records %v by %s within %v; Spend: %v", h, i, want.Epsilon, want.Rule, budget, err)
 					}
 					st := rc.State
-					if st.Spent.Cmp(want.Bound) != 0 || st.Rule != want.Rule || st.Theorem != want.Theorem || st.Releases != len(next) {
-						t.Fatalf("history %d spend %d: Spend %v by %s (%s), %d releases; Records %v by %s (%s), %d", h, i, st.Spent, st.Rule, st.Theorem, st.Releases, want.Bound, want.Rule, want.Theorem, len(next))
+					if st.Spent.Epsilon.Cmp(want.Epsilon) != 0 || st.Spent.Rule != want.Rule || st.Spent.Theorem != want.Theorem || st.Releases != len(next) {
+						t.Fatalf("history %d spend %d: Spend %v by %s (%s), %d releases; Records %v by %s (%s), %d", h, i, st.Spent.Epsilon, st.Spent.Rule, st.Spent.Theorem, st.Releases, want.Epsilon, want.Rule, want.Theorem, len(next))
 					}
 					all, owner = next, append(owner, tok.ID)
 					hasStream = hasStream || stream
@@ -175,11 +175,11 @@ func TestSpendEqualsRecomposition(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if st.Spent.Cmp(now.Bound) != 0 || st.Rule != now.Rule || st.Theorem != now.Theorem || st.Releases != len(all) {
-						t.Fatalf("history %d after spend %d: Dataset %v by %s, %d releases; Records %v by %s, %d", h, i, st.Spent, st.Rule, st.Releases, now.Bound, now.Rule, len(all))
+					if st.Spent.Epsilon.Cmp(now.Epsilon) != 0 || st.Spent.Rule != now.Rule || st.Spent.Theorem != now.Theorem || st.Releases != len(all) {
+						t.Fatalf("history %d after spend %d: Dataset %v by %s, %d releases; Records %v by %s, %d", h, i, st.Spent.Epsilon, st.Spent.Rule, st.Releases, now.Epsilon, now.Rule, len(all))
 					}
-				} else if st.Spent.Sign() != 0 || st.Rule != "none" {
-					t.Fatalf("history %d: nothing recorded, Dataset says %v by %s", h, st.Spent, st.Rule)
+				} else if st.Spent.Epsilon.Sign() != 0 || st.Spent.Rule != "none" {
+					t.Fatalf("history %d: nothing recorded, Dataset says %v by %s", h, st.Spent.Epsilon, st.Spent.Rule)
 				}
 			}
 		}
@@ -253,7 +253,7 @@ func TestMigrationBuildsTheRunningState(t *testing.T) {
 			t.Fatalf("%d chains (%v), want x and y", chains, err)
 		}
 		after, err := s2.Dataset(ctx, "a")
-		if err != nil || after.Spent.Cmp(before.Spent) != 0 || after.Rule != before.Rule || after.Releases != 3 {
+		if err != nil || after.Spent.Epsilon.Cmp(before.Spent.Epsilon) != 0 || after.Spent.Rule != before.Spent.Rule || after.Releases != 3 {
 			t.Fatalf("after the migration %+v (%v), before %+v", after, err, before)
 		}
 		// the state read is the migrated one, not a recomposition
@@ -267,8 +267,8 @@ func TestMigrationBuildsTheRunningState(t *testing.T) {
 			t.Fatal(err)
 		}
 		want, err := compose.Records(cl, append(recs, more))
-		if err != nil || rc.State.Spent.Cmp(want.Bound) != 0 || rc.State.Rule != want.Rule {
-			t.Fatalf("spend after migration: %v by %s; Records %v by %s (%v)", rc.State.Spent, rc.State.Rule, want.Bound, want.Rule, err)
+		if err != nil || rc.State.Spent.Epsilon.Cmp(want.Epsilon) != 0 || rc.State.Spent.Rule != want.Rule {
+			t.Fatalf("spend after migration: %v by %s; Records %v by %s (%v)", rc.State.Spent.Epsilon, rc.State.Spent.Rule, want.Epsilon, want.Rule, err)
 		}
 	})
 }

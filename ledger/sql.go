@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pufferfish-privacy/pufferfish/compose"
+	"github.com/pufferfish-privacy/pufferfish/guarantee"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/record"
 )
@@ -343,7 +344,7 @@ func (s *sqlStore) entries(ctx context.Context, q querier, name string) ([]Entry
 		if !ok {
 			return nil, fmt.Errorf("ledger: release %d: spent %q is not a number", e.ID, spent)
 		}
-		e.Spent = number(compose.Up(sp))
+		e.Spent = number(guarantee.Up(sp))
 		out = append(out, e)
 	}
 	return out, rows.Err()
@@ -351,7 +352,7 @@ func (s *sqlStore) entries(ctx context.Context, q querier, name string) ([]Entry
 
 // state composes a dataset's recorded releases (plus extra, if any).
 func state(name string, r row, entries []Entry, extra *record.Release) (State, error) {
-	st := State{Dataset: name, Budget: r.budget, Spent: new(big.Rat), Rule: "none", Releases: len(entries), ClassHash: r.hash}
+	st := State{Dataset: name, Budget: r.budget, Spent: guarantee.None(), Releases: len(entries), ClassHash: r.hash}
 	var recs []*record.Release
 	for i := range entries {
 		recs = append(recs, &entries[i].Record)
@@ -366,7 +367,7 @@ func state(name string, r row, entries []Entry, extra *record.Release) (State, e
 	if err != nil {
 		return State{}, fmt.Errorf("ledger: dataset %q: %w", name, err)
 	}
-	st.Spent, st.Rule, st.Theorem = v.Bound, v.Rule, v.Theorem
+	st.Spent = v.Guarantee
 	return st, nil
 }
 
@@ -457,7 +458,7 @@ func (s *sqlStore) Spend(ctx context.Context, sp Spend, draw func() (json.RawMes
 	if sp.Record.Class != sp.Class.Hash() {
 		return Receipt{}, errors.New("ledger: the record was calibrated for another class than the one given")
 	}
-	eps := compose.EpsilonRat(sp.Record.Epsilon, sp.Record.EpsilonExact)
+	eps := sp.Record.Charge()
 	if eps == nil || eps.Sign() <= 0 {
 		return Receipt{}, fmt.Errorf("ledger: ε = %v: want a finite number > 0", sp.Record.Epsilon)
 	}
@@ -489,9 +490,9 @@ func (s *sqlStore) Spend(ctx context.Context, sp Spend, draw func() (json.RawMes
 				if dataset != sp.Dataset || hash != sp.RequestHash {
 					return ErrKeyReused
 				}
-				st := State{Dataset: dataset, Budget: r.budget, Rule: rule, Theorem: theorem, ClassHash: r.hash}
+				st := State{Dataset: dataset, Budget: r.budget, Spent: guarantee.Guarantee{Rule: rule, Theorem: theorem}, ClassHash: r.hash}
 				var ok bool
-				if st.Spent, ok = new(big.Rat).SetString(spent); !ok {
+				if st.Spent.Epsilon, ok = new(big.Rat).SetString(spent); !ok {
 					return fmt.Errorf("ledger: release %d: spent %q is not a number", id, spent)
 				}
 				if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM releases WHERE dataset = ? AND id <= ?`), dataset, id).Scan(&st.Releases); err != nil {
@@ -554,12 +555,12 @@ func (s *sqlStore) Spend(ctx context.Context, sp Spend, draw func() (json.RawMes
 		if err != nil {
 			return err
 		}
-		if would.spent.Cmp(r.budget) > 0 {
+		if would.spent.Epsilon.Cmp(r.budget) > 0 {
 			st, err := before(dsc, r.budget)
 			if err != nil {
 				return err
 			}
-			return &Refused{State: st, Requested: eps, Would: would.spent, Rule: would.rule}
+			return &Refused{State: st, Requested: eps, Would: would.spent}
 		}
 		var tokWould *step
 		if sp.TokenBudget != nil {
@@ -573,12 +574,12 @@ func (s *sqlStore) Spend(ctx context.Context, sp Spend, draw func() (json.RawMes
 			if tokWould, err = s.advance(ctx, tx, sp.Dataset, tsc, r, sp.Record, entries); err != nil {
 				return err
 			}
-			if tokWould.spent.Cmp(sp.TokenBudget) > 0 {
+			if tokWould.spent.Epsilon.Cmp(sp.TokenBudget) > 0 {
 				st, err := before(tsc, sp.TokenBudget)
 				if err != nil {
 					return err
 				}
-				return &Refused{State: st, Requested: eps, Would: tokWould.spent, Rule: tokWould.rule + " (this token's own budget)"}
+				return &Refused{State: st, Requested: eps, Would: withRule(tokWould.spent, tokWould.spent.Rule+" (this token's own budget)")}
 			}
 		}
 		result, err := draw()
@@ -599,7 +600,7 @@ func (s *sqlStore) Spend(ctx context.Context, sp Spend, draw func() (json.RawMes
 		}
 		var id int64
 		err = tx.QueryRowContext(ctx, s.q(`INSERT INTO releases (dataset, created_at, token, mechanism, epsilon, class_hash, query, record, result, spent, rule, idem_key, request_hash, theorem) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
-			sp.Dataset, now(), sp.Token, string(sp.Record.Mechanism), Decimal(eps), hash, sp.Record.Query, string(rec), string(result), spentText(would.spent), would.rule, key, reqHash, would.theorem).Scan(&id)
+			sp.Dataset, now(), sp.Token, string(sp.Record.Mechanism), Decimal(eps), hash, sp.Record.Query, string(rec), string(result), spentText(would.spent.Epsilon), would.spent.Rule, key, reqHash, would.spent.Theorem).Scan(&id)
 		if err != nil {
 			if sp.IdempotencyKey != "" && strings.Contains(strings.ToLower(err.Error()), "unique") {
 				return ErrKeyReused // the key was used on another dataset
@@ -619,7 +620,7 @@ func (s *sqlStore) Spend(ctx context.Context, sp Spend, draw func() (json.RawMes
 				return err
 			}
 		}
-		out = Receipt{State: State{Dataset: sp.Dataset, Budget: r.budget, Spent: would.spent, Rule: would.rule, Theorem: would.theorem, Releases: would.run.Records, ClassHash: r.hash}, ID: id, Result: result}
+		out = Receipt{State: State{Dataset: sp.Dataset, Budget: r.budget, Spent: would.spent, Releases: would.run.Records, ClassHash: r.hash}, ID: id, Result: result}
 		return nil
 	})
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 // Line is the dataset's state on one line: what puff ledger init and a
 // release against the ledger print.
 func (s State) Line() string {
-	return fmt.Sprintf("dataset %q: spent ε = %s of %s (remaining %s) by %s, %d releases", s.Dataset, Decimal(s.Spent), Decimal(s.Budget), DecimalDown(s.Remaining()), s.Rule, s.Releases)
+	return fmt.Sprintf("dataset %q: spent ε = %s of %s (remaining %s) by %s, %d releases", s.Dataset, Decimal(s.Spent.Epsilon), Decimal(s.Budget), DecimalDown(s.Remaining()), s.Spent.Rule, s.Releases)
 }
 
 // Listing is what puff ledger show prints: every dataset's state, or one
@@ -63,7 +63,7 @@ func (l *Listing) WriteText(w io.Writer) error {
 	if l.Dataset == nil {
 		fmt.Fprintln(tw, "dataset\tbudget\tspent\tremaining\treleases\trule")
 		for _, st := range l.Datasets {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", st.Dataset, Decimal(st.Budget), Decimal(st.Spent), DecimalDown(st.Remaining()), st.Releases, st.Rule)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", st.Dataset, Decimal(st.Budget), Decimal(st.Spent.Epsilon), DecimalDown(st.Remaining()), st.Releases, st.Spent.Rule)
 		}
 		return tw.Flush()
 	}

@@ -91,7 +91,7 @@ func ceilPow2(x float64) float64 {
 // pays for snapping the input to the grid; the 2⁻⁵⁰ term makes a release
 // calibrated with the float64 f nearest a decimal ε private at that exact
 // decimal d (|d − f| ≤ 2⁻⁵³·f, so f/(1 + 2⁻⁵⁰) ≤ d), which is what a ledger
-// records (compose.Rat), and absorbs the rounding of this product.
+// records (guarantee.Rat), and absorbs the rounding of this product.
 func EffectiveScale(b, unit float64) float64 {
 	return math.Nextafter(b*(1+Granularity(b)/unit+0x1p-50), math.Inf(1))
 }

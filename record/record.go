@@ -4,6 +4,9 @@
 package record
 
 import (
+	"math/big"
+
+	"github.com/pufferfish-privacy/pufferfish/guarantee"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"github.com/pufferfish-privacy/pufferfish/mqm"
 )
@@ -15,7 +18,7 @@ type Release struct {
 	Epsilon   float64        `json:"epsilon"`
 	// EpsilonExact is ε as the exact rational the user wrote ("1/3",
 	// "0.1" as "1/10"), when it was written as a number and Epsilon is its
-	// nearest float64: the ledger composes it exactly (compose.EpsilonRat).
+	// nearest float64: the ledger composes it exactly (Charge).
 	// Empty for ln(r) and older records: the ledger reads Epsilon.
 	EpsilonExact string    `json:"epsilon_exact,omitempty"`
 	Class        string    `json:"class"` // markov.Class.Hash of the class the noise was calibrated for
@@ -33,6 +36,12 @@ type Release struct {
 	// (docs/math.md §8.6). 0: not recorded (older records).
 	Sigma float64 `json:"sigma,omitempty"`
 }
+
+// Charge is the exact ε the ledger charges for the release
+// (guarantee.Charge): the rational the user wrote when Epsilon is its
+// nearest float, else Epsilon's shortest decimal; never below what the
+// release loses. nil for a NaN or infinite Epsilon.
+func (r *Release) Charge() *big.Rat { return guarantee.Charge(r.Epsilon, r.EpsilonExact) }
 
 // Segment is the part of one series' chain a release read: chain times
 // First..Last, counted from the series' first reading (time 1), and, for

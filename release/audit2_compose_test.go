@@ -93,10 +93,10 @@ func TestAudit2ComposeJointPlainWindows(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				t.Logf("P %v %v start %v: loss %.4f total %.4f (%s; mechs %s %s %s, σ %g %g %g)", P, init, q0, loss, v.Epsilon, v.Rule,
+				t.Logf("P %v %v start %v: loss %.4f total %.4f (%s; mechs %s %s %s, σ %g %g %g)", P, init, q0, loss, v.Float(), v.Rule,
 					w2.Record.Mechanism, plain.Record.Mechanism, w3.Record.Mechanism, w2.Record.Sigma, plain.Record.Sigma, w3.Record.Sigma)
-				if loss > v.Epsilon+1e-9 {
-					t.Errorf("P %v %v start %v: loss %.6g > ledger total %.6g (%s) at %d (%d vs %d)", P, init, q0, loss, v.Epsilon, v.Rule, at, a, a2)
+				if loss > v.Float()+1e-9 {
+					t.Errorf("P %v %v start %v: loss %.6g > ledger total %.6g (%s) at %d (%d vs %d)", P, init, q0, loss, v.Float(), v.Rule, at, a, a2)
 				}
 			}
 		}
@@ -157,9 +157,9 @@ func TestAudit2DayFilesNoOrigin(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("P %v windowed %v: loss %.4f total %.4f (%s) segs %v %v", P, windowed, loss, v.Epsilon, v.Rule, recs[0].Segments, recs[1].Segments)
-			if loss > v.Epsilon+1e-9 {
-				t.Errorf("P %v windowed %v: loss %.6g > ledger total %.6g (%s) at %d (%d vs %d)", P, windowed, loss, v.Epsilon, v.Rule, at, a, a2)
+			t.Logf("P %v windowed %v: loss %.4f total %.4f (%s) segs %v %v", P, windowed, loss, v.Float(), v.Rule, recs[0].Segments, recs[1].Segments)
+			if loss > v.Float()+1e-9 {
+				t.Errorf("P %v windowed %v: loss %.6g > ledger total %.6g (%s) at %d (%d vs %d)", P, windowed, loss, v.Float(), v.Rule, at, a, a2)
 			}
 		}
 	}

@@ -93,7 +93,7 @@ func TestWindowsCalibrateAtTheirStart(t *testing.T) {
 	if wr.Windows[1].Sigma != second.Sigma {
 		t.Fatalf("second day σ %v, calibrated at time 25: %v", wr.Windows[1].Sigma, second.Sigma)
 	}
-	if wr.Total.Rule == "" || wr.Total.Epsilon < 1 || wr.Total.Epsilon > 2+1e-9 {
+	if wr.Total.Rule == "" || wr.Total.Float() < 1 || wr.Total.Float() > 2+1e-9 {
 		t.Fatalf("total %+v", wr.Total)
 	}
 	joint, err := Windows(d, class, false, Options{Epsilon: 1, Method: mechanism.Exact}, 24*time.Hour, time.UTC)
@@ -107,7 +107,7 @@ func TestWindowsCalibrateAtTheirStart(t *testing.T) {
 			t.Fatalf("joint window σ %v, per-bin %v, calibration %+v; the whole chain's σ is %v", w.Sigma, w.PerBinScale, c, whole.Sigma)
 		}
 	}
-	if joint.Total.Rule != TPLJointRule || joint.Total.Epsilon != 1 {
+	if joint.Total.Rule != TPLJointRule || joint.Total.Float() != 1 {
 		t.Fatalf("joint total %+v", joint.Total)
 	}
 	if len(joint.Record.Segments) != 1 || joint.Record.Segments[0].First != 1 || joint.Record.Segments[0].Last != 48 {

@@ -174,7 +174,7 @@ type Options struct {
 	Epsilon float64
 	// EpsilonRat is ε as the exact rational the user wrote, when written
 	// as a number (epsilon.Epsilon.Rat); nil for ln(r). The ledger record
-	// carries it so ε stays exact to the ledger (compose.EpsilonRat); the
+	// carries it so ε stays exact to the ledger (record.Release.Charge); the
 	// noise is calibrated at Epsilon, its nearest float.
 	EpsilonRat *big.Rat
 	Method     mechanism.Name

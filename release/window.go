@@ -1,6 +1,7 @@
 package release
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pufferfish-privacy/pufferfish/compose"
+	"github.com/pufferfish-privacy/pufferfish/guarantee"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"github.com/pufferfish-privacy/pufferfish/mqm"
@@ -25,10 +27,31 @@ type Window struct {
 // Total is the guarantee of a set of releases on one dataset, from the
 // composition rules over every series' chain.
 type Total struct {
+	guarantee.Guarantee
+	Why string
+}
+
+type totalJSON struct {
 	Epsilon float64 `json:"epsilon"`
 	Rule    string  `json:"rule"`
 	Theorem string  `json:"theorem"`
 	Why     string  `json:"why,omitempty"`
+}
+
+// MarshalJSON writes {"epsilon" (rounded up), "rule", "theorem", "why"}.
+func (t Total) MarshalJSON() ([]byte, error) {
+	return json.Marshal(totalJSON{t.Float(), t.Rule, t.Theorem, t.Why})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes, ε as the float's decimal
+// (guarantee.Rat: never below the printed bound).
+func (t *Total) UnmarshalJSON(data []byte) error {
+	var j totalJSON
+	if err := json.Unmarshal(data, &j); err != nil {
+		return err
+	}
+	*t = Total{Guarantee: guarantee.Guarantee{Epsilon: guarantee.Rat(j.Epsilon), Rule: j.Rule, Theorem: j.Theorem}, Why: j.Why}
+	return nil
 }
 
 // WindowedReport is a release per calendar window and the total guarantee
@@ -185,8 +208,8 @@ func planWindows(data *Data, class *markov.Class, fitted bool, opts Options, wid
 	if err != nil {
 		return nil, nil, err
 	}
-	out.Total = Total{Epsilon: v.Epsilon, Rule: v.Rule, Theorem: v.Theorem}
-	out.Record = &record.Release{Mechanism: opts.Method, Epsilon: opts.Epsilon, Class: class.Hash(), Query: recs[0].Query, Sigma: recs[0].Sigma}
+	out.Total = Total{Guarantee: v.Guarantee}
+	out.Record = &record.Release{Mechanism: opts.Method, Epsilon: opts.Epsilon, EpsilonExact: opts.exactText(), Class: class.Hash(), Query: recs[0].Query, Sigma: recs[0].Sigma}
 	for _, r := range recs {
 		out.Record.Segments = append(out.Record.Segments, r.Segments...)
 		// a reading lies in one window: the union is DP per reading at the
@@ -224,7 +247,7 @@ func planJoint(whole *Summary, wins []*Summary, keys []int64, class *markov.Clas
 		}
 		out.Windows = append(out.Windows, Window{Start: windowStart(keys[i], w, loc), End: windowStart(keys[i]+1, w, loc), Report: r})
 	}
-	out.Total = Total{Epsilon: opts.Epsilon, Rule: JointRule, Theorem: jointTheorem(opts.Method)}
+	out.Total = Total{Guarantee: guarantee.Guarantee{Epsilon: guarantee.Charge(opts.Epsilon, opts.exactText()), Rule: JointRule, Theorem: jointTheorem(opts.Method)}}
 	switch {
 	case base.tpl > 0:
 		out.Total.Rule, out.Total.Theorem = TPLJointRule, base.Calibration.Theorem
@@ -335,7 +358,7 @@ func (wr *WindowedReport) WriteText(out io.Writer, extra ...[2]string) error {
 		}
 		fmt.Fprintln(out)
 	}
-	if _, err := fmt.Fprintf(out, "total over %d windows (%s, %s): ε = %.6g by %s (%s)\n", len(wr.Windows), wr.Width, wr.Zone, wr.Total.Epsilon, wr.Total.Rule, wr.Total.Theorem); err != nil {
+	if _, err := fmt.Fprintf(out, "total over %d windows (%s, %s): ε = %.6g by %s (%s)\n", len(wr.Windows), wr.Width, wr.Zone, wr.Total.Float(), wr.Total.Rule, wr.Total.Theorem); err != nil {
 		return err
 	}
 	for _, e := range extra {
@@ -455,7 +478,7 @@ func PrepareWindowSummaries(whole *Summary, wins map[int64]*Summary, sigs []Sign
 	var recs []*record.Release
 	query := out.Windows[0].Report.Query
 	for i, sg := range sigs {
-		rec := &record.Release{Mechanism: opts.Method, Epsilon: opts.Epsilon, Class: class.Hash(), Query: query}
+		rec := &record.Release{Mechanism: opts.Method, Epsilon: opts.Epsilon, EpsilonExact: opts.exactText(), Class: class.Hash(), Query: query}
 		for _, p := range sg.Parts {
 			rec.Segments = append(rec.Segments, record.Segment{Series: fmt.Sprint("signature ", i), First: p.First, Last: p.Last,
 				Readings: 0, Quilt: quilts[p.Window][p.Pattern]})
@@ -466,6 +489,6 @@ func PrepareWindowSummaries(whole *Summary, wins map[int64]*Summary, sigs []Sign
 	if err != nil {
 		return nil, err
 	}
-	out.Total = Total{Epsilon: v.Epsilon, Rule: v.Rule, Theorem: v.Theorem}
+	out.Total = Total{Guarantee: v.Guarantee}
 	return &Pending{Class: class, out: out, draw: drawAll(draws)}, nil
 }

@@ -308,7 +308,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.As(err, &ref):
 		writeJSON(w, http.StatusConflict, map[string]any{
 			"error": ref.Error(), "dataset": ref.State.Dataset, "requested": ledger.Decimal(ref.Requested),
-			"would_total": ledger.Decimal(ref.Would), "rule": ref.Rule, "ledger": ref.State,
+			"would_total": ledger.Decimal(ref.Would.Epsilon), "rule": ref.Would.Rule, "ledger": ref.State,
 		})
 	case errors.Is(err, ledger.ErrUnknown):
 		writeError(w, http.StatusNotFound, "", err.Error())

@@ -332,8 +332,8 @@ func checkAnswers(t *testing.T, store ledger.Store, dataset string, answers []an
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Spent.Cmp(st.Budget) > 0 {
-		t.Fatalf("overspent: %v of %v", st.Spent, st.Budget)
+	if st.Spent.Epsilon.Cmp(st.Budget) > 0 {
+		t.Fatalf("overspent: %v of %v", st.Spent.Epsilon, st.Budget)
 	}
 	es, err := store.Entries(ctx, dataset)
 	if err != nil {

@@ -34,7 +34,7 @@ func TestStartAndShow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.State.Releases != 1 || st.State.Spent.Cmp(big.NewRat(1, 2)) != 0 {
+	if st.State.Releases != 1 || st.State.Spent.Epsilon.Cmp(big.NewRat(1, 2)) != 0 {
 		t.Errorf("state after the charge: %+v", st.State)
 	}
 	b, err := json.Marshal(st)

@@ -119,8 +119,8 @@ func checkLedger(t *testing.T, s ledger.Store, dataset string) []ledger.Entry {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if e.Spent.String() != fmt.Sprint(v.Epsilon) && e.Spent.String() != ledger.Decimal(v.Bound) {
-			t.Fatalf("entry %d records total %s, compose gives %v", e.ID, e.Spent, v.Epsilon)
+		if e.Spent.String() != fmt.Sprint(v.Float()) && e.Spent.String() != ledger.Decimal(v.Epsilon) {
+			t.Fatalf("entry %d records total %s, compose gives %v", e.ID, e.Spent, v.Float())
 		}
 	}
 	return es

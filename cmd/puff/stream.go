@@ -36,7 +36,7 @@ func streamInitCmd() *cobra.Command {
 			}
 			s, err := stream.Declare(spec, window, epsF.Float(), methodF.Name, query, class)
 			if err == nil && epsF.Rat() != nil {
-				s.EpsilonExact = epsF.Rat().RatString() // charged exactly (compose.EpsilonRat)
+				s.EpsilonExact = epsF.Rat().RatString() // charged exactly (record.Release.Charge)
 			}
 			if err != nil {
 				return err

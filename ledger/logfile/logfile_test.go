@@ -51,10 +51,10 @@ func TestAppendLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tot.Epsilon != 0.5 || tot.Rule != "single" || tot.Releases != 1 {
+	if tot.Float() != 0.5 || tot.Rule != "single" || tot.Releases != 1 {
 		t.Fatalf("first: %+v", tot)
 	}
-	if tot, err = logfile.Append(path, "study", class, rec); err != nil || tot.Epsilon != 1 || tot.Rule != "mqm-sequential" || tot.Releases != 2 {
+	if tot, err = logfile.Append(path, "study", class, rec); err != nil || tot.Float() != 1 || tot.Rule != "mqm-sequential" || tot.Releases != 2 {
 		t.Fatalf("second: %+v %v", tot, err)
 	}
 	// the file is an ordinary compose log
@@ -104,7 +104,7 @@ func TestAppendLogConcurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	g, err := l.Guarantee("study/p01")
-	if err != nil || fmt.Sprintf("%.6g", g.Best.Epsilon) != "1.2" {
+	if err != nil || fmt.Sprintf("%.6g", g.Best.Float()) != "1.2" {
 		t.Fatalf("12 releases of 0.1: %+v %v", g.Best, err)
 	}
 }
@@ -122,10 +122,10 @@ func TestGuarantees(t *testing.T) {
 	}
 	gs, err := logfile.Guarantees(path, "")
 	// each series is a dataset of the log: a/p01..a/p10, b/p01..b/p10
-	if err != nil || len(gs) != 20 || gs[0].Dataset != "a/p01" || gs[0].Best.Epsilon != 0.5 || gs[10].Dataset != "b/p01" || gs[10].Best.Epsilon != 1 {
+	if err != nil || len(gs) != 20 || gs[0].Dataset != "a/p01" || gs[0].Best.Float() != 0.5 || gs[10].Dataset != "b/p01" || gs[10].Best.Float() != 1 {
 		t.Fatalf("%d guarantees (%v)", len(gs), err)
 	}
-	if gs, err := logfile.Guarantees(path, "b/p03"); err != nil || len(gs) != 1 || gs[0].Dataset != "b/p03" || gs[0].Best.Epsilon != 1 {
+	if gs, err := logfile.Guarantees(path, "b/p03"); err != nil || len(gs) != 1 || gs[0].Dataset != "b/p03" || gs[0].Best.Float() != 1 {
 		t.Errorf("b/p03: %d guarantees (%v)", len(gs), err)
 	}
 	if gs, err := logfile.Guarantees(path, "nosuch"); err == nil || gs != nil {

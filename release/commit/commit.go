@@ -129,7 +129,7 @@ func (r *Result) Ledger() ([][2]string, release.Field) {
 		return [][2]string{{"ledger", r.Receipt.State.Line()}}, release.Field{Name: "ledger", Value: r.Receipt.State}
 	case r.Total != nil:
 		t := *r.Total
-		return [][2]string{{"ledger", fmt.Sprintf("%s: dataset %q, ε = %.6g by %s (%s) over %d recorded releases", r.log, t.Dataset, t.Epsilon, t.Rule, t.Theorem, t.Releases)}},
+		return [][2]string{{"ledger", fmt.Sprintf("%s: dataset %q, ε = %.6g by %s (%s) over %d recorded releases", r.log, t.Dataset, t.Float(), t.Rule, t.Theorem, t.Releases)}},
 			release.Field{Name: "ledger", Value: t}
 	}
 	return nil, release.Field{Name: "ledger"}
