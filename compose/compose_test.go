@@ -232,7 +232,18 @@ func TestSequentialByBruteForce(t *testing.T) {
 
 // III.1 (generalised) by brute force on two and three disjoint segments,
 // each released with MQMExact calibrated on its own segment.
+// The same with every gap evaluated at distance 1 (gapCap = 1): the
+// influence at a shorter distance bounds a longer gap's (docs/math.md §4.5,
+// "Long gaps"), so the loosened claim must hold as well.
 func TestParallelByBruteForce(t *testing.T) {
+	for _, c := range []int{gapCap, 1} {
+		parallelByBruteForce(t, c)
+	}
+}
+
+func parallelByBruteForce(t *testing.T, cap int) {
+	defer func(old int) { gapCap = old }(gapCap)
+	gapCap = cap
 	rng := rand.New(rand.NewPCG(33, 34))
 	layouts := [][][2]int{{{1, 3}, {5, 8}}, {{1, 2}, {3, 5}}, {{1, 2}, {4, 5}, {7, 8}}, {{2, 3}, {4, 4}, {6, 7}}}
 	for trial := range 16 {

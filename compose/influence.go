@@ -47,8 +47,15 @@ func (in *influences) max(i, a, b int) (float64, error) {
 	return e, nil
 }
 
-func (in *influences) forward(d, j int) (float64, error)  { return in.max(j, 0, d) }
-func (in *influences) backward(d, k int) (float64, error) { return in.max(k, d, 0) }
+// gapCap is the longest gap whose influence is computed: the
+// max-influence never grows with the distance (docs/math.md §4.5, "Long
+// gaps"), so the oracle's value at gapCap, an upper bound of the true
+// influence there, bounds every longer gap, in time bounded by gapCap
+// (the oracle walks the distances one by one).
+var gapCap = 4096
+
+func (in *influences) forward(d, j int) (float64, error)  { return in.max(j, 0, min(d, gapCap)) }
+func (in *influences) backward(d, k int) (float64, error) { return in.max(k, min(d, gapCap), 0) }
 
 func checkClass(class *markov.Class) error {
 	if class == nil || len(class.Chains) == 0 {

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pufferfish-privacy/pufferfish/ledger"
+	"github.com/pufferfish-privacy/pufferfish/ledger/logfile"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 )
 
@@ -15,8 +16,8 @@ import (
 const exitRefused = 4
 
 func ledgerCmd() *cobra.Command {
-	return group("ledger init|show|export --ledger DSN", "A durable privacy-budget ledger (SQLite file or PostgreSQL) that every release is checked against", "ledger",
-		ledgerInitCmd(), ledgerShowCmd(), ledgerExportCmd())
+	return group("ledger init|show|export|import --ledger DSN", "A durable privacy-budget ledger (SQLite file or PostgreSQL) that every release is checked against", "ledger",
+		ledgerInitCmd(), ledgerShowCmd(), ledgerExportCmd(), ledgerImportCmd())
 }
 
 func ledgerInitCmd() *cobra.Command {
@@ -93,4 +94,44 @@ func ledgerExportCmd() *cobra.Command {
 		func(cmd *cobra.Command, s ledger.Store, dataset string, asJSON bool) error {
 			return ledger.Export(cmd.Context(), s, cmd.OutOrStdout(), dataset, asJSON)
 		})
+}
+
+func ledgerImportCmd() *cobra.Command {
+	var dsn, logPath, dataset, budget string
+	var asJSON bool
+	c := command("import --log FILE --ledger DSN --budget E [--dataset NAME]", "Move a release log (puff release --log) into the durable ledger", "ledger-import", cobra.NoArgs,
+		func(cmd *cobra.Command, _ []string) error {
+			if dsn == "" || logPath == "" || budget == "" {
+				return fmt.Errorf("--log, --ledger and --budget are required")
+			}
+			b, err := ledger.ParseBudget(budget)
+			if err != nil {
+				return fmt.Errorf("--%w", err)
+			}
+			m, err := logfile.ReadMigration(logPath, b, dataset) // before the ledger is created
+			if err != nil {
+				return err
+			}
+			return withLedger(cmd, dsn, true, func(s ledger.Store) error {
+				sts, err := m.Into(cmd.Context(), s)
+				if err != nil {
+					return err
+				}
+				return emit(cmd, asJSON, sts, func(w io.Writer) error {
+					for _, st := range sts {
+						if _, err := fmt.Fprintln(w, st.Line()); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+			})
+		})
+	f := c.Flags()
+	f.StringVar(&logPath, "log", "", "the release log to move (a JSON file written by puff release --log)")
+	f.StringVar(&dsn, "ledger", "", "the ledger: a SQLite file (created if missing) or a postgres:// URL")
+	f.StringVar(&budget, "budget", "", "total privacy budget ε_total of each imported dataset: a decimal such as 1 or 2.5 (fixed once set)")
+	f.StringVar(&dataset, "dataset", "", "only this dataset of the log (default: every dataset)")
+	f.BoolVar(&asJSON, "json", false, "print the imported datasets' states as a JSON array")
+	return c
 }

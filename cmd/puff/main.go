@@ -277,7 +277,7 @@ func releaseCmd() *cobra.Command {
 	f.IntVar(&limits.MaxCells, "max-cells", release.DefaultMaxCells, "the most released numbers (windows × bins) one release may have (refused before any work beyond)")
 	f.StringVar(&query, "query", "", "counts (L = 2), relative (L = 2/N) or mean (the mean level value, numeric readings; L = (max − min level value)/N)")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
-	f.StringVar(&logPath, "log", "", "append the release to this compose log (created if missing) and print the total guarantee")
+	f.StringVar(&logPath, "log", "", "append the release to this compose log (created if missing) and print the total guarantee; a log has no budget: prefer --ledger (move a log into one with puff ledger import)")
 	f.StringVar(&dataset, "dataset", "", "dataset name in the ledger (required with --ledger) or the log (default: the data file's name)")
 	f.StringVar(&ledgerDSN, "ledger", "", "release against this privacy-budget ledger (a SQLite file or a postgres:// URL; see 'puff ledger --help'): refused with status 4, nothing drawn or printed, when the budget would be exceeded")
 	return c
