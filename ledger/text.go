@@ -16,6 +16,19 @@ func (s State) Line() string {
 	return fmt.Sprintf("dataset %q: spent ε = %s of %s (remaining %s) by %s, %d releases", s.Dataset, Decimal(s.Spent.Epsilon), Decimal(s.Budget), DecimalDown(s.Remaining()), s.Spent.Rule, s.Releases)
 }
 
+// States are several datasets' states (what puff ledger import prints).
+type States []State
+
+// WriteText writes each state's Line.
+func (ss States) WriteText(w io.Writer) error {
+	for _, s := range ss {
+		if _, err := fmt.Fprintln(w, s.Line()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Listing is what puff ledger show prints: every dataset's state, or one
 // dataset's state with its releases (without their segments).
 type Listing struct {

@@ -141,14 +141,11 @@ func composeCmd() *cobra.Command {
 		if out == nil {
 			return err
 		}
-		if asJSON {
-			if err := writeJSON(cmd.OutOrStdout(), map[string]any{"datasets": out}); err != nil {
-				return err
-			}
-		} else if err := compose.WriteText(cmd.OutOrStdout(), out); err != nil {
-			return err
+		text := func(w io.Writer) error { return compose.WriteText(w, out) }
+		if perr := emit(cmd, asJSON, map[string]any{"datasets": out}, text); perr != nil {
+			return perr
 		}
-		return err
+		return err // after the datasets a rule covers: those none covers
 	})
 	c.Flags().StringVar(&logPath, "log", "", "release log JSON file")
 	c.Flags().StringVar(&dataset, "dataset", "", "only this dataset (default: all)")

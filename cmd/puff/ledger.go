@@ -117,14 +117,7 @@ func ledgerImportCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return emit(cmd, asJSON, sts, func(w io.Writer) error {
-					for _, st := range sts {
-						if _, err := fmt.Fprintln(w, st.Line()); err != nil {
-							return err
-						}
-					}
-					return nil
-				})
+				return emit(cmd, asJSON, sts, ledger.States(sts).WriteText)
 			})
 		})
 	f := c.Flags()

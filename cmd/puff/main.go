@@ -225,20 +225,11 @@ func releaseCmd() *cobra.Command {
 		if req.PerWindow, err = release.ParseCalibration(calibration); err != nil {
 			return fmt.Errorf("--%w", err)
 		}
-		if ledgerDSN != "" && logPath != "" {
-			return fmt.Errorf("give --ledger or --log, not both")
+		to, err := commit.Open(cmd.Context(), ledgerDSN, logPath, dataset, name)
+		if err != nil {
+			return err
 		}
-		if ledgerDSN != "" && dataset == "" {
-			return fmt.Errorf("--ledger needs --dataset NAME (a dataset created with 'puff ledger init')")
-		}
-		to := commit.Target{Spend: ledger.Spend{Dataset: dataset}, Log: logPath, DataName: name}
-		if ledgerDSN != "" {
-			// open (and fail) before the data is read
-			if to.Store, err = ledger.Open(cmd.Context(), ledgerDSN, false); err != nil {
-				return err
-			}
-			defer to.Store.Close()
-		}
+		defer to.Close()
 		var oc *commit.OriginConflict
 		if err := commit.Place(cmd.Context(), &req, to, origin); errors.As(err, &oc) {
 			return fmt.Errorf("--%w", err)

@@ -30,6 +30,34 @@ type Target struct {
 	DataName string // the data's name (file path), for the log's default dataset
 }
 
+// Open is the target of a release recorded in the ledger at dsn (its
+// dataset must exist: 'puff ledger init'), in the log file at log, or
+// nowhere (both ""): one of them, as puff release's --ledger, --log and
+// --dataset say. The ledger is opened, and fails, before any data is
+// read; Close closes it.
+func Open(ctx context.Context, dsn, log, dataset, dataName string) (Target, error) {
+	t := Target{Spend: ledger.Spend{Dataset: dataset}, Log: log, DataName: dataName}
+	switch {
+	case dsn != "" && log != "":
+		return t, fmt.Errorf("give --ledger or --log, not both")
+	case dsn != "" && dataset == "":
+		return t, fmt.Errorf("--ledger needs --dataset NAME (a dataset created with 'puff ledger init')")
+	case dsn != "":
+		var err error
+		t.Store, err = ledger.Open(ctx, dsn, false)
+		return t, err
+	}
+	return t, nil
+}
+
+// Close closes the target's ledger, if any.
+func (t Target) Close() error {
+	if t.Store == nil {
+		return nil
+	}
+	return t.Store.Close()
+}
+
 // Recorded is true when the release is recorded (a ledger or a log): it
 // may then be any piece of its chain (release.Request.PlaceAt).
 func (t Target) Recorded() bool { return t.Store != nil || t.Log != "" }
