@@ -3,9 +3,10 @@ package release
 import (
 	"errors"
 	"fmt"
-	"github.com/pufferfish-privacy/pufferfish/compose"
 	"math"
 	"time"
+
+	"github.com/pufferfish-privacy/pufferfish/compose"
 )
 
 // ParseTime reads one time as the data's time column is read with these

@@ -178,8 +178,7 @@ type Options struct {
 	// noise is calibrated at Epsilon, its nearest float.
 	EpsilonRat *big.Rat
 	Method     mechanism.Name
-	Relative   bool         // relative frequencies instead of counts
-	Query      string       // counts, relative or mean ("" : counts, or relative with Relative)
+	Query      string       // counts, relative or mean ("" : counts); see ParseQuery
 	Source     noise.Source // nil: crypto/rand
 	// PerWindow calibrates each window on its own segment (docs/math.md
 	// §4.7) instead of all windows jointly (§4.8): each window then costs
@@ -511,12 +510,9 @@ func calibrate(sum *Summary, class *markov.Class, fitted bool, opts Options, cac
 func finish(r *Report, sum *Summary, class *markov.Class, fitted bool, opts Options) (func() error, error) {
 	N := float64(r.Observations)
 	counts := slices.Clone(sum.Counts)
-	query := opts.Query
-	if query == "" {
-		query = "counts"
-		if opts.Relative {
-			query = "relative"
-		}
+	query, err := ParseQuery(opts.Query)
+	if err != nil {
+		return nil, err
 	}
 	values := counts
 	switch query {
@@ -551,8 +547,6 @@ func finish(r *Report, sum *Summary, class *markov.Class, fitted bool, opts Opti
 		}
 		r.Query, r.Lipschitz = "mean", divUp(spread, N)
 		values = []float64{sum / N}
-	default:
-		return nil, fmt.Errorf("query %q: want counts, relative or mean", query)
 	}
 	r.PerBinScale = noise.ScaleFor(r.usedSigma(), r.Lipschitz)
 	r.NoiseScale = noise.EffectiveScale(r.PerBinScale, r.Lipschitz)
@@ -595,4 +589,22 @@ func finish(r *Report, sum *Summary, class *markov.Class, fitted bool, opts Opti
 		r.Warnings = append(r.Warnings, "dp protects single entries only; correlated entries can be inferred from their neighbours")
 	}
 	return draw, nil
+}
+
+// Queries are the statistics a release answers: the histogram's counts
+// (L = 2), its relative frequencies (L = 2/N) or the mean level value of
+// numeric readings (L = (max − min level value)/N).
+var Queries = []string{"counts", "relative", "mean"}
+
+// ParseQuery is the query named by s, one of Queries ("" : counts): the
+// one check of a query's name for the CLI, the service, streams and the
+// Beam pipeline.
+func ParseQuery(s string) (string, error) {
+	if s == "" {
+		return "counts", nil
+	}
+	if !slices.Contains(Queries, s) {
+		return "", fmt.Errorf("query %q: want counts, relative or mean", s)
+	}
+	return s, nil
 }

@@ -151,7 +151,7 @@ func TestHistogramReport(t *testing.T) {
 	src := fixed{rand.NewChaCha8([32]byte{1})}
 	for _, m := range mechanism.Release {
 		for _, rel := range []bool{false, true} {
-			r, err := Histogram(d, class, false, Options{Epsilon: 1, Method: m, Relative: rel, Source: src})
+			r, err := Histogram(d, class, false, Options{Epsilon: 1, Method: m, Query: map[bool]string{true: "relative"}[rel], Source: src})
 			if m == "gk16" {
 				continue // may or may not apply; covered in baseline
 			}

@@ -191,7 +191,7 @@ func TestPrepareStreamEqualsWhole(t *testing.T) {
 		}
 	}
 	for _, in := range []string{string(raw), strings.Join(mixed, "\n") + "\n"} {
-		for i, o := range []Options{{Epsilon: 1, Method: "exact"}, {Epsilon: 0.5, Method: "approx", Relative: true}, {Epsilon: 1, Method: "exact"}} {
+		for i, o := range []Options{{Epsilon: 1, Method: "exact"}, {Epsilon: 0.5, Method: "approx", Query: "relative"}, {Epsilon: 1, Method: "exact"}} {
 			req := Request{Class: class, CSV: DefaultCSV, Options: o}
 			if i == 2 { // fitted over the declared states
 				req.Class, req.Fit, req.Smoothing = nil, true, 0.5

@@ -647,10 +647,8 @@ func (s *Server) createRelease(w http.ResponseWriter, r *http.Request, tok *ledg
 	if err != nil || !isReleaseMethod(method) {
 		return bad("method", "method %q: want one of %v", req.Method, mechanism.Release)
 	}
-	switch req.Query {
-	case "", "counts", "relative", "mean":
-	default:
-		return bad("query", "query %q: want counts, relative or mean", req.Query)
+	if _, err := release.ParseQuery(req.Query); err != nil {
+		return bad("query", "%v", err)
 	}
 	var width time.Duration
 	if req.Window != "" {

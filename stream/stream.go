@@ -117,12 +117,9 @@ func Declare(spec release.Spec, window string, eps float64, method mechanism.Nam
 	if _, _, err := parseWindow(window, spec); err != nil {
 		return nil, err
 	}
-	switch query {
-	case "":
-		query = "counts"
-	case "counts", "relative", "mean":
-	default:
-		return nil, fmt.Errorf("query %q: want counts, relative or mean", query)
+	query, err := release.ParseQuery(query)
+	if err != nil {
+		return nil, err
 	}
 	if _, err := spec.CSV(); err != nil {
 		return nil, err

@@ -192,8 +192,11 @@ func releaseCmd() *cobra.Command {
 		if err := checkEps(eps); err != nil {
 			return err
 		}
-		req := release.Request{Fit: fit, Smoothing: df.smoothing, Options: release.Options{Epsilon: eps, EpsilonRat: epsF.Rat(), Method: method, Relative: relative, Query: query,
+		req := release.Request{Fit: fit, Smoothing: df.smoothing, Options: release.Options{Epsilon: eps, EpsilonRat: epsF.Rat(), Method: method, Query: query,
 			Context: cmd.Context(), Limits: limits}}
+		if relative && query == "" { // --query, when given, wins (as it always has)
+			req.Query = "relative"
+		}
 		if limits.MaxWindows < 1 || limits.MaxCells < 1 {
 			return fmt.Errorf("--max-windows %d, --max-cells %d: want ≥ 1 each", limits.MaxWindows, limits.MaxCells)
 		}
