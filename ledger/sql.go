@@ -449,30 +449,14 @@ func (s *sqlStore) Entries(ctx context.Context, name string) ([]Entry, error) {
 }
 
 func (s *sqlStore) Spend(ctx context.Context, sp Spend, draw func() (json.RawMessage, error)) (Receipt, error) {
-	if sp.Record == nil || len(sp.Record.Segments) == 0 && !sp.Record.Stream || sp.Class == nil {
-		return Receipt{}, errors.New("ledger: nothing to record")
-	}
-	if sp.Record.Stream != (sp.Stream != nil) {
-		return Receipt{}, errors.New("ledger: a stream's charge comes with the stream's settings, and only it")
-	}
-	if sp.Record.Class != sp.Class.Hash() {
-		return Receipt{}, errors.New("ledger: the record was calibrated for another class than the one given")
-	}
-	eps := sp.Record.Charge()
-	if eps == nil || eps.Sign() <= 0 {
-		return Receipt{}, fmt.Errorf("ledger: ε = %v: want a finite number > 0", sp.Record.Epsilon)
+	eps, err := checkSpend(sp)
+	if err != nil {
+		return Receipt{}, err
 	}
 	var out Receipt
-	err := s.tx(ctx, func(tx *sql.Tx) error {
-		if s.d.lock != "" {
-			var one int
-			err := tx.QueryRowContext(ctx, s.q(s.d.lock), sp.Dataset).Scan(&one)
-			if errors.Is(err, sql.ErrNoRows) {
-				return fmt.Errorf("ledger: %w %q (create it with 'puff ledger init')", ErrUnknown, sp.Dataset)
-			}
-			if err != nil {
-				return fmt.Errorf("ledger: %w", err)
-			}
+	err = s.tx(ctx, func(tx *sql.Tx) error {
+		if err := s.lockDataset(ctx, tx, sp.Dataset); err != nil {
+			return err
 		}
 		r, err := s.dataset(ctx, tx, sp.Dataset)
 		if err != nil {
@@ -481,106 +465,17 @@ func (s *sqlStore) Spend(ctx context.Context, sp Spend, draw func() (json.RawMes
 		if sp.IdempotencyKey != "" {
 			// inside the dataset's lock: a concurrent repeat waits and
 			// then finds this one
-			var id int64
-			var dataset, hash, result, spent, rule, theorem string
-			err := tx.QueryRowContext(ctx, s.q(`SELECT id, dataset, COALESCE(request_hash, ''), result, spent, rule, COALESCE(theorem, '') FROM releases WHERE token = ? AND idem_key = ?`),
-				sp.Token, sp.IdempotencyKey).Scan(&id, &dataset, &hash, &result, &spent, &rule, &theorem)
-			switch {
-			case err == nil:
-				if dataset != sp.Dataset || hash != sp.RequestHash {
-					return ErrKeyReused
-				}
-				st := State{Dataset: dataset, Budget: r.budget, Spent: guarantee.Guarantee{Rule: rule, Theorem: theorem}, ClassHash: r.hash}
-				var ok bool
-				if st.Spent.Epsilon, ok = new(big.Rat).SetString(spent); !ok {
-					return fmt.Errorf("ledger: release %d: spent %q is not a number", id, spent)
-				}
-				if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM releases WHERE dataset = ? AND id <= ?`), dataset, id).Scan(&st.Releases); err != nil {
-					return fmt.Errorf("ledger: %w", err)
-				}
-				out = Receipt{State: st, ID: id, Result: json.RawMessage(result), Replayed: true}
-				return nil
-			case !errors.Is(err, sql.ErrNoRows):
-				return fmt.Errorf("ledger: %w", err)
-			}
-		}
-		hash := sp.Class.Hash()
-		if r.class == nil {
-			// the first release sets the dataset's class
-			b, err := sp.Class.MarshalJSON()
-			if err != nil {
+			if rc, ok, err := s.replay(ctx, tx, sp, r); err != nil || ok {
+				out = rc
 				return err
 			}
-			if _, err := tx.ExecContext(ctx, s.q(`UPDATE datasets SET class = ?, class_hash = ? WHERE name = ?`), string(b), hash, sp.Dataset); err != nil {
-				return fmt.Errorf("ledger: %w", err)
-			}
-			r.class, r.hash = sp.Class, hash
-		} else if r.hash != hash {
-			return fmt.Errorf("ledger: dataset %q is recorded with class Θ %s, this release is calibrated for %s: a budget spent under one Θ says nothing under another (use the dataset's class, or another dataset)", sp.Dataset, r.hash, hash)
 		}
-		// the dataset's running composition state and, for a token with a
-		// budget of its own, the token's (running.go, docs/math.md §4.11);
-		// the records are read only to rebuild a state or where the state
-		// hands the composition back to them
-		var es []Entry
-		read := false
-		entries := func() ([]Entry, error) {
-			if !read {
-				var err error
-				if es, err = s.entries(ctx, tx, sp.Dataset); err != nil {
-					return nil, err
-				}
-				read = true
-			}
-			return es, nil
-		}
-		before := func(sc *scope, budget *big.Rat) (State, error) {
-			if !sc.run.Full {
-				return sc.state(sp.Dataset, r, budget), nil
-			}
-			all, err := entries()
-			if err != nil {
-				return State{}, err
-			}
-			if sc.token != nil {
-				all = mine(all, *sc.token)
-			}
-			return state(sp.Dataset, row{budget: budget, class: r.class, hash: r.hash}, all, nil)
-		}
-		dsc, err := s.loadScope(ctx, tx, sp.Dataset, nil, r, true, entries)
-		if err != nil {
+		if err := s.settleClass(ctx, tx, sp, &r); err != nil {
 			return err
 		}
-		would, err := s.advance(ctx, tx, sp.Dataset, dsc, r, sp.Record, entries)
+		would, tokWould, err := s.within(ctx, tx, sp, r, eps)
 		if err != nil {
 			return err
-		}
-		if would.spent.Epsilon.Cmp(r.budget) > 0 {
-			st, err := before(dsc, r.budget)
-			if err != nil {
-				return err
-			}
-			return &Refused{State: st, Requested: eps, Would: would.spent}
-		}
-		var tokWould *step
-		if sp.TokenBudget != nil {
-			// kept only for spends with a token budget: a spend without
-			// one leaves it behind, and it is rebuilt when next used
-			tok := sp.Token
-			tsc, err := s.loadScope(ctx, tx, sp.Dataset, &tok, r, true, entries)
-			if err != nil {
-				return err
-			}
-			if tokWould, err = s.advance(ctx, tx, sp.Dataset, tsc, r, sp.Record, entries); err != nil {
-				return err
-			}
-			if tokWould.spent.Epsilon.Cmp(sp.TokenBudget) > 0 {
-				st, err := before(tsc, sp.TokenBudget)
-				if err != nil {
-					return err
-				}
-				return &Refused{State: st, Requested: eps, Would: withRule(tokWould.spent, tokWould.spent.Rule+" (this token's own budget)")}
-			}
 		}
 		result, err := draw()
 		if err != nil {
@@ -589,23 +484,9 @@ func (s *sqlStore) Spend(ctx context.Context, sp Spend, draw func() (json.RawMes
 		if !json.Valid(result) {
 			return errors.New("ledger: the release's result is not JSON")
 		}
-		rec, err := json.Marshal(sp.Record)
+		id, err := s.insertRelease(ctx, tx, sp, eps, result, would.spent)
 		if err != nil {
 			return err
-		}
-		var key, reqHash sql.NullString
-		if sp.IdempotencyKey != "" {
-			key = sql.NullString{String: sp.IdempotencyKey, Valid: true}
-			reqHash = sql.NullString{String: sp.RequestHash, Valid: true}
-		}
-		var id int64
-		err = tx.QueryRowContext(ctx, s.q(`INSERT INTO releases (dataset, created_at, token, mechanism, epsilon, class_hash, query, record, result, spent, rule, idem_key, request_hash, theorem) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
-			sp.Dataset, now(), sp.Token, string(sp.Record.Mechanism), Decimal(eps), hash, sp.Record.Query, string(rec), string(result), spentText(would.spent.Epsilon), would.spent.Rule, key, reqHash, would.spent.Theorem).Scan(&id)
-		if err != nil {
-			if sp.IdempotencyKey != "" && strings.Contains(strings.ToLower(err.Error()), "unique") {
-				return ErrKeyReused // the key was used on another dataset
-			}
-			return fmt.Errorf("ledger: %w", err)
 		}
 		if sp.Stream != nil {
 			if err := s.createStream(ctx, tx, sp.Dataset, id, sp.Stream); err != nil {
@@ -627,6 +508,184 @@ func (s *sqlStore) Spend(ctx context.Context, sp Spend, draw func() (json.RawMes
 		return Receipt{}, err
 	}
 	return out, nil
+}
+
+// checkSpend is Spend's check of its argument, before any transaction; it
+// returns the exact ε the record is charged (record.Release.Charge).
+func checkSpend(sp Spend) (*big.Rat, error) {
+	if sp.Record == nil || len(sp.Record.Segments) == 0 && !sp.Record.Stream || sp.Class == nil {
+		return nil, errors.New("ledger: nothing to record")
+	}
+	if sp.Record.Stream != (sp.Stream != nil) {
+		return nil, errors.New("ledger: a stream's charge comes with the stream's settings, and only it")
+	}
+	if sp.Record.Class != sp.Class.Hash() {
+		return nil, errors.New("ledger: the record was calibrated for another class than the one given")
+	}
+	eps := sp.Record.Charge()
+	if eps == nil || eps.Sign() <= 0 {
+		return nil, fmt.Errorf("ledger: ε = %v: want a finite number > 0", sp.Record.Epsilon)
+	}
+	return eps, nil
+}
+
+// lockDataset takes the dataset's row lock for the transaction (PostgreSQL;
+// SQLite serialises writers by itself).
+func (s *sqlStore) lockDataset(ctx context.Context, tx *sql.Tx, dataset string) error {
+	if s.d.lock == "" {
+		return nil
+	}
+	var one int
+	err := tx.QueryRowContext(ctx, s.q(s.d.lock), dataset).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("ledger: %w %q (create it with 'puff ledger init')", ErrUnknown, dataset)
+	}
+	if err != nil {
+		return fmt.Errorf("ledger: %w", err)
+	}
+	return nil
+}
+
+// replay is the recorded release of a repeated idempotency key (ok), with
+// the dataset's state as it was right after it: nothing is drawn again.
+// A key used for a different request is ErrKeyReused.
+func (s *sqlStore) replay(ctx context.Context, tx *sql.Tx, sp Spend, r row) (Receipt, bool, error) {
+	var id int64
+	var dataset, hash, result, spent, rule, theorem string
+	err := tx.QueryRowContext(ctx, s.q(`SELECT id, dataset, COALESCE(request_hash, ''), result, spent, rule, COALESCE(theorem, '') FROM releases WHERE token = ? AND idem_key = ?`),
+		sp.Token, sp.IdempotencyKey).Scan(&id, &dataset, &hash, &result, &spent, &rule, &theorem)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return Receipt{}, false, nil
+	case err != nil:
+		return Receipt{}, false, fmt.Errorf("ledger: %w", err)
+	case dataset != sp.Dataset || hash != sp.RequestHash:
+		return Receipt{}, false, ErrKeyReused
+	}
+	st := State{Dataset: dataset, Budget: r.budget, Spent: guarantee.Guarantee{Rule: rule, Theorem: theorem}, ClassHash: r.hash}
+	var ok bool
+	if st.Spent.Epsilon, ok = new(big.Rat).SetString(spent); !ok {
+		return Receipt{}, false, fmt.Errorf("ledger: release %d: spent %q is not a number", id, spent)
+	}
+	if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM releases WHERE dataset = ? AND id <= ?`), dataset, id).Scan(&st.Releases); err != nil {
+		return Receipt{}, false, fmt.Errorf("ledger: %w", err)
+	}
+	return Receipt{State: st, ID: id, Result: json.RawMessage(result), Replayed: true}, true, nil
+}
+
+// settleClass makes the spend's class the dataset's: the first release
+// sets it; a release under another Θ is refused (a budget spent under one
+// Θ says nothing under another).
+func (s *sqlStore) settleClass(ctx context.Context, tx *sql.Tx, sp Spend, r *row) error {
+	hash := sp.Class.Hash()
+	if r.class != nil {
+		if r.hash != hash {
+			return fmt.Errorf("ledger: dataset %q is recorded with class Θ %s, this release is calibrated for %s: a budget spent under one Θ says nothing under another (use the dataset's class, or another dataset)", sp.Dataset, r.hash, hash)
+		}
+		return nil
+	}
+	b, err := sp.Class.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, s.q(`UPDATE datasets SET class = ?, class_hash = ? WHERE name = ?`), string(b), hash, sp.Dataset); err != nil {
+		return fmt.Errorf("ledger: %w", err)
+	}
+	r.class, r.hash = sp.Class, hash
+	return nil
+}
+
+// within composes the record with the dataset's releases and, for a token
+// with a budget of its own, with the token's: the guarantees they would
+// have (would, tokWould: nil without a token budget), or a *Refused when
+// either exceeds its budget. It reads the running composition states
+// (running.go, docs/math.md §4.11); the records are read only to rebuild
+// a state or where the state hands the composition back to them.
+func (s *sqlStore) within(ctx context.Context, tx *sql.Tx, sp Spend, r row, eps *big.Rat) (would, tokWould *step, err error) {
+	var es []Entry
+	read := false
+	entries := func() ([]Entry, error) {
+		if !read {
+			var err error
+			if es, err = s.entries(ctx, tx, sp.Dataset); err != nil {
+				return nil, err
+			}
+			read = true
+		}
+		return es, nil
+	}
+	before := func(sc *scope, budget *big.Rat) (State, error) {
+		if !sc.run.Full {
+			return sc.state(sp.Dataset, r, budget), nil
+		}
+		all, err := entries()
+		if err != nil {
+			return State{}, err
+		}
+		if sc.token != nil {
+			all = mine(all, *sc.token)
+		}
+		return state(sp.Dataset, row{budget: budget, class: r.class, hash: r.hash}, all, nil)
+	}
+	dsc, err := s.loadScope(ctx, tx, sp.Dataset, nil, r, true, entries)
+	if err != nil {
+		return nil, nil, err
+	}
+	if would, err = s.advance(ctx, tx, sp.Dataset, dsc, r, sp.Record, entries); err != nil {
+		return nil, nil, err
+	}
+	if would.spent.Epsilon.Cmp(r.budget) > 0 {
+		st, err := before(dsc, r.budget)
+		if err != nil {
+			return nil, nil, err
+		}
+		return nil, nil, &Refused{State: st, Requested: eps, Would: would.spent}
+	}
+	if sp.TokenBudget == nil {
+		return would, nil, nil
+	}
+	// kept only for spends with a token budget: a spend without one leaves
+	// it behind, and it is rebuilt when next used
+	tok := sp.Token
+	tsc, err := s.loadScope(ctx, tx, sp.Dataset, &tok, r, true, entries)
+	if err != nil {
+		return nil, nil, err
+	}
+	if tokWould, err = s.advance(ctx, tx, sp.Dataset, tsc, r, sp.Record, entries); err != nil {
+		return nil, nil, err
+	}
+	if tokWould.spent.Epsilon.Cmp(sp.TokenBudget) > 0 {
+		st, err := before(tsc, sp.TokenBudget)
+		if err != nil {
+			return nil, nil, err
+		}
+		return nil, nil, &Refused{State: st, Requested: eps, Would: withRule(tokWould.spent, tokWould.spent.Rule+" (this token's own budget)")}
+	}
+	return would, tokWould, nil
+}
+
+// insertRelease records the release with its noisy result and the
+// dataset's guarantee after it.
+func (s *sqlStore) insertRelease(ctx context.Context, tx *sql.Tx, sp Spend, eps *big.Rat, result json.RawMessage, after guarantee.Guarantee) (int64, error) {
+	rec, err := json.Marshal(sp.Record)
+	if err != nil {
+		return 0, err
+	}
+	var key, reqHash sql.NullString
+	if sp.IdempotencyKey != "" {
+		key = sql.NullString{String: sp.IdempotencyKey, Valid: true}
+		reqHash = sql.NullString{String: sp.RequestHash, Valid: true}
+	}
+	var id int64
+	err = tx.QueryRowContext(ctx, s.q(`INSERT INTO releases (dataset, created_at, token, mechanism, epsilon, class_hash, query, record, result, spent, rule, idem_key, request_hash, theorem) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+		sp.Dataset, now(), sp.Token, string(sp.Record.Mechanism), Decimal(eps), sp.Class.Hash(), sp.Record.Query, string(rec), string(result), spentText(after.Epsilon), after.Rule, key, reqHash, after.Theorem).Scan(&id)
+	if err != nil {
+		if sp.IdempotencyKey != "" && strings.Contains(strings.ToLower(err.Error()), "unique") {
+			return 0, ErrKeyReused // the key was used on another dataset
+		}
+		return 0, fmt.Errorf("ledger: %w", err)
+	}
+	return id, nil
 }
 
 // spentText stores a composed ε exactly when it is a short decimal, else
