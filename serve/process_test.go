@@ -207,3 +207,12 @@ func TestServeStopsOnSIGTERM(t *testing.T) {
 		t.Fatal("puff serve did not stop on SIGTERM")
 	}
 }
+
+// TestMain removes the puff binary built for the tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if puffBin != "" {
+		os.RemoveAll(filepath.Dir(puffBin))
+	}
+	os.Exit(code)
+}

@@ -358,3 +358,13 @@ func TestREADMEScratchIgnoresUserFiles(t *testing.T) {
 		t.Errorf("the user's budget.db: %v\n%s", err, out)
 	}
 }
+
+// TestMain removes the binary built for the tests: a test leaves nothing
+// behind.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtBin != "" {
+		os.RemoveAll(filepath.Dir(builtBin))
+	}
+	os.Exit(code)
+}
