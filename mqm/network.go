@@ -147,26 +147,43 @@ type branch struct {
 }
 
 func nodeScale(net *bn.Network, adj [][]int, i int, eps float64, opt NetworkOptions) (netNodeResult, error) {
-	n, k := net.N(), net.K
 	// Marginal of X_i: which secrets have positive probability.
 	mi, err := net.Marginal([]int{i}, opt.TableLimit)
 	if err != nil {
 		return netNodeResult{}, err
 	}
-	type pair struct{ a, b int }
-	var pairs []pair
-	for a := range k {
-		for b := range k {
+	var pairs []secretPair
+	for a := range net.K {
+		for b := range net.K {
 			if a != b && mi.P[a] > 0 && mi.P[b] > 0 {
-				pairs = append(pairs, pair{a, b})
+				pairs = append(pairs, secretPair{a, b})
 			}
 		}
 	}
 	if len(pairs) == 0 {
 		return netNodeResult{sigma: 0}, nil // no secret pair of X_i to protect
 	}
-	// BFS distances from i; branches = components of the rest, found by
-	// flood fill that never enters i.
+	branches := branchesAround(adj, i, net.N())
+	total := 1.0
+	for _, b := range branches {
+		total *= float64(len(b.layers) + 1)
+		if err := b.terms(net, i, pairs, mi, opt); err != nil {
+			return netNodeResult{}, err
+		}
+	}
+	if total > float64(opt.CandidateLimit) {
+		return netNodeResult{}, fmt.Errorf("node %q has %d branches whose layer choices give %.3g candidate quilts (limit %d); exact search is too large", net.Nodes[i].Name, len(branches), total, opt.CandidateLimit)
+	}
+	return searchQuilts(branches, len(pairs), eps), nil
+}
+
+// secretPair is an ordered pair (a, b) of values of the secret node, both
+// of positive probability.
+type secretPair struct{ a, b int }
+
+// branchesAround is the components of the graph without node i that touch
+// it, each with its nodes in layers by BFS distance from i.
+func branchesAround(adj [][]int, i, n int) []*branch {
 	dist := make([]int, n)
 	for j := range dist {
 		dist[j] = -1
@@ -183,6 +200,7 @@ func nodeScale(net *bn.Network, adj [][]int, i int, eps float64, opt NetworkOpti
 			}
 		}
 	}
+	// flood fill that never enters i
 	comp := make([]int, n)
 	for j := range comp {
 		comp[j] = -1
@@ -214,51 +232,57 @@ func nodeScale(net *bn.Network, adj [][]int, i int, eps float64, opt NetworkOpti
 		}
 		branches = append(branches, b)
 	}
-	// Branch terms per layer.
-	total := 1.0
-	for _, b := range branches {
-		total *= float64(len(b.layers) + 1)
-		b.f = make([][]float64, len(b.layers))
-		for r, layer := range b.layers {
-			slices.Sort(layer)
-			vars := append([]int{i}, layer...)
-			size := 1.0
-			for range vars {
-				size *= float64(k)
-			}
-			if size > float64(opt.TableLimit) {
-				return netNodeResult{}, fmt.Errorf("node %q: its quilt layer at distance %d has %d nodes; exact max-influence needs a table of %.3g entries (limit %d)", net.Nodes[i].Name, r+1, len(layer), size, opt.TableLimit)
-			}
-			m, err := net.Marginal(vars, opt.TableLimit)
-			if err != nil {
-				return netNodeResult{}, fmt.Errorf("node %q: %w", net.Nodes[i].Name, err)
-			}
-			rest := len(m.P) / k
-			slack := 4.1*m.RelErr + mi.RelErr*2.1 + 1e-15
-			b.f[r] = make([]float64, len(pairs))
-			for pi, p := range pairs {
-				worst := 0.0
-				for x := range rest {
-					pa := m.P[p.a*rest+x] / mi.P[p.a]
-					pb := m.P[p.b*rest+x] / mi.P[p.b]
-					switch {
-					case pa == 0:
-					case pb == 0:
-						worst = math.Inf(1)
-					default:
-						worst = max(worst, math.Log(pa/pb))
-					}
+	return branches
+}
+
+// terms sets b.f[r][p]: the max-influence of the branch's layer r+1 on the
+// secret pair p of node i, from the exact marginal of (X_i, layer), plus
+// the slack that covers the inference's rounding (m.RelErr, mi.RelErr).
+func (b *branch) terms(net *bn.Network, i int, pairs []secretPair, mi bn.Marginal, opt NetworkOptions) error {
+	k := net.K
+	b.f = make([][]float64, len(b.layers))
+	for r, layer := range b.layers {
+		slices.Sort(layer)
+		vars := append([]int{i}, layer...)
+		size := 1.0
+		for range vars {
+			size *= float64(k)
+		}
+		if size > float64(opt.TableLimit) {
+			return fmt.Errorf("node %q: its quilt layer at distance %d has %d nodes; exact max-influence needs a table of %.3g entries (limit %d)", net.Nodes[i].Name, r+1, len(layer), size, opt.TableLimit)
+		}
+		m, err := net.Marginal(vars, opt.TableLimit)
+		if err != nil {
+			return fmt.Errorf("node %q: %w", net.Nodes[i].Name, err)
+		}
+		rest := len(m.P) / k
+		slack := 4.1*m.RelErr + mi.RelErr*2.1 + 1e-15
+		b.f[r] = make([]float64, len(pairs))
+		for pi, p := range pairs {
+			worst := 0.0
+			for x := range rest {
+				pa := m.P[p.a*rest+x] / mi.P[p.a]
+				pb := m.P[p.b*rest+x] / mi.P[p.b]
+				switch {
+				case pa == 0:
+				case pb == 0:
+					worst = math.Inf(1)
+				default:
+					worst = max(worst, math.Log(pa/pb))
 				}
-				b.f[r][pi] = worst + slack
 			}
+			b.f[r][pi] = worst + slack
 		}
 	}
-	if total > float64(opt.CandidateLimit) {
-		return netNodeResult{}, fmt.Errorf("node %q has %d branches whose layer choices give %.3g candidate quilts (limit %d); exact search is too large", net.Nodes[i].Name, len(branches), total, opt.CandidateLimit)
-	}
-	// Search: choice[β] = 0 (no quilt in β) or r ≥ 1.
+	return nil
+}
+
+// searchQuilts is the best quilt over every choice, per branch, of no
+// layer (the whole branch nearby) or one layer r ≥ 1 (the layers before
+// it nearby): the smallest card/(ε − e), e the largest summed influence
+// over the secret pairs, pruned where it cannot improve.
+func searchQuilts(branches []*branch, npairs int, eps float64) netNodeResult {
 	res := netNodeResult{sigma: math.Inf(1)}
-	sums := make([]float64, len(pairs))
 	choice := make([]int, len(branches))
 	var rec func(bi, card int, sums []float64)
 	rec = func(bi, card int, sums []float64) {
@@ -303,7 +327,7 @@ func nodeScale(net *bn.Network, adj [][]int, i int, eps float64, opt NetworkOpti
 		}
 		choice[bi] = 0
 	}
-	rec(0, 1, sums)
+	rec(0, 1, make([]float64, npairs))
 	// The trivial quilt always scores |component|/ε, so res is finite.
-	return res, nil
+	return res
 }
