@@ -204,13 +204,33 @@ func Model(q []*big.Rat, P [][]*big.Rat, T int, alpha *big.Rat) (*hmm.Model, []h
 	if alpha.Sign() <= 0 || alpha.Cmp(one) >= 0 {
 		return nil, nil, nil, fmt.Errorf("audit: α = %s must be in (0, 1)", alpha.RatString())
 	}
-	// Observations: "·" then the cells of the histogram, mixed radix.
+	m := &hmm.Model{}
+	var names [][]string
+	m.Obs, names = observations(k, T)
+	b := newModelBuilder(q, P, T)
+	b.copies()
+	trans, err := b.expand()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	b.fill(m, trans, alpha)
+	secrets := b.secrets()
+	if len(secrets) == 0 {
+		return nil, nil, nil, fmt.Errorf("audit: no secret pair has both values possible")
+	}
+	return m, secrets, names, nil
+}
+
+// observations returns the observations: "·" then the cells of the
+// histogram, mixed radix, and per observation its cells per bin (nil for
+// "·").
+func observations(k, T int) ([]string, [][]string) {
 	cells := T + 3
 	nObs := 1
 	for range k {
 		nObs *= cells
 	}
-	m := &hmm.Model{Obs: []string{"·"}}
+	obs := []string{"·"}
 	names := [][]string{nil}
 	for o := range nObs {
 		var parts []string
@@ -221,8 +241,36 @@ func Model(q []*big.Rat, P [][]*big.Rat, T int, alpha *big.Rat) (*hmm.Model, []h
 		}
 		slices.Reverse(parts)
 		names = append(names, parts)
-		m.Obs = append(m.Obs, fmt.Sprint(parts))
+		obs = append(obs, fmt.Sprint(parts))
 	}
+	return obs, names
+}
+
+// stateKey is a hidden state of the copy (s, v) of the chain conditioned
+// on X_s = v: time t, value x and the histogram so far.
+type stateKey struct {
+	s, v, t, x int
+	counts     string
+}
+
+// modelBuilder discovers the hidden states of the audit model.
+type modelBuilder struct {
+	q    []*big.Rat
+	P    [][]*big.Rat
+	T, k int
+	pows [][][]*big.Rat // P^d for d = 0..T
+	marg [][]*big.Rat   // marg[t] = q P^{t−1}
+
+	index    map[stateKey]int
+	keys     []stateKey
+	countsOf [][]int
+
+	initials [][]hmm.Entry // per copy, the initial entries
+	copyOf   map[[2]int]int
+}
+
+func newModelBuilder(q []*big.Rat, P [][]*big.Rat, T int) *modelBuilder {
+	k := len(q)
 	// Powers of P and marginals.
 	pows := [][][]*big.Rat{identity(k)}
 	for d := 1; d <= T; d++ {
@@ -233,28 +281,25 @@ func Model(q []*big.Rat, P [][]*big.Rat, T int, alpha *big.Rat) (*hmm.Model, []h
 	for t := 2; t <= T; t++ {
 		marg[t] = vecMul(marg[t-1], P)
 	}
-	// States: per copy (s, v): (t, x, counts). Index by a map.
-	type key struct {
-		s, v, t, x int
-		counts     string
-	}
-	index := map[key]int{}
-	var keys []key
-	var countsOf [][]int
-	state := func(kk key, counts []int) int {
-		if i, ok := index[kk]; ok {
-			return i
-		}
-		i := len(keys)
-		index[kk] = i
-		keys = append(keys, kk)
-		countsOf = append(countsOf, slices.Clone(counts))
+	return &modelBuilder{q: q, P: P, T: T, k: k, pows: pows, marg: marg, index: map[stateKey]int{}, copyOf: map[[2]int]int{}}
+}
+
+// state returns the index of the state kk, adding it if new.
+func (b *modelBuilder) state(kk stateKey, counts []int) int {
+	if i, ok := b.index[kk]; ok {
 		return i
 	}
-	var secrets []hmm.Secret
-	var initials [][]hmm.Entry // per copy, the initial entries
-	copyOf := map[[2]int]int{}
-	for s := 1; s <= T; s++ {
+	i := len(b.keys)
+	b.index[kk] = i
+	b.keys = append(b.keys, kk)
+	b.countsOf = append(b.countsOf, slices.Clone(counts))
+	return i
+}
+
+// copies adds the initial states of every copy (s, v) with P(X_s = v) > 0.
+func (b *modelBuilder) copies() {
+	k, q, pows, marg := b.k, b.q, b.pows, b.marg
+	for s := 1; s <= b.T; s++ {
 		for v := range k {
 			if marg[s][v].Sign() == 0 {
 				continue
@@ -269,26 +314,31 @@ func Model(q []*big.Rat, P [][]*big.Rat, T int, alpha *big.Rat) (*hmm.Model, []h
 				p.Quo(p, marg[s][v])
 				counts := make([]int, k)
 				counts[x] = 1
-				init = append(init, hmm.Entry{To: state(key{s, v, 1, x, fmt.Sprint(counts)}, counts), P: p})
+				init = append(init, hmm.Entry{To: b.state(stateKey{s, v, 1, x, fmt.Sprint(counts)}, counts), P: p})
 			}
-			copyOf[[2]int{s, v}] = len(initials)
-			initials = append(initials, init)
+			b.copyOf[[2]int{s, v}] = len(b.initials)
+			b.initials = append(b.initials, init)
 		}
 	}
-	// Expand transitions breadth first over the states discovered.
+}
+
+// expand returns the transitions of every state, discovering states
+// breadth first (nil rows for the states at t = T, which go to the end
+// state).
+func (b *modelBuilder) expand() ([][]hmm.Entry, error) {
+	P, pows, T := b.P, b.pows, b.T
 	var trans [][]hmm.Entry
-	end := -1
-	for i := 0; i < len(keys); i++ {
-		if len(keys) > MaxStates {
-			return nil, nil, nil, fmt.Errorf("audit: the model needs more than %d hidden states (T = %d, %d chain states); use a shorter chain", MaxStates, T, k)
+	for i := 0; i < len(b.keys); i++ {
+		if len(b.keys) > MaxStates {
+			return nil, fmt.Errorf("audit: the model needs more than %d hidden states (T = %d, %d chain states); use a shorter chain", MaxStates, T, b.k)
 		}
-		kk := keys[i]
+		kk := b.keys[i]
 		if kk.t == T {
 			trans = append(trans, nil) // filled with the end state below
 			continue
 		}
 		var row []hmm.Entry
-		for y := range k {
+		for y := range b.k {
 			p := new(big.Rat).Set(P[kk.x][y])
 			if kk.t < kk.s { // condition on X_s = v
 				p.Mul(p, pows[kk.s-kk.t-1][y][kk.v])
@@ -302,18 +352,28 @@ func Model(q []*big.Rat, P [][]*big.Rat, T int, alpha *big.Rat) (*hmm.Model, []h
 			if p.Sign() == 0 {
 				continue
 			}
-			counts := slices.Clone(countsOf[i])
+			counts := slices.Clone(b.countsOf[i])
 			counts[y]++
-			row = append(row, hmm.Entry{To: state(key{kk.s, kk.v, kk.t + 1, y, fmt.Sprint(counts)}, counts), P: p})
+			row = append(row, hmm.Entry{To: b.state(stateKey{kk.s, kk.v, kk.t + 1, y, fmt.Sprint(counts)}, counts), P: p})
 		}
 		trans = append(trans, row)
 	}
-	end = len(keys)
+	return trans, nil
+}
+
+// fill sets the states, transitions and emissions of m (whose Obs are
+// set): states before T emit "·"; states at T emit the noisy histogram and
+// go to an absorbing end state that emits "·".
+func (b *modelBuilder) fill(m *hmm.Model, trans [][]hmm.Entry, alpha *big.Rat) {
+	k, T := b.k, b.T
+	cells := T + 3
+	nObs := len(m.Obs) - 1
+	end := len(b.keys)
 	m.States = make([]string, end+1)
 	m.Trans = make([][]hmm.Entry, end+1)
 	m.Emit = make([][]*big.Rat, end+1)
 	cellCache := map[int][]*big.Rat{}
-	for i, kk := range keys {
+	for i, kk := range b.keys {
 		m.States[i] = fmt.Sprintf("X%d=%d t=%d x=%d counts=%s", kk.s, kk.v, kk.t, kk.x, kk.counts)
 		m.Emit[i] = make([]*big.Rat, len(m.Obs))
 		for o := range m.Emit[i] {
@@ -326,17 +386,17 @@ func Model(q []*big.Rat, P [][]*big.Rat, T int, alpha *big.Rat) (*hmm.Model, []h
 		}
 		m.Trans[i] = []hmm.Entry{{To: end, P: big.NewRat(1, 1)}}
 		per := make([][]*big.Rat, k)
-		for b, c := range countsOf[i] {
+		for bin, c := range b.countsOf[i] {
 			if cellCache[c] == nil {
 				cellCache[c] = cellProbs(c, T, alpha)
 			}
-			per[b] = cellCache[c]
+			per[bin] = cellCache[c]
 		}
 		for o := range nObs {
 			p := big.NewRat(1, 1)
 			c := o
-			for b := k - 1; b >= 0; b-- {
-				p.Mul(p, per[b][c%cells])
+			for bin := k - 1; bin >= 0; bin-- {
+				p.Mul(p, per[bin][c%cells])
 				c /= cells
 			}
 			m.Emit[i][o+1] = p
@@ -349,29 +409,33 @@ func Model(q []*big.Rat, P [][]*big.Rat, T int, alpha *big.Rat) (*hmm.Model, []h
 		m.Emit[end][o] = new(big.Rat)
 	}
 	m.Emit[end][0].SetInt64(1)
+}
+
+// secrets returns one secret pair per time s and values a < b whose
+// copies both exist, with the copies' initial distributions.
+func (b *modelBuilder) secrets() []hmm.Secret {
+	end := len(b.keys)
 	dist := func(c int) []*big.Rat {
 		d := make([]*big.Rat, end+1)
-		for _, e := range initials[c] {
+		for _, e := range b.initials[c] {
 			d[e.To] = e.P
 		}
 		return d
 	}
-	for s := 1; s <= T; s++ {
-		for a := range k {
-			for b := a + 1; b < k; b++ {
-				ca, okA := copyOf[[2]int{s, a}]
-				cb, okB := copyOf[[2]int{s, b}]
+	var secrets []hmm.Secret
+	for s := 1; s <= b.T; s++ {
+		for a := range b.k {
+			for c := a + 1; c < b.k; c++ {
+				ca, okA := b.copyOf[[2]int{s, a}]
+				cb, okB := b.copyOf[[2]int{s, c}]
 				if !okA || !okB {
 					continue
 				}
-				secrets = append(secrets, hmm.Secret{Name: fmt.Sprintf("X%d = %d vs %d", s, a, b), Pi: dist(ca), Tau: dist(cb)})
+				secrets = append(secrets, hmm.Secret{Name: fmt.Sprintf("X%d = %d vs %d", s, a, c), Pi: dist(ca), Tau: dist(cb)})
 			}
 		}
 	}
-	if len(secrets) == 0 {
-		return nil, nil, nil, fmt.Errorf("audit: no secret pair has both values possible")
-	}
-	return m, secrets, names, nil
+	return secrets
 }
 
 func identity(k int) [][]*big.Rat {

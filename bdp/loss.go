@@ -305,33 +305,11 @@ func Worst(ch *markov.Chain, mech Mechanism, n int, know Knowledge) (Loss, error
 	if err != nil {
 		return Loss{}, err
 	}
-	k := md.k
-	pw := md.powers(n)
-	mu := md.marginals(n)
-	full := true // every state has positive probability at every t ≥ 2
-	for t := 2; t <= n; t++ {
-		for _, p := range mu[t] {
-			full = full && p > 0
-		}
-	}
-	if !full && know == AnyKnown && n > maxQuadratic {
+	ws := newWorstSearch(md, sd, n, know)
+	if !ws.full && know == AnyKnown && n > maxQuadratic {
 		return Loss{}, fmt.Errorf("bdp: some state has probability zero at some time t ≥ 2; the exact search for such chains is quadratic and limited to n ≤ %d", maxQuadratic)
 	}
-	lg := math.Log
-	// Bridged side values, by distance d ≥ 1 (left: known value u at i−d;
-	// right: known value w at i+d), for pair p = a·k+b.
-	leftVal := func(d, u, a, b int) float64 {
-		if pw[d][u][a] == 0 || pw[d][u][b] == 0 {
-			return math.NaN()
-		}
-		return sd.leftAt[u].at(d-1, a, b) - (lg(pw[d][u][a]) - lg(pw[d][u][b]))
-	}
-	rightVal := func(d, w, a, b int) float64 {
-		if pw[d][a][w] == 0 || pw[d][b][w] == 0 {
-			return math.NaN()
-		}
-		return sd.rightAt[w].at(d-1, a, b) - (lg(pw[d][a][w]) - lg(pw[d][b][w]))
-	}
+	k, mu := md.k, ws.mu
 	best := Loss{Loss: math.NaN()}
 	var bestI, bestA, bestB int
 	var bestL, bestR choice
@@ -344,84 +322,13 @@ func Worst(ch *markov.Chain, mech Mechanism, n int, know Knowledge) (Loss, error
 			if math.IsNaN(cval) {
 				continue
 			}
-			// Prefix maxima over distance for bridged options. Left
-			// options at distance d are feasible for every target i ≥ d+2
-			// when full (the known reading sits at t = i−d ≥ 2); the
-			// known reading at t = 1 (d = i−1) is checked against q.
-			var prefL, prefR []choice
-			if know == AnyKnown {
-				prefL = make([]choice, n)
-				prefR = make([]choice, n)
-				prefL[0], prefR[0] = choice{val: math.NaN()}, choice{val: math.NaN()}
-				for d := 1; d < n; d++ {
-					prefL[d], prefR[d] = prefL[d-1], prefR[d-1]
-					for u := range k {
-						if v := leftVal(d, u, a, b); better(prefL[d], v) {
-							prefL[d] = choice{v, d, u}
-						}
-						if v := rightVal(d, u, a, b); better(prefR[d], v) {
-							prefR[d] = choice{v, d, u}
-						}
-					}
-				}
-			}
+			prefL, prefR := ws.prefixes(a, b)
 			for i := 1; i <= n; i++ {
 				if mu[i][a] == 0 || mu[i][b] == 0 {
 					continue
 				}
-				L := choice{val: math.NaN()}
-				if know != AllKnown || i == 1 {
-					L = choice{val: sd.leftFree.at(i-1, a, b) - (lg(mu[i][a]) - lg(mu[i][b]))}
-				}
-				switch {
-				case know == AllKnown && i > 1:
-					for u := range k {
-						if mu[i-1][u] > 0 {
-							if v := leftVal(1, u, a, b); better(L, v) {
-								L = choice{v, 1, u}
-							}
-						}
-					}
-				case know == AnyKnown && full:
-					if i >= 3 && better(L, prefL[i-2].val) {
-						L = prefL[i-2]
-					}
-					if i >= 2 {
-						for u := range k {
-							if md.q[u] > 0 {
-								if v := leftVal(i-1, u, a, b); better(L, v) {
-									L = choice{v, i - 1, u}
-								}
-							}
-						}
-					}
-				case know == AnyKnown:
-					for d := 1; d < i; d++ {
-						for u := range k {
-							if mu[i-d][u] > 0 {
-								if v := leftVal(d, u, a, b); better(L, v) {
-									L = choice{v, d, u}
-								}
-							}
-						}
-					}
-				}
-				R := choice{val: math.NaN()}
-				if know != AllKnown || i == n {
-					R = choice{val: sd.rightFree.at(n-i, a, b)}
-				}
-				switch {
-				case know == AllKnown && i < n:
-					for w := range k {
-						if v := rightVal(1, w, a, b); better(R, v) {
-							R = choice{v, 1, w}
-						}
-					}
-				case know == AnyKnown && i < n:
-					if better(R, prefR[n-i].val) {
-						R = prefR[n-i]
-					}
-				}
+				L := ws.left(i, a, b, prefL)
+				R := ws.right(i, a, b, prefR)
 				if math.IsNaN(L.val) || math.IsNaN(R.val) {
 					continue
 				}
@@ -439,6 +346,142 @@ func Worst(ch *markov.Chain, mech Mechanism, n int, know Knowledge) (Loss, error
 	best.Attained = best.Loss
 	md.witness(&best, sd, bestI, bestA, bestB, bestL, bestR, n)
 	return best, nil
+}
+
+// worstSearch is what Worst's search over targets and known readings needs
+// for one chain length n.
+type worstSearch struct {
+	md   *model
+	sd   *sides
+	n    int
+	know Knowledge
+	pw   [][][]float64 // P^d for d = 0..n
+	mu   [][]float64   // μ_t = P(X_t = ·) for t = 1..n
+	full bool          // every state has positive probability at every t ≥ 2
+}
+
+func newWorstSearch(md *model, sd *sides, n int, know Knowledge) *worstSearch {
+	ws := &worstSearch{md: md, sd: sd, n: n, know: know, pw: md.powers(n), mu: md.marginals(n), full: true}
+	for t := 2; t <= n; t++ {
+		for _, p := range ws.mu[t] {
+			ws.full = ws.full && p > 0
+		}
+	}
+	return ws
+}
+
+// Bridged side values, by distance d ≥ 1 (left: known value u at i−d;
+// right: known value w at i+d), for the pair (a, b); NaN when the
+// conditioning has probability zero under a or b.
+
+func (ws *worstSearch) leftVal(d, u, a, b int) float64 {
+	pw := ws.pw
+	if pw[d][u][a] == 0 || pw[d][u][b] == 0 {
+		return math.NaN()
+	}
+	return ws.sd.leftAt[u].at(d-1, a, b) - (math.Log(pw[d][u][a]) - math.Log(pw[d][u][b]))
+}
+
+func (ws *worstSearch) rightVal(d, w, a, b int) float64 {
+	pw := ws.pw
+	if pw[d][a][w] == 0 || pw[d][b][w] == 0 {
+		return math.NaN()
+	}
+	return ws.sd.rightAt[w].at(d-1, a, b) - (math.Log(pw[d][a][w]) - math.Log(pw[d][b][w]))
+}
+
+// prefixes returns the prefix maxima over distance of the bridged options
+// for the pair (a, b) (nil unless know is AnyKnown). Left options at
+// distance d are feasible for every target i ≥ d+2 when full (the known
+// reading sits at t = i−d ≥ 2); the known reading at t = 1 (d = i−1) is
+// checked against q by left.
+func (ws *worstSearch) prefixes(a, b int) (prefL, prefR []choice) {
+	if ws.know != AnyKnown {
+		return nil, nil
+	}
+	n := ws.n
+	prefL = make([]choice, n)
+	prefR = make([]choice, n)
+	prefL[0], prefR[0] = choice{val: math.NaN()}, choice{val: math.NaN()}
+	for d := 1; d < n; d++ {
+		prefL[d], prefR[d] = prefL[d-1], prefR[d-1]
+		for u := range ws.md.k {
+			if v := ws.leftVal(d, u, a, b); better(prefL[d], v) {
+				prefL[d] = choice{v, d, u}
+			}
+			if v := ws.rightVal(d, u, a, b); better(prefR[d], v) {
+				prefR[d] = choice{v, d, u}
+			}
+		}
+	}
+	return prefL, prefR
+}
+
+// left returns the best left option for target i and pair (a, b): no known
+// reading, or the best feasible known reading before i.
+func (ws *worstSearch) left(i, a, b int, prefL []choice) choice {
+	k, mu, know := ws.md.k, ws.mu, ws.know
+	L := choice{val: math.NaN()}
+	if know != AllKnown || i == 1 {
+		L = choice{val: ws.sd.leftFree.at(i-1, a, b) - (math.Log(mu[i][a]) - math.Log(mu[i][b]))}
+	}
+	switch {
+	case know == AllKnown && i > 1:
+		for u := range k {
+			if mu[i-1][u] > 0 {
+				if v := ws.leftVal(1, u, a, b); better(L, v) {
+					L = choice{v, 1, u}
+				}
+			}
+		}
+	case know == AnyKnown && ws.full:
+		if i >= 3 && better(L, prefL[i-2].val) {
+			L = prefL[i-2]
+		}
+		if i >= 2 {
+			for u := range k {
+				if ws.md.q[u] > 0 {
+					if v := ws.leftVal(i-1, u, a, b); better(L, v) {
+						L = choice{v, i - 1, u}
+					}
+				}
+			}
+		}
+	case know == AnyKnown:
+		for d := 1; d < i; d++ {
+			for u := range k {
+				if mu[i-d][u] > 0 {
+					if v := ws.leftVal(d, u, a, b); better(L, v) {
+						L = choice{v, d, u}
+					}
+				}
+			}
+		}
+	}
+	return L
+}
+
+// right returns the best right option for target i and pair (a, b): no
+// known reading, or the best known reading after i.
+func (ws *worstSearch) right(i, a, b int, prefR []choice) choice {
+	n, know := ws.n, ws.know
+	R := choice{val: math.NaN()}
+	if know != AllKnown || i == n {
+		R = choice{val: ws.sd.rightFree.at(n-i, a, b)}
+	}
+	switch {
+	case know == AllKnown && i < n:
+		for w := range ws.md.k {
+			if v := ws.rightVal(1, w, a, b); better(R, v) {
+				R = choice{v, 1, w}
+			}
+		}
+	case know == AnyKnown && i < n:
+		if better(R, prefR[n-i].val) {
+			R = prefR[n-i]
+		}
+	}
+	return R
 }
 
 // witness fills in the adversary and output of a worst case: target i,

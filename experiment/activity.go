@@ -40,10 +40,7 @@ func runActivity(o Options, w *writer) error {
 		reps = o.Reps
 	}
 	_, lap := rngs(o.Seed, "activity")
-	groups := []struct {
-		name    string
-		members []person
-	}{{"train", nil}, {"test", nil}, {"everyone", people}}
+	groups := []activityGroup{{"train", nil}, {"test", nil}, {"everyone", people}}
 	for _, p := range people {
 		if p.split == "train" {
 			groups[0].members = append(groups[0].members, p)
@@ -51,106 +48,155 @@ func runActivity(o Options, w *writer) error {
 			groups[1].members = append(groups[1].members, p)
 		}
 	}
-	bar := progress.New(o.Progress, "activity", len(groups)*len(realMethods))
-	type result struct {
-		agg, indi float64
-		ok        bool
-		took      time.Duration
-	}
-	res := map[[2]int]result{}
-	var rows [][]string
-	var hists []chart.Series
-	var notes []string
+	run := &activityRun{lap: lap, reps: reps, eps: eps, res: map[[2]int]activityResult{}}
+	run.bar = progress.New(o.Progress, "activity", len(groups)*len(realMethods))
 	for gi, g := range groups {
 		if len(g.members) == 0 {
 			continue
 		}
-		var seqs [][]int
-		var lengths []int
-		N := 0
-		counts := make([]int, len(activityNames))
-		for _, p := range g.members {
-			seqs = append(seqs, p.seq)
-			lengths = append(lengths, len(p.seq))
-			N += len(p.seq)
-			for _, a := range p.seq {
-				counts[a]++
-			}
+		if err := run.group(gi, g); err != nil {
+			return err
 		}
-		// [SWC17]'s empirical matrix (no smoothing); a group in which some
-		// activity is never left gets smoothing 0.01, and the table says so.
-		ch, err := markov.Fit(activityNames, seqs, 0)
-		if err != nil {
-			if ch, err = markov.Fit(activityNames, seqs, 0.01); err != nil {
-				return fmt.Errorf("group %s: %w", g.name, err)
-			}
-			notes = append(notes, fmt.Sprintf("group %s: an activity is never left, so its chain uses additive smoothing 0.01", g.name))
+	}
+	return run.write(w, groups)
+}
+
+// activityGroup is a group of people of runActivity.
+type activityGroup struct {
+	name    string
+	members []person
+}
+
+// activityResult is one method on one group.
+type activityResult struct {
+	agg, indi float64
+	ok        bool
+	took      time.Duration
+}
+
+// activityRun is what runActivity gathers over the groups, in the order
+// they are computed (the noise is drawn in that order).
+type activityRun struct {
+	lap   *noise.Laplace
+	reps  int
+	eps   float64
+	bar   *progress.Bar
+	res   map[[2]int]activityResult // by (group, method) index
+	rows  [][]string                // of the CSV
+	hists []chart.Series            // of the everyone group
+	notes []string
+}
+
+// group fits the chain of group gi and runs every method on it.
+func (run *activityRun) group(gi int, g activityGroup) error {
+	var seqs [][]int
+	var lengths []int
+	N := 0
+	counts := make([]int, len(activityNames))
+	for _, p := range g.members {
+		seqs = append(seqs, p.seq)
+		lengths = append(lengths, len(p.seq))
+		N += len(p.seq)
+		for _, a := range p.seq {
+			counts[a]++
 		}
-		class, err := markov.NewClass(activityNames, ch)
+	}
+	// [SWC17]'s empirical matrix (no smoothing); a group in which some
+	// activity is never left gets smoothing 0.01, and the table says so.
+	ch, err := markov.Fit(activityNames, seqs, 0)
+	if err != nil {
+		if ch, err = markov.Fit(activityNames, seqs, 0.01); err != nil {
+			return fmt.Errorf("group %s: %w", g.name, err)
+		}
+		run.notes = append(run.notes, fmt.Sprintf("group %s: an activity is never left, so its chain uses additive smoothing 0.01", g.name))
+	}
+	class, err := markov.NewClass(activityNames, ch)
+	if err != nil {
+		return err
+	}
+	if gi == 2 {
+		truth := chart.Series{Name: "true"}
+		for a, c := range counts {
+			truth.X, truth.Y = append(truth.X, float64(a+1)), append(truth.Y, float64(c)/float64(N))
+		}
+		run.hists = append(run.hists, truth)
+	}
+	for mi, m := range realMethods {
+		sigma, ok, took, err := scaleOf(class, lengths, run.eps, m)
 		if err != nil {
 			return err
 		}
-		if gi == 2 {
-			truth := chart.Series{Name: "true"}
-			for a, c := range counts {
-				truth.X, truth.Y = append(truth.X, float64(a+1)), append(truth.Y, float64(c)/float64(N))
-			}
-			hists = append(hists, truth)
-		}
-		for mi, m := range realMethods {
-			sigma, ok, took, err := scaleOf(class, lengths, eps, m)
-			if err != nil {
+		r := activityResult{ok: ok, took: took, agg: math.NaN(), indi: math.NaN()}
+		if ok {
+			if r.agg, err = meanHistError(run.lap, counts, N, sigma, run.reps); err != nil {
 				return err
 			}
-			r := result{ok: ok, took: took, agg: math.NaN(), indi: math.NaN()}
-			if ok {
-				if r.agg, err = meanHistError(lap, counts, N, sigma, reps); err != nil {
+			if m != mechanism.DP { // [SWC17] reports DP for the aggregate task only
+				if r.indi, err = run.individual(class, g, m); err != nil {
 					return err
 				}
-				if m != mechanism.DP { // [SWC17] reports DP for the aggregate task only
-					sum := 0.0
-					for _, p := range g.members {
-						s, _, _, err := scaleOf(class, []int{len(p.seq)}, eps, m)
-						if err != nil {
-							return err
-						}
-						pc := make([]int, len(activityNames))
-						for _, a := range p.seq {
-							pc[a]++
-						}
-						e, err := meanHistError(lap, pc, len(p.seq), s, reps)
-						if err != nil {
-							return err
-						}
-						sum += e
-					}
-					r.indi = sum / float64(len(g.members))
-				}
-				if gi == 2 && (m.MQM() || m == mechanism.GroupDP) {
-					s := chart.Series{Name: m.Title()}
-					h := make([]float64, len(counts))
-					for a, c := range counts {
-						h[a] = float64(c) / float64(N)
-					}
-					out, err := lap.Release(h, sigma, 2/float64(N))
-					if err != nil {
-						return err
-					}
-					for a := range counts {
-						s.X, s.Y = append(s.X, float64(a+1)), append(s.Y, out[a])
-					}
-					hists = append(hists, s)
+			}
+			if gi == 2 && (m.MQM() || m == mechanism.GroupDP) {
+				if err := run.histogram(m, counts, N, sigma); err != nil {
+					return err
 				}
 			}
-			res[[2]int{gi, mi}] = r
-			rows = append(rows, []string{g.name, fmt.Sprint(len(g.members)), fmt.Sprint(N), m.Title(), fmt.Sprint(ok), f4(sigma), f4(r.agg), f4(r.indi), fmt.Sprintf("%.6f", took.Seconds())})
-			bar.Step()
 		}
+		run.res[[2]int{gi, mi}] = r
+		run.rows = append(run.rows, []string{g.name, fmt.Sprint(len(g.members)), fmt.Sprint(N), m.Title(), fmt.Sprint(ok), f4(sigma), f4(r.agg), f4(r.indi), fmt.Sprintf("%.6f", took.Seconds())})
+		run.bar.Step()
 	}
-	if err := w.csv(".csv", []string{"group", "people", "observations", "method", "applicable", "sigma", "aggregate_l1_error", "individual_mean_l1_error", "scale_seconds"}, rows); err != nil {
+	return nil
+}
+
+// individual is the mean over the group's people of the mean L1 error of
+// one histogram per person under method m.
+func (run *activityRun) individual(class *markov.Class, g activityGroup, m mechanism.Name) (float64, error) {
+	sum := 0.0
+	for _, p := range g.members {
+		s, _, _, err := scaleOf(class, []int{len(p.seq)}, run.eps, m)
+		if err != nil {
+			return 0, err
+		}
+		pc := make([]int, len(activityNames))
+		for _, a := range p.seq {
+			pc[a]++
+		}
+		e, err := meanHistError(run.lap, pc, len(p.seq), s, run.reps)
+		if err != nil {
+			return 0, err
+		}
+		sum += e
+	}
+	return sum / float64(len(g.members)), nil
+}
+
+// histogram adds one private release of the relative-frequency histogram
+// under method m to the plot.
+func (run *activityRun) histogram(m mechanism.Name, counts []int, N int, sigma float64) error {
+	s := chart.Series{Name: m.Title()}
+	h := make([]float64, len(counts))
+	for a, c := range counts {
+		h[a] = float64(c) / float64(N)
+	}
+	out, err := run.lap.Release(h, sigma, 2/float64(N))
+	if err != nil {
 		return err
 	}
-	w.printf("## activity: UCI HAR labels (30 people, 6 activities, 1.28 s steps), ε = %g, %d repetitions\n\n", eps, reps)
+	for a := range counts {
+		s.X, s.Y = append(s.X, float64(a+1)), append(s.Y, out[a])
+	}
+	run.hists = append(run.hists, s)
+	return nil
+}
+
+// write writes the CSV, the Markdown tables and the histogram plot.
+func (run *activityRun) write(w *writer, groups []activityGroup) error {
+	eps, res := run.eps, run.res
+	if err := w.csv(".csv", []string{"group", "people", "observations", "method", "applicable", "sigma", "aggregate_l1_error", "individual_mean_l1_error", "scale_seconds"}, run.rows); err != nil {
+		return err
+	}
+	w.printf("## activity: UCI HAR labels (30 people, 6 activities, 1.28 s steps), ε = %g, %d repetitions\n\n", eps, run.reps)
 	w.printf("L1 error of the released relative-frequency histogram (Agg: one histogram per group; Indi: mean over the group's people). One chain fitted per group, stationary start.\n\n")
 	header := []string{"method"}
 	for _, g := range groups {
@@ -166,7 +212,7 @@ func runActivity(o Options, w *writer) error {
 		trows = append(trows, r)
 	}
 	w.table(header, trows)
-	for _, n := range notes {
+	for _, n := range run.notes {
 		w.printf("Note: %s.\n\n", n)
 	}
 	w.printf("Time to compute the scale (seconds, the group's aggregate task; [SWC17] Table 2 columns 2–4 report MQMApprox 0.0028–0.0567 s and MQMExact 0.63–282 s on its machine):\n\n")
@@ -180,7 +226,7 @@ func runActivity(o Options, w *writer) error {
 	}
 	w.table([]string{"method", "train", "test", "everyone"}, trows)
 	for _, ext := range []string{".png", ".svg"} {
-		if err := chart.Lines(w.path("_histogram"+ext), fmt.Sprintf("everyone, ε = %g: one private release per mechanism", eps), "activity (1 walking, 2 upstairs, 3 downstairs, 4 sitting, 5 standing, 6 laying)", "relative frequency", hists, false); err != nil {
+		if err := chart.Lines(w.path("_histogram"+ext), fmt.Sprintf("everyone, ε = %g: one private release per mechanism", eps), "activity (1 walking, 2 upstairs, 3 downstairs, 4 sitting, 5 standing, 6 laying)", "relative frequency", run.hists, false); err != nil {
 			return err
 		}
 	}

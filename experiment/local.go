@@ -41,50 +41,76 @@ func runLocal(o Options, w *writer) error {
 	var rows [][]string
 	w.printf("## local: randomised response on binary Markov chains ([CGSSY])\n\n")
 	w.printf("**Synthetic**: symmetric chain flipping with probability θ per step, stationary start, n = %d, target %d; exact success probability of the single-reading guesser (MAP from its own output) and the correlation-aware guesser (MAP from every output), and the implied ε = ln(p/(1−p)) of the latter.\n\n", n, n/2)
-	flips := bdp.FlipKinds
 	for _, eps := range epss {
-		var trows [][]string
-		series := make([]chart.Series, 2*len(flips))
-		for fi, f := range flips {
-			series[2*fi].Name, series[2*fi+1].Name = string(f)+" flip, single reading", string(f)+" flip, correlation-aware"
+		rs, err := localSynthetic(w, bar, eps, thetas, n)
+		if err != nil {
+			return err
 		}
-		for _, th := range thetas {
-			ch, err := bdp.SymmetricChain(th)
-			if err != nil {
-				return err
-			}
-			r := []string{f4(th)}
-			for fi, f := range flips {
-				rho, err := bdp.SymmetricFlip(f, th, eps)
-				if err != nil {
-					return err
-				}
-				mech, err := bdp.RandomizedResponse(rho, rho)
-				if err != nil {
-					return err
-				}
-				a, err := bdp.Attack(ch, mech, n, n/2)
-				if err != nil {
-					return err
-				}
-				r = append(r, f4(rho), f4(a.SingleReading.Success), f4(a.CorrelationAware.Success), f4(a.CorrelationAware.ImpliedEpsilon))
-				rows = append(rows, []string{"synthetic", f4(eps), f4(th), string(f), f4(rho), f4(a.SingleReading.Success), f4(a.CorrelationAware.Success), f4(a.CorrelationAware.ImpliedEpsilon), ""})
-				series[2*fi].X, series[2*fi].Y = append(series[2*fi].X, th), append(series[2*fi].Y, a.SingleReading.Success)
-				series[2*fi+1].X, series[2*fi+1].Y = append(series[2*fi+1].X, th), append(series[2*fi+1].Y, a.CorrelationAware.Success)
-			}
-			trows = append(trows, r)
-			bar.Step()
-		}
-		w.printf("*ε = %g* (bound on success for an ε-private reading: e^ε/(1+e^ε) = %.4f)\n\n", eps, math.Exp(eps)/(1+math.Exp(eps)))
-		w.table([]string{"θ", "DP ρ", "single", "aware", "implied ε", "published ρ*", "single", "aware", "implied ε", "certified ρ", "single", "aware", "implied ε"}, trows)
-		for _, ext := range []string{".png", ".svg"} {
-			if err := chart.Lines(w.path(fmt.Sprintf("_synthetic_eps%g%s", eps, ext)), fmt.Sprintf("attack success, ε = %g, n = %d", eps, n), "θ (flip probability of the chain)", "success probability", series, false); err != nil {
-				return err
-			}
-		}
-		w.printf("![local synthetic ε = %g](%s_synthetic_eps%g.png)\n\n", eps, w.name, eps)
+		rows = append(rows, rs...)
 	}
-	// PhysioNet N10.
+	rs, err := localN10(w, bar, hr, reps, o.Seed)
+	if err != nil {
+		return err
+	}
+	rows = append(rows, rs...)
+	if err := w.csv(".csv", []string{"data", "epsilon", "theta", "flip", "rho", "single_or_as_is", "aware_or_posterior", "implied_epsilon", "viterbi"}, rows); err != nil {
+		return err
+	}
+	return runLSTM(o, w)
+}
+
+// localSynthetic writes the table and plot of the synthetic attacks at eps
+// (chains of length n flipping with probability θ, for every θ in thetas)
+// and returns their CSV rows.
+func localSynthetic(w *writer, bar *progress.Bar, eps float64, thetas []float64, n int) ([][]string, error) {
+	flips := bdp.FlipKinds
+	var rows, trows [][]string
+	series := make([]chart.Series, 2*len(flips))
+	for fi, f := range flips {
+		series[2*fi].Name, series[2*fi+1].Name = string(f)+" flip, single reading", string(f)+" flip, correlation-aware"
+	}
+	for _, th := range thetas {
+		ch, err := bdp.SymmetricChain(th)
+		if err != nil {
+			return nil, err
+		}
+		r := []string{f4(th)}
+		for fi, f := range flips {
+			rho, err := bdp.SymmetricFlip(f, th, eps)
+			if err != nil {
+				return nil, err
+			}
+			mech, err := bdp.RandomizedResponse(rho, rho)
+			if err != nil {
+				return nil, err
+			}
+			a, err := bdp.Attack(ch, mech, n, n/2)
+			if err != nil {
+				return nil, err
+			}
+			r = append(r, f4(rho), f4(a.SingleReading.Success), f4(a.CorrelationAware.Success), f4(a.CorrelationAware.ImpliedEpsilon))
+			rows = append(rows, []string{"synthetic", f4(eps), f4(th), string(f), f4(rho), f4(a.SingleReading.Success), f4(a.CorrelationAware.Success), f4(a.CorrelationAware.ImpliedEpsilon), ""})
+			series[2*fi].X, series[2*fi].Y = append(series[2*fi].X, th), append(series[2*fi].Y, a.SingleReading.Success)
+			series[2*fi+1].X, series[2*fi+1].Y = append(series[2*fi+1].X, th), append(series[2*fi+1].Y, a.CorrelationAware.Success)
+		}
+		trows = append(trows, r)
+		bar.Step()
+	}
+	w.printf("*ε = %g* (bound on success for an ε-private reading: e^ε/(1+e^ε) = %.4f)\n\n", eps, math.Exp(eps)/(1+math.Exp(eps)))
+	w.table([]string{"θ", "DP ρ", "single", "aware", "implied ε", "published ρ*", "single", "aware", "implied ε", "certified ρ", "single", "aware", "implied ε"}, trows)
+	for _, ext := range []string{".png", ".svg"} {
+		if err := chart.Lines(w.path(fmt.Sprintf("_synthetic_eps%g%s", eps, ext)), fmt.Sprintf("attack success, ε = %g, n = %d", eps, n), "θ (flip probability of the chain)", "success probability", series, false); err != nil {
+			return nil, err
+		}
+	}
+	w.printf("![local synthetic ε = %g](%s_synthetic_eps%g.png)\n\n", eps, w.name, eps)
+	return rows, nil
+}
+
+// localN10 writes the table and plot of the attacks on PhysioNet N10's
+// heart rate hr, sanitised reps times at ε = 1..5 with each flip, and
+// returns their CSV rows.
+func localN10(w *writer, bar *progress.Bar, hr []float64, reps int, seed uint64) ([][]string, error) {
 	mean := 0.0
 	for _, v := range hr {
 		mean += v
@@ -97,13 +123,13 @@ func runLocal(o Options, w *writer) error {
 	}
 	ch, err := markov.Fit([]string{"low", "high"}, [][]int{x}, 0)
 	if err != nil {
-		return fmt.Errorf("N10: %w", err)
+		return nil, fmt.Errorf("N10: %w", err)
 	}
 	q, r := ch.P[0][1], ch.P[1][0]
 	w.printf("**PhysioNet N10**: %d beats, heart rate binarised at its mean %.2f bpm (%.1f%% high); fitted chain P(low→high) = q = %.4f, P(high→low) = r = %.4f. Accuracy of reconstructing every reading from the sanitised sequence, mean of %d sanitisations (seeded):\n\n", len(hr), mean, 100*float64(ones)/float64(len(hr)), q, r, reps)
-	data, _ := rngs(o.Seed, "local")
+	data, _ := rngs(seed, "local")
 	src := seeded{data}
-	var trows [][]string
+	var rows, trows [][]string
 	// Plotted: the two model-based attackers (reading the output as is is in
 	// the table and the CSV).
 	acc := make([]chart.Series, 0)
@@ -117,38 +143,12 @@ func runLocal(o Options, w *writer) error {
 		for fi, f := range bdp.FlipKinds {
 			p, err := bdp.ChainFlip(f, ch, eps)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			rho0, rho1 := p.Rho0, p.Rho1
-			mech, err := bdp.RandomizedResponse(rho0, rho1)
+			sums, err := localAccuracy(ch, x, rho0, rho1, reps, src)
 			if err != nil {
-				return err
-			}
-			var sums [3]float64
-			for range reps {
-				y, err := bdp.Sanitize(x, rho0, rho1, src)
-				if err != nil {
-					return err
-				}
-				post, err := bdp.Posterior(ch, mech, y)
-				if err != nil {
-					return err
-				}
-				vit, err := bdp.Viterbi(ch, mech, y)
-				if err != nil {
-					return err
-				}
-				for t := range x {
-					if y[t] == x[t] {
-						sums[0]++
-					}
-					if guess := b2i(post[t][1] > post[t][0]); guess == x[t] {
-						sums[1]++
-					}
-					if vit[t] == x[t] {
-						sums[2]++
-					}
-				}
+				return nil, err
 			}
 			cell := fmt.Sprintf("ρ = (%.4f, %.4f)", rho0, rho1)
 			for ai := range sums {
@@ -168,14 +168,49 @@ func runLocal(o Options, w *writer) error {
 	w.table([]string{"ε", "DP flip: ρ, accuracy as is / posterior / Viterbi", "published flip (K = ∅ pair)", "certified flip (every adversary)"}, trows)
 	for _, ext := range []string{".png", ".svg"} {
 		if err := chart.Lines(w.path("_n10"+ext), "PhysioNet N10: reconstruction accuracy", "ε", "accuracy", acc, false); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	w.printf("![local N10](%s_n10.png)\n\n", w.name)
-	if err := w.csv(".csv", []string{"data", "epsilon", "theta", "flip", "rho", "single_or_as_is", "aware_or_posterior", "implied_epsilon", "viterbi"}, rows); err != nil {
-		return err
+	return rows, nil
+}
+
+// localAccuracy sanitises x reps times with the flip (rho0, rho1) and
+// returns the readings of x guessed right, summed over the sanitisations,
+// by reading the output as is, by the posterior-marginal MAP and by the
+// Viterbi path of chain ch.
+func localAccuracy(ch *markov.Chain, x []int, rho0, rho1 float64, reps int, src seeded) ([3]float64, error) {
+	var sums [3]float64
+	mech, err := bdp.RandomizedResponse(rho0, rho1)
+	if err != nil {
+		return sums, err
 	}
-	return runLSTM(o, w)
+	for range reps {
+		y, err := bdp.Sanitize(x, rho0, rho1, src)
+		if err != nil {
+			return sums, err
+		}
+		post, err := bdp.Posterior(ch, mech, y)
+		if err != nil {
+			return sums, err
+		}
+		vit, err := bdp.Viterbi(ch, mech, y)
+		if err != nil {
+			return sums, err
+		}
+		for t := range x {
+			if y[t] == x[t] {
+				sums[0]++
+			}
+			if guess := b2i(post[t][1] > post[t][0]); guess == x[t] {
+				sums[1]++
+			}
+			if vit[t] == x[t] {
+				sums[2]++
+			}
+		}
+	}
+	return sums, nil
 }
 
 // runLSTM is the learned adversary ([CGSSY]'s closing experiment): on

@@ -87,38 +87,90 @@ func ParseNetworks(r io.Reader, name string) (*Framework, []int, error) {
 // Build validates a decoded file; expand selects New (networks expanded into
 // joint tables) or NewNetworks (networks only, kept as they are).
 func (fl *File) Build(name string, expand bool) (*Framework, []int, error) {
-	errf := func(format string, a ...any) error {
-		return fmt.Errorf("%s: "+format, append([]any{name}, a...)...)
-	}
+	b := &fileBuilder{name: name}
 	if len(fl.Domain) < 2 {
-		return nil, nil, errf("domain: need at least two values")
+		return nil, nil, b.errf("domain: need at least two values")
 	}
-	domain := make([]*big.Rat, len(fl.Domain))
+	b.domain = make([]*big.Rat, len(fl.Domain))
 	for i, raw := range fl.Domain {
 		v, err := ratexpr.JSON(raw, nil)
 		if err != nil {
-			return nil, nil, errf("domain[%d]: %v", i, err)
+			return nil, nil, b.errf("domain[%d]: %v", i, err)
 		}
-		domain[i] = v
+		b.domain[i] = v
 	}
-	value := func(raw json.RawMessage) (int, error) {
-		v, err := ratexpr.JSON(raw, nil)
+	n, names, err := fl.records(b)
+	if err != nil {
+		return nil, nil, err
+	}
+	q, err := parseQuery(fl.Query, b.domain, b.value)
+	if err != nil {
+		return nil, nil, b.errf("query: %v", err)
+	}
+	var thetas []Theta
+	for t, th := range fl.Thetas {
+		theta, err := b.theta(t, th, n)
 		if err != nil {
-			return 0, err
+			return nil, nil, err
 		}
-		for i, d := range domain {
-			if d.Cmp(v) == 0 {
-				return i, nil
-			}
-		}
-		return 0, fmt.Errorf("%s is not in the domain", v.RatString())
+		thetas = append(thetas, theta)
 	}
+	pairs, err := b.pairs(fl.Pairs, names)
+	if err != nil {
+		return nil, nil, err
+	}
+	var f *Framework
+	if expand {
+		f, err = New(names, b.domain, thetas, pairs, q)
+	} else {
+		f, err = NewNetworks(names, b.domain, thetas, pairs, q)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	data, err := b.data(fl.Data, n)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, data, nil
+}
+
+// fileBuilder holds what Build has read so far: the file's name (for
+// errors) and the domain.
+type fileBuilder struct {
+	name   string
+	domain []*big.Rat
+}
+
+// errf is an error prefixed with the file's name.
+func (b *fileBuilder) errf(format string, a ...any) error {
+	return fmt.Errorf("%s: "+format, append([]any{b.name}, a...)...)
+}
+
+// value returns the index in the domain of a JSON domain value.
+func (b *fileBuilder) value(raw json.RawMessage) (int, error) {
+	v, err := ratexpr.JSON(raw, nil)
+	if err != nil {
+		return 0, err
+	}
+	for i, d := range b.domain {
+		if d.Cmp(v) == 0 {
+			return i, nil
+		}
+	}
+	return 0, fmt.Errorf("%s is not in the domain", v.RatString())
+}
+
+// records returns the number of records and their names: from records,
+// names or the first network, named X1, X2, ... unless names or a network
+// of the right size names them.
+func (fl *File) records(b *fileBuilder) (int, []string, error) {
 	n := 0
 	switch {
 	case fl.Records != nil:
 		n = *fl.Records
 		if fl.Names != nil && len(fl.Names) != n {
-			return nil, nil, errf("records is %d but names lists %d", n, len(fl.Names))
+			return 0, nil, b.errf("records is %d but names lists %d", n, len(fl.Names))
 		}
 	case fl.Names != nil:
 		n = len(fl.Names)
@@ -131,7 +183,7 @@ func (fl *File) Build(name string, expand bool) (*Framework, []int, error) {
 		}
 	}
 	if n < 1 {
-		return nil, nil, errf("records: give the number of records (or names, or a network)")
+		return 0, nil, b.errf("records: give the number of records (or names, or a network)")
 	}
 	names := fl.Names
 	if names == nil {
@@ -150,103 +202,113 @@ func (fl *File) Build(name string, expand bool) (*Framework, []int, error) {
 			}
 		}
 	}
-	q, err := parseQuery(fl.Query, domain, value)
+	return n, names, nil
+}
+
+// theta reads thetas[t], a joint table or a network over n records.
+func (b *fileBuilder) theta(t int, th FileTheta, n int) (Theta, error) {
+	where := fmt.Sprintf("thetas[%d]", t)
+	if th.Name != "" {
+		where += " (" + th.Name + ")"
+	}
+	switch {
+	case th.Joint != nil && th.Network != nil:
+		return Theta{}, b.errf("%s: give either joint or network, not both", where)
+	case th.Network != nil:
+		if len(th.Network) != n {
+			return Theta{}, b.errf("%s: network has %d nodes, want one per record (%d)", where, len(th.Network), n)
+		}
+		net, err := bn.FromFile(len(b.domain), th.Network, where)
+		if err != nil {
+			return Theta{}, fmt.Errorf("%s: %w", b.name, err)
+		}
+		return Theta{Name: th.Name, Net: net}, nil
+	case th.Joint != nil:
+		var atoms []Atom
+		for a, entry := range th.Joint {
+			atom, err := b.atom(where, a, entry, n)
+			if err != nil {
+				return Theta{}, err
+			}
+			atoms = append(atoms, atom)
+		}
+		return Theta{Name: th.Name, Atoms: atoms}, nil
+	default:
+		return Theta{}, b.errf("%s: give a joint table or a network", where)
+	}
+}
+
+// atom reads joint[a] of the theta at where: [[values...], probability].
+func (b *fileBuilder) atom(where string, a int, entry json.RawMessage, n int) (Atom, error) {
+	var pair []json.RawMessage
+	if err := json.Unmarshal(entry, &pair); err != nil || len(pair) != 2 {
+		return Atom{}, b.errf("%s: joint[%d]: want [[values...], probability]", where, a)
+	}
+	var vals []json.RawMessage
+	if err := json.Unmarshal(pair[0], &vals); err != nil {
+		return Atom{}, b.errf("%s: joint[%d]: the assignment must be a list of domain values", where, a)
+	}
+	if len(vals) != n {
+		return Atom{}, b.errf("%s: joint[%d]: assignment has %d values, want %d", where, a, len(vals), n)
+	}
+	x := make([]int, n)
+	var err error
+	for i, raw := range vals {
+		if x[i], err = b.value(raw); err != nil {
+			return Atom{}, b.errf("%s: joint[%d] record %d: %v", where, a, i+1, err)
+		}
+	}
+	p, err := ratexpr.JSON(pair[1], nil)
 	if err != nil {
-		return nil, nil, errf("query: %v", err)
+		return Atom{}, b.errf("%s: joint[%d]: probability: %v", where, a, err)
 	}
-	var thetas []Theta
-	for t, th := range fl.Thetas {
-		where := fmt.Sprintf("thetas[%d]", t)
-		if th.Name != "" {
-			where += " (" + th.Name + ")"
+	return Atom{X: x, P: p}, nil
+}
+
+// pairs reads the optional secret pairs (nil when absent, so the default
+// of all pairs applies; empty when given empty).
+func (b *fileBuilder) pairs(fps []FilePair, names []string) ([]Pair, error) {
+	if fps == nil {
+		return nil, nil
+	}
+	pairs := []Pair{}
+	for j, fp := range fps {
+		rec, err := recordIndex(fp.Record, names)
+		if err != nil {
+			return nil, b.errf("pairs[%d]: %v", j, err)
 		}
-		switch {
-		case th.Joint != nil && th.Network != nil:
-			return nil, nil, errf("%s: give either joint or network, not both", where)
-		case th.Network != nil:
-			if len(th.Network) != n {
-				return nil, nil, errf("%s: network has %d nodes, want one per record (%d)", where, len(th.Network), n)
-			}
-			net, err := bn.FromFile(len(domain), th.Network, where)
-			if err != nil {
-				return nil, nil, fmt.Errorf("%s: %w", name, err)
-			}
-			thetas = append(thetas, Theta{Name: th.Name, Net: net})
-		case th.Joint != nil:
-			var atoms []Atom
-			for a, entry := range th.Joint {
-				var pair []json.RawMessage
-				if err := json.Unmarshal(entry, &pair); err != nil || len(pair) != 2 {
-					return nil, nil, errf("%s: joint[%d]: want [[values...], probability]", where, a)
-				}
-				var vals []json.RawMessage
-				if err := json.Unmarshal(pair[0], &vals); err != nil {
-					return nil, nil, errf("%s: joint[%d]: the assignment must be a list of domain values", where, a)
-				}
-				if len(vals) != n {
-					return nil, nil, errf("%s: joint[%d]: assignment has %d values, want %d", where, a, len(vals), n)
-				}
-				x := make([]int, n)
-				for i, raw := range vals {
-					if x[i], err = value(raw); err != nil {
-						return nil, nil, errf("%s: joint[%d] record %d: %v", where, a, i+1, err)
-					}
-				}
-				p, err := ratexpr.JSON(pair[1], nil)
-				if err != nil {
-					return nil, nil, errf("%s: joint[%d]: probability: %v", where, a, err)
-				}
-				atoms = append(atoms, Atom{X: x, P: p})
-			}
-			thetas = append(thetas, Theta{Name: th.Name, Atoms: atoms})
-		default:
-			return nil, nil, errf("%s: give a joint table or a network", where)
+		if len(fp.Values) != 2 {
+			return nil, b.errf("pairs[%d]: values must hold two domain values", j)
+		}
+		x, err := b.value(fp.Values[0])
+		if err != nil {
+			return nil, b.errf("pairs[%d]: %v", j, err)
+		}
+		y, err := b.value(fp.Values[1])
+		if err != nil {
+			return nil, b.errf("pairs[%d]: %v", j, err)
+		}
+		pairs = append(pairs, Pair{rec, x, y})
+	}
+	return pairs, nil
+}
+
+// data reads the optional database of n records (nil when absent).
+func (b *fileBuilder) data(raws []json.RawMessage, n int) ([]int, error) {
+	if raws == nil {
+		return nil, nil
+	}
+	if len(raws) != n {
+		return nil, b.errf("data has %d values, want one per record (%d)", len(raws), n)
+	}
+	data := make([]int, n)
+	var err error
+	for i, raw := range raws {
+		if data[i], err = b.value(raw); err != nil {
+			return nil, b.errf("data[%d]: %v", i, err)
 		}
 	}
-	var pairs []Pair
-	if fl.Pairs != nil {
-		pairs = []Pair{}
-		for j, fp := range fl.Pairs {
-			rec, err := recordIndex(fp.Record, names)
-			if err != nil {
-				return nil, nil, errf("pairs[%d]: %v", j, err)
-			}
-			if len(fp.Values) != 2 {
-				return nil, nil, errf("pairs[%d]: values must hold two domain values", j)
-			}
-			a, err := value(fp.Values[0])
-			if err != nil {
-				return nil, nil, errf("pairs[%d]: %v", j, err)
-			}
-			b, err := value(fp.Values[1])
-			if err != nil {
-				return nil, nil, errf("pairs[%d]: %v", j, err)
-			}
-			pairs = append(pairs, Pair{rec, a, b})
-		}
-	}
-	var f *Framework
-	if expand {
-		f, err = New(names, domain, thetas, pairs, q)
-	} else {
-		f, err = NewNetworks(names, domain, thetas, pairs, q)
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", name, err)
-	}
-	var data []int
-	if fl.Data != nil {
-		if len(fl.Data) != n {
-			return nil, nil, errf("data has %d values, want one per record (%d)", len(fl.Data), n)
-		}
-		data = make([]int, n)
-		for i, raw := range fl.Data {
-			if data[i], err = value(raw); err != nil {
-				return nil, nil, errf("data[%d]: %v", i, err)
-			}
-		}
-	}
-	return f, data, nil
+	return data, nil
 }
 
 func parseQuery(raw json.RawMessage, domain []*big.Rat, value func(json.RawMessage) (int, error)) (Query, error) {

@@ -35,17 +35,60 @@ const (
 // windows of the given widths, summing to T; missing readings are not
 // counted). Series are independent.
 func Loss(series []Series, widths []int, b float64) (float64, error) {
+	in, total, err := newInstance(series, widths, b)
+	if err != nil {
+		return 0, err
+	}
+	e := in.enumerate(total)
+	// grid of each window with readings: r ∈ {0..nobs}^k
+	var active []int
+	gridSize := make([]int, in.nw)
+	G := 1.0
+	for j := range in.nw {
+		if e.nobs[j] == 0 {
+			continue // pure noise: the same factor under every secret
+		}
+		active = append(active, j)
+		gs := 1
+		for range in.k {
+			gs *= e.nobs[j] + 1
+		}
+		gridSize[j] = gs
+		G *= float64(gs)
+	}
+	if G*float64(len(e.groups))*float64(in.nw+in.n*in.k) > MaxWork {
+		return 0, fmt.Errorf("exact: %.3g grid points × %d groups is too much work", G, len(e.groups))
+	}
+	F := in.factors(e, active, gridSize, b)
+	return in.supremum(e, F, active, gridSize), nil
+}
+
+// instance is one checked call of Loss: the series, the window of every
+// step and the sizes of the enumeration.
+type instance struct {
+	series []Series
+	k      int   // states
+	T      int   // steps per series
+	m      int   // series
+	n      int   // m·T joint steps
+	nw     int   // windows
+	win    []int // window of each step
+}
+
+// newInstance checks the arguments of Loss and returns the instance and
+// the number k^(m·T) of joint sequences (at most MaxSequences).
+func newInstance(series []Series, widths []int, b float64) (*instance, int, error) {
 	if len(series) == 0 {
-		return 0, errors.New("exact: no series")
+		return nil, 0, errors.New("exact: no series")
 	}
 	if !(b > 0) {
-		return 0, fmt.Errorf("exact: scale %v", b)
+		return nil, 0, fmt.Errorf("exact: scale %v", b)
 	}
 	k := len(series[0].P)
 	T := 0
 	for _, w := range widths {
 		if w < 1 {
-			return 0, fmt.Errorf("exact: width %d", w)
+			return nil, 0, fmt.Errorf("exact: width %d", w)
 		}
 		T += w
 	}
@@ -55,48 +98,59 @@ func Loss(series []Series, widths []int, b float64) (float64, error) {
 	for range n {
 		total *= k
 		if total > MaxSequences {
-			return 0, fmt.Errorf("exact: %d^%d sequences exceed %d", k, n, MaxSequences)
+			return nil, 0, fmt.Errorf("exact: %d^%d sequences exceed %d", k, n, MaxSequences)
 		}
 	}
 	win := make([]int, T) // window of each step
-	{
-		s := 0
-		for j, w := range widths {
-			for range w {
-				win[s] = j
-				s++
-			}
+	s := 0
+	for j, w := range widths {
+		for range w {
+			win[s] = j
+			s++
 		}
 	}
-	observed := func(i, t int) bool {
-		ms := series[i].Missing
-		return ms == nil || !ms[t]
-	}
-	nw := len(widths)
-	// readings per window (pooled over series)
-	nobs := make([]int, nw)
+	return &instance{series: series, k: k, T: T, m: m, n: n, nw: len(widths), win: win}, total, nil
+}
+
+func (in *instance) observed(i, t int) bool {
+	ms := in.series[i].Missing
+	return ms == nil || !ms[t]
+}
+
+// group gathers the joint sequences with the same count vector in every
+// window: they have the same likelihood at every output.
+type group struct {
+	cv []int       // count-vector index per window
+	w  [][]float64 // w[i*T+t][a]: Σ Pr(x) [x^i_t = a]
+}
+
+// enumeration is what the enumeration of every joint sequence leaves.
+type enumeration struct {
+	nobs   []int       // readings per window (pooled over series)
+	cvList [][][]int   // count vectors of each window, indexed
+	groups []*group    // in order of first appearance
+	marg   [][]float64 // marg[i*T+t][a] = Pr(X^i_t = a)
+}
+
+// enumerate walks the total joint sequences of positive probability and
+// groups them by their count vectors.
+func (in *instance) enumerate(total int) *enumeration {
+	k, T, m, n, nw := in.k, in.T, in.m, in.n, in.nw
+	e := &enumeration{nobs: make([]int, nw), cvList: make([][][]int, nw), marg: make([][]float64, m*T)}
 	for i := range m {
 		for t := range T {
-			if observed(i, t) {
-				nobs[win[t]]++
+			if in.observed(i, t) {
+				e.nobs[in.win[t]]++
 			}
 		}
 	}
-	// count vectors of each window, indexed
 	cvIndex := make([]map[string]int, nw)
-	cvList := make([][][]int, nw)
 	for j := range nw {
 		cvIndex[j] = map[string]int{}
 	}
-	type group struct {
-		cv []int       // count-vector index per window
-		w  [][]float64 // w[i*T+t][a]: Σ Pr(x) [x^i_t = a]
-	}
 	groups := map[string]*group{}
-	var order []string
-	marg := make([][]float64, m*T)
-	for s := range marg {
-		marg[s] = make([]float64, k)
+	for s := range e.marg {
+		e.marg[s] = make([]float64, k)
 	}
 	x := make([]int, n)
 	for code := range total {
@@ -105,37 +159,20 @@ func Loss(series []Series, widths []int, b float64) (float64, error) {
 			x[s] = c % k
 			c /= k
 		}
-		pr := 1.0
-		for i := range m {
-			xs := x[i*T : (i+1)*T]
-			pr *= series[i].Q[xs[0]]
-			for t := 1; t < T; t++ {
-				pr *= series[i].P[xs[t-1]][xs[t]]
-			}
-		}
+		pr := in.prob(x)
 		if pr == 0 {
 			continue
 		}
-		counts := make([][]int, nw)
-		for j := range nw {
-			counts[j] = make([]int, k)
-		}
-		for i := range m {
-			for t := range T {
-				if observed(i, t) {
-					counts[win[t]][x[i*T+t]]++
-				}
-			}
-		}
+		counts := in.counts(x)
 		cv := make([]int, nw)
 		key := ""
 		for j := range nw {
 			ck := fmt.Sprint(counts[j])
 			id, ok := cvIndex[j][ck]
 			if !ok {
-				id = len(cvList[j])
+				id = len(e.cvList[j])
 				cvIndex[j][ck] = id
-				cvList[j] = append(cvList[j], counts[j])
+				e.cvList[j] = append(e.cvList[j], counts[j])
 			}
 			cv[j] = id
 			key += fmt.Sprint(id, ",")
@@ -147,45 +184,62 @@ func Loss(series []Series, widths []int, b float64) (float64, error) {
 				g.w[s] = make([]float64, k)
 			}
 			groups[key] = g
-			order = append(order, key)
+			e.groups = append(e.groups, g)
 		}
 		for s := range n {
 			g.w[s][x[s]] += pr
-			marg[s][x[s]] += pr
+			e.marg[s][x[s]] += pr
 		}
 	}
-	// grid of each window with readings: r ∈ {0..nobs}^k
-	var active []int
-	gridSize := make([]int, nw)
-	G := 1.0
-	for j := range nw {
-		if nobs[j] == 0 {
-			continue // pure noise: the same factor under every secret
+	return e
+}
+
+// prob is the probability of the joint sequence x (series independent).
+func (in *instance) prob(x []int) float64 {
+	pr := 1.0
+	for i := range in.m {
+		xs := x[i*in.T : (i+1)*in.T]
+		pr *= in.series[i].Q[xs[0]]
+		for t := 1; t < in.T; t++ {
+			pr *= in.series[i].P[xs[t-1]][xs[t]]
 		}
-		active = append(active, j)
-		gs := 1
-		for range k {
-			gs *= nobs[j] + 1
+	}
+	return pr
+}
+
+// counts is the pooled count histogram of every window of x (missing
+// readings not counted).
+func (in *instance) counts(x []int) [][]int {
+	counts := make([][]int, in.nw)
+	for j := range in.nw {
+		counts[j] = make([]int, in.k)
+	}
+	for i := range in.m {
+		for t := range in.T {
+			if in.observed(i, t) {
+				counts[in.win[t]][x[i*in.T+t]]++
+			}
 		}
-		gridSize[j] = gs
-		G *= float64(gs)
 	}
-	if G*float64(len(order))*float64(nw+n*k) > MaxWork {
-		return 0, fmt.Errorf("exact: %.3g grid points × %d groups is too much work", G, len(order))
-	}
-	// factor tables F[j][r][cv] = exp(−Σ_i |r_i − c_i| / b)
-	F := make([][][]float64, nw)
+	return counts
+}
+
+// factors returns the factor tables F[j][r][cv] = exp(−Σ_i |r_i − c_i| / b)
+// of the active windows.
+func (in *instance) factors(e *enumeration, active, gridSize []int, b float64) [][][]float64 {
+	k := in.k
+	F := make([][][]float64, in.nw)
 	for _, j := range active {
 		F[j] = make([][]float64, gridSize[j])
 		r := make([]int, k)
 		for ri := range gridSize[j] {
 			c := ri
 			for i := range k {
-				r[i] = c % (nobs[j] + 1)
-				c /= nobs[j] + 1
+				r[i] = c % (e.nobs[j] + 1)
+				c /= e.nobs[j] + 1
 			}
-			F[j][ri] = make([]float64, len(cvList[j]))
-			for ci, cnt := range cvList[j] {
+			F[j][ri] = make([]float64, len(e.cvList[j]))
+			for ci, cnt := range e.cvList[j] {
 				d := 0
 				for i := range k {
 					d += abs(r[i] - cnt[i])
@@ -194,10 +248,14 @@ func Loss(series []Series, widths []int, b float64) (float64, error) {
 			}
 		}
 	}
-	gs := make([]*group, len(order))
-	for i, key := range order {
-		gs[i] = groups[key]
-	}
+	return F
+}
+
+// supremum returns the largest log-likelihood ratio over every grid point
+// of the active windows, every step and every pair of secrets of positive
+// probability (NaN if any ratio is NaN).
+func (in *instance) supremum(e *enumeration, F [][][]float64, active, gridSize []int) float64 {
+	n, k := in.n, in.k
 	acc := make([][]float64, n)
 	for s := range acc {
 		acc[s] = make([]float64, k)
@@ -208,7 +266,7 @@ func Loss(series []Series, widths []int, b float64) (float64, error) {
 		for s := range acc {
 			clear(acc[s])
 		}
-		for _, g := range gs {
+		for _, g := range e.groups {
 			lik := 1.0
 			for a, j := range active {
 				lik *= F[j][idx[a]][g.cv[j]]
@@ -221,14 +279,14 @@ func Loss(series []Series, widths []int, b float64) (float64, error) {
 		}
 		for s := range n {
 			for a := range k {
-				if marg[s][a] <= 0 {
+				if e.marg[s][a] <= 0 {
 					continue
 				}
 				for a2 := range k {
-					if a2 == a || marg[s][a2] <= 0 {
+					if a2 == a || e.marg[s][a2] <= 0 {
 						continue
 					}
-					v := math.Log(acc[s][a] / marg[s][a] * marg[s][a2] / acc[s][a2])
+					v := math.Log(acc[s][a] / e.marg[s][a] * e.marg[s][a2] / acc[s][a2])
 					if v > best || math.IsNaN(v) {
 						best = v
 					}
@@ -249,7 +307,7 @@ func Loss(series []Series, widths []int, b float64) (float64, error) {
 			break
 		}
 	}
-	return best, nil
+	return best
 }
 
 func abs(a int) int {
