@@ -16,8 +16,10 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 
+	"github.com/pufferfish-privacy/pufferfish/compose"
 	"github.com/pufferfish-privacy/pufferfish/internal/pgtest"
 	"github.com/pufferfish-privacy/pufferfish/ledger"
+	"github.com/pufferfish-privacy/pufferfish/ledger/logfile"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"github.com/pufferfish-privacy/pufferfish/mqm"
@@ -396,5 +398,44 @@ func TestLedgerWindowsAreOneRelease(t *testing.T) {
 	}
 	if len(out.(*release.WindowedReport).Windows) < 3 {
 		t.Fatal("too few windows: the test proves little")
+	}
+}
+
+// --log appends the release to a compose log as puff release --log does:
+// the same log (the record computed by the core on the whole data,
+// appended to a second log) and the same total in the report's "ledger"
+// field.
+func TestLogAppendsTheRelease(t *testing.T) {
+	dir := t.TempDir()
+	whole := generate(t, dir, 200, 2)
+	cl, err := markov.ParseClass(strings.NewReader(fixedStart), "class")
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := t.TempDir()
+	cfg := Config{Input: filepath.Join(dir, "part-*"), Class: fixedStart, Epsilon: 0.25, EpsilonRat: "1/4", Method: "approx", Output: filepath.Join(dir, "l.json"),
+		Log: filepath.Join(logs, "pipeline.json"), Spec: release.Spec{ValueCol: "kw", Levels: "0:3:3", TimeCol: "time", SeriesCol: "series"}}
+	var got []byte
+	for range 2 {
+		got = runPipeline(t, cfg)
+	}
+	p := coreRecorded(t, whole, cl, cfg, mechanism.Approx)
+	var total compose.Total
+	for range 2 {
+		if total, err = logfile.Append(filepath.Join(logs, "core.json"), release.DatasetName(cfg.Input), cl, p.Record); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, _ := json.Marshal(total)
+	if g := ledgerField(t, got); g != string(want) {
+		t.Fatalf("the report's ledger field\n%s\nwant puff release --log's total\n%s", g, want)
+	}
+	a, _ := os.ReadFile(cfg.Log)
+	b, _ := os.ReadFile(filepath.Join(logs, "core.json"))
+	if len(a) == 0 || !bytes.Equal(a, b) {
+		t.Fatalf("the pipeline's log differs from puff release's:\n%.2000s\n%.2000s", a, b)
+	}
+	if total.Releases != 2 {
+		t.Fatalf("%d releases in the log, want 2", total.Releases)
 	}
 }

@@ -60,6 +60,23 @@ func refused(err error) bool {
 	return errors.Is(err, ledger.ErrRefused) || strings.Contains(err.Error(), ledger.ErrRefused.Error())
 }
 
+// refusedError is the ledger's refusal as reported by the runner.
+type refusedError struct{ msg string }
+
+func (e *refusedError) Error() string { return e.msg }
+func (e *refusedError) Unwrap() error { return ledger.ErrRefused }
+
+// refusal is the line of the runner's error that holds the ledger's
+// refusal.
+func refusal(err error) error {
+	for _, l := range strings.Split(err.Error(), "\n") {
+		if strings.Contains(l, ledger.ErrRefused.Error()) {
+			return &refusedError{strings.TrimSpace(l)}
+		}
+	}
+	return err
+}
+
 // checkLedger opens the ledger and finds the dataset, as puff release
 // does before it reads any data.
 func checkLedger(dsn, dataset string) error {
@@ -115,8 +132,10 @@ func run(cfg puffbeam.Config, data *release.DataFlags, classPath, eps string) er
 	}
 	if err := beamx.Run(context.Background(), p); err != nil {
 		if refused(err) {
-			// the runner passes the worker's error on as text
-			return fmt.Errorf("%w: %v", ledger.ErrRefused, err)
+			// the runner passes the worker's error on as text, in a
+			// trace of the stage: the ledger's own words, as puff release
+			// prints them
+			return refusal(err)
 		}
 		return err
 	}
