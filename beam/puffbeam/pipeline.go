@@ -9,7 +9,12 @@
 // so it is computed once, on a single element, by the core (mqm via
 // release.PrepareSummary), and the noise is drawn once per bin with the
 // core's secure sampler. The report is puff release --json's, with the
-// same σ, sizes and lengths; only the noise differs.
+// same σ, sizes and lengths; only the noise differs. With a ledger
+// (Config.Ledger) or a compose log (Config.Log) the release stage records
+// the release through release/commit, as puff release --ledger and --log
+// do: budget checked before any noise is drawn, the record (puff
+// release's for the same series, recordOf) and the noisy result committed
+// together, a retried stage replaying the recorded release.
 package puffbeam
 
 import (
