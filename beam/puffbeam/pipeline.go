@@ -9,7 +9,12 @@
 // so it is computed once, on a single element, by the core (mqm via
 // release.PrepareSummary), and the noise is drawn once per bin with the
 // core's secure sampler. The report is puff release --json's, with the
-// same σ, sizes and lengths; only the noise differs.
+// same σ, sizes and lengths; only the noise differs. With a ledger
+// (Config.Ledger) or a compose log (Config.Log) the release stage records
+// the release through release/commit, as puff release --ledger and --log
+// do: budget checked before any noise is drawn, the record (puff
+// release's for the same series, recordOf) and the noisy result committed
+// together, a retried stage replaying the recorded release.
 package puffbeam
 
 import (
@@ -17,7 +22,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"reflect"
 	"strings"
 	"time"
@@ -28,22 +32,28 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
-	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"github.com/pufferfish-privacy/pufferfish/mqm"
 	"github.com/pufferfish-privacy/pufferfish/release"
 )
 
 // Config is one release: the data flags of puff release (as a Spec), the
-// class (JSON), ε, method and query, and where the report goes.
+// class (JSON), ε, method and query, where the report goes and where the
+// release is recorded. It is plain data (Beam serializes it to every
+// worker): ε's exact rational travels as its string.
 type Config struct {
 	Input   string // glob
 	Spec    release.Spec
 	Class   string // class JSON (the --class file's content)
 	Epsilon float64
-	Method  string
-	Query   string
-	Output  string // path of the JSON report
-	Warning string // a warning for the report (e.g. --gap has no effect)
+	// EpsilonRat is ε as the exact rational the user wrote ("5/9",
+	// epsilon.Epsilon.Rat's RatString; "" for ln(r)): the ledger charges
+	// it exactly (release.Options.EpsilonRat), the noise is calibrated at
+	// Epsilon, its nearest float.
+	EpsilonRat string
+	Method     string
+	Query      string
+	Output     string // path of the JSON report
+	Warning    string // a warning for the report (e.g. --gap has no effect)
 	// Fit estimates one chain (stationary start) from the transition
 	// counts the pipeline adds up, instead of Class, over the declared
 	// states (Spec.States, or the levels), as puff release --fit.
@@ -52,6 +62,23 @@ type Config struct {
 	// Window > 0 releases one histogram per calendar window of this width
 	// (in Spec.TZ), with the total guarantee, as puff release --window.
 	Window time.Duration
+	// Ledger, when set, records the release in this privacy-budget
+	// ledger (a SQLite file or a postgres:// URL, ledger.Open) under
+	// Dataset, as puff release --ledger: the budget is checked before any
+	// noise is drawn, and the record and the noisy result are committed
+	// in one transaction (commit.Release). The release stage opens it: on
+	// a distributed runner its workers must reach it (PostgreSQL).
+	Ledger  string
+	Dataset string
+	// Log, when set, appends the release to this compose log file, as
+	// puff release --log (Dataset names it there; default: the input's
+	// name).
+	Log string
+	// RunID names the run (Build sets a random one when it is empty). A
+	// retried release stage has the same RunID: the ledger's idempotency
+	// key, so the retry returns the release recorded by the first attempt
+	// instead of drawing fresh noise (which could be averaged away).
+	RunID string
 }
 
 // states are the histogram's bins: the class's, or with Fit the declared
@@ -87,16 +114,18 @@ func init() {
 	register.Function3x0(stepFn)
 	register.Iter1[chunk]()
 	register.Emitter1[float64]()
-	register.DoFn4x1[string, func(*chunk) bool, float64, func(Partial), error](&assembleFn{})
+	register.DoFn5x1[string, func(*chunk) bool, float64, func(Partial), func(string, string), error](&assembleFn{})
+	register.Emitter2[string, string]()
+	register.Iter2[string, string]()
 	register.Emitter1[Partial]()
 	register.Combiner3[Acc, Partial, Acc](&summaryFn{})
 	register.Combiner3[float64, float64, float64](&minFn{})
 	register.Combiner3[release.RowStats, release.RowStats, release.RowStats](&statsFn{})
-	register.DoFn4x1[context.Context, Acc, float64, release.RowStats, error](&reportFn{})
-	register.DoFn6x1[string, func(*chunk) bool, float64, func(int64, Partial), func(string), func(Partial), error](&windowFn{})
+	register.DoFn5x1[context.Context, Acc, float64, release.RowStats, func(*string, *string) bool, error](&reportFn{})
+	register.DoFn7x1[string, func(*chunk) bool, float64, func(int64, Partial), func(string), func(Partial), func(string, string), error](&windowFn{})
 	register.Emitter2[int64, Partial]()
 	register.Emitter1[string]()
-	register.DoFn7x1[context.Context, []byte, float64, release.RowStats, Acc, func(*int64, *Acc) bool, func(*string, *int) bool, error](&windowReportFn{})
+	register.DoFn8x1[context.Context, []byte, float64, release.RowStats, Acc, func(*int64, *Acc) bool, func(*string, *int) bool, func(*string, *string) bool, error](&windowReportFn{})
 	register.Function1x2(withOne)
 	register.Combiner1[int](&countFn{})
 	beam.RegisterCoder(reflect.TypeOf((*chunk)(nil)).Elem(), encodeChunk, decodeChunk)
@@ -120,6 +149,12 @@ func Build(s beam.Scope, cfg Config) (err error) {
 	if _, err := cfg.Spec.CSV(); err != nil {
 		return err
 	}
+	if _, err := cfg.options(); err != nil {
+		return err
+	}
+	if err := cfg.checkRecording(); err != nil {
+		return err
+	}
 	k := len(states)
 	files := fileio.ReadMatches(s, fileio.MatchFiles(s, cfg.Input, fileio.MatchEmptyDisallow()))
 	rows, stats := beam.ParDo2(s, &readFn{Spec: cfg.Spec, States: states}, files)
@@ -127,17 +162,17 @@ func Build(s beam.Scope, cfg Config) (err error) {
 	step := beam.Combine(s, &minFn{}, beam.ParDo(s, stepFn, grouped))
 	total := beam.Combine(s, &statsFn{}, stats)
 	if cfg.Window > 0 {
-		parts, sigs, whole := beam.ParDo3(s, &windowFn{States: k, Step: cfg.Spec.Step, Width: cfg.Window, TZ: cfg.Spec.TZ, Fit: cfg.Fit}, grouped, beam.SideInput{Input: step})
+		parts, sigs, whole, segs := beam.ParDo4(s, &windowFn{States: k, Step: cfg.Spec.Step, Width: cfg.Window, TZ: cfg.Spec.TZ, Fit: cfg.Fit, Record: cfg.recorded()}, grouped, beam.SideInput{Input: step})
 		perWindow := beam.CombinePerKey(s, &summaryFn{States: k}, parts)
 		sigCounts := beam.CombinePerKey(s, &countFn{}, beam.ParDo(s, withOne, sigs))
 		fitted := beam.Combine(s, &summaryFn{States: k}, whole) // --fit: the whole series' transitions
 		beam.ParDo0(s, &windowReportFn{Cfg: cfg}, beam.Impulse(s), beam.SideInput{Input: step}, beam.SideInput{Input: total},
-			beam.SideInput{Input: fitted}, beam.SideInput{Input: perWindow}, beam.SideInput{Input: sigCounts})
+			beam.SideInput{Input: fitted}, beam.SideInput{Input: perWindow}, beam.SideInput{Input: sigCounts}, beam.SideInput{Input: segs})
 		return nil
 	}
-	partials := beam.ParDo(s, &assembleFn{States: k, Step: cfg.Spec.Step, Fit: cfg.Fit}, grouped, beam.SideInput{Input: step})
+	partials, segs := beam.ParDo2(s, &assembleFn{States: k, Step: cfg.Spec.Step, Fit: cfg.Fit, Record: cfg.recorded()}, grouped, beam.SideInput{Input: step})
 	sum := beam.Combine(s, &summaryFn{States: k}, partials)
-	beam.ParDo0(s, &reportFn{Cfg: cfg}, sum, beam.SideInput{Input: step}, beam.SideInput{Input: total})
+	beam.ParDo0(s, &reportFn{Cfg: cfg}, sum, beam.SideInput{Input: step}, beam.SideInput{Input: total}, beam.SideInput{Input: segs})
 	return nil
 }
 
@@ -230,6 +265,11 @@ type assembleFn struct {
 	States int
 	Step   float64 // given step (0: the side input's)
 	Fit    bool
+	// Record emits each series' name and observation pattern (JSON) for
+	// the ledger's record, which names every series it read (O(series)
+	// at the release stage, as puff release's record); not without a
+	// ledger or log.
+	Record bool
 }
 
 // gridStep is the step readings are placed on: given, or the data's
@@ -259,7 +299,7 @@ func assemble(series string, chunks func(*chunk) bool, given, dataStep float64) 
 	return seq, secs, ob, err
 }
 
-func (f *assembleFn) ProcessElement(series string, chunks func(*chunk) bool, dataStep float64, emit func(Partial)) error {
+func (f *assembleFn) ProcessElement(series string, chunks func(*chunk) bool, dataStep float64, emit func(Partial), emitSeg func(string, string)) error {
 	seq, _, ob, err := assemble(series, chunks, f.Step, dataStep)
 	if err != nil || len(seq) == 0 {
 		return err
@@ -279,6 +319,9 @@ func (f *assembleFn) ProcessElement(series string, chunks func(*chunk) bool, dat
 	}
 	p.Pattern = string(b)
 	emit(p)
+	if f.Record {
+		emitSeg(series, p.Pattern)
+	}
 	return nil
 }
 
@@ -364,10 +407,11 @@ func addTo(a, b []float64) []float64 {
 }
 
 // reportFn releases from the combined summary (one element: σ is
-// computed once) and writes the report.
+// computed once), records it (Config.Ledger, Config.Log) and writes the
+// report.
 type reportFn struct{ Cfg Config }
 
-func (f *reportFn) ProcessElement(ctx context.Context, a Acc, dataStep float64, st release.RowStats) error {
+func (f *reportFn) ProcessElement(ctx context.Context, a Acc, dataStep float64, st release.RowStats, segs func(*string, *string) bool) error {
 	class, err := f.Cfg.class(a)
 	if err != nil {
 		return err
@@ -376,28 +420,20 @@ func (f *reportFn) ProcessElement(ctx context.Context, a Acc, dataStep float64, 
 	if err != nil {
 		return err
 	}
-	method, err := mechanism.Parse(f.Cfg.Method)
+	opts, err := f.Cfg.options()
 	if err != nil {
 		return err
 	}
-	p, err := release.PrepareSummary(sum, class, f.Cfg.Fit, release.Options{Epsilon: f.Cfg.Epsilon, Method: method, Query: f.Cfg.Query})
+	t, closeLedger, err := f.Cfg.target(ctx, &opts)
 	if err != nil {
 		return err
 	}
-	out, err := p.Draw()
+	defer closeLedger()
+	p, err := release.PrepareSummary(sum, class, f.Cfg.Fit, opts)
 	if err != nil {
 		return err
 	}
-	if f.Cfg.Warning != "" {
-		if r, ok := out.(*release.Report); ok {
-			r.Warnings = append(r.Warnings, f.Cfg.Warning)
-		}
-	}
-	b, err := json.MarshalIndent(out, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(f.Cfg.Output, append(b, '\n'), 0o644)
+	return f.Cfg.publish(ctx, p, class, opts, sum.Step, t, segs)
 }
 
 // class is the class Θ: given, or fitted from the summed transition
@@ -463,9 +499,10 @@ type windowFn struct {
 	Width  time.Duration
 	TZ     string
 	Fit    bool
+	Record bool // emit each series' whole pattern (assembleFn.Record)
 }
 
-func (f *windowFn) ProcessElement(series string, chunks func(*chunk) bool, dataStep float64, emit func(int64, Partial), emitSig func(string), emitWhole func(Partial)) error {
+func (f *windowFn) ProcessElement(series string, chunks func(*chunk) bool, dataStep float64, emit func(int64, Partial), emitSig func(string), emitWhole func(Partial), emitSeg func(string, string)) error {
 	seq, secs, ob, err := assemble(series, chunks, f.Step, dataStep)
 	if err != nil || len(seq) == 0 {
 		return err
@@ -491,6 +528,9 @@ func (f *windowFn) ProcessElement(series string, chunks func(*chunk) bool, dataS
 		whole.Trans = transitions(seq, ob, f.States)
 	}
 	emitWhole(whole)
+	if f.Record {
+		emitSeg(series, whole.Pattern)
+	}
 	var sig []release.SignaturePart
 	for _, p := range parts {
 		pt := Partial{Counts: make([]float64, f.States), Len: p.Ob.Len, Gaps: p.Ob.Gaps()}
@@ -531,10 +571,12 @@ func (countFn) AddInput(a, v int) int          { return a + v }
 func (countFn) MergeAccumulators(a, b int) int { return a + b }
 
 // windowReportFn releases every window from its summary and the total
-// from the signatures, once, and writes the report.
+// from the signatures, once, records the whole run as one release
+// (Config.Ledger, Config.Log; as puff release --window) and writes the
+// report.
 type windowReportFn struct{ Cfg Config }
 
-func (f *windowReportFn) ProcessElement(ctx context.Context, _ []byte, dataStep float64, st release.RowStats, whole Acc, wins func(*int64, *Acc) bool, sigs func(*string, *int) bool) error {
+func (f *windowReportFn) ProcessElement(ctx context.Context, _ []byte, dataStep float64, st release.RowStats, whole Acc, wins func(*int64, *Acc) bool, sigs func(*string, *int) bool, segs func(*string, *string) bool) error {
 	class, err := f.Cfg.class(whole)
 	if err != nil {
 		return err
@@ -566,25 +608,22 @@ func (f *windowReportFn) ProcessElement(ctx context.Context, _ []byte, dataStep 
 		sg.Series = n
 		list = append(list, sg)
 	}
-	method, err := mechanism.Parse(f.Cfg.Method)
+	opts, err := f.Cfg.options()
 	if err != nil {
 		return err
 	}
+	t, closeLedger, err := f.Cfg.target(ctx, &opts)
+	if err != nil {
+		return err
+	}
+	defer closeLedger()
 	wholeSum, err := whole.Summary(class, f.Cfg.Spec, dataStep, release.RowStats{})
 	if err != nil {
 		return err
 	}
-	p, err := release.PrepareWindowSummaries(wholeSum, sums, list, class, f.Cfg.Fit, release.Options{Epsilon: f.Cfg.Epsilon, Method: method, Query: f.Cfg.Query}, f.Cfg.Window, loc)
+	p, err := release.PrepareWindowSummaries(wholeSum, sums, list, class, f.Cfg.Fit, opts, f.Cfg.Window, loc)
 	if err != nil {
 		return err
 	}
-	out, err := p.Draw()
-	if err != nil {
-		return err
-	}
-	b, err := json.MarshalIndent(out, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(f.Cfg.Output, append(b, '\n'), 0o644)
+	return f.Cfg.publish(ctx, p, class, opts, wholeSum.Step, t, segs)
 }

@@ -5,9 +5,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/gcs" // gs:// inputs on Dataflow
@@ -15,6 +17,7 @@ import (
 
 	"github.com/pufferfish-privacy/pufferfish/beam/puffbeam"
 	"github.com/pufferfish-privacy/pufferfish/epsilon"
+	"github.com/pufferfish-privacy/pufferfish/ledger"
 	"github.com/pufferfish-privacy/pufferfish/release"
 )
 
@@ -31,14 +34,60 @@ func main() {
 	flag.StringVar(&cfg.Method, "method", "exact", "exact | approx | gk16 | groupdp | dp")
 	flag.StringVar(&cfg.Query, "query", "", "counts (default), relative or mean")
 	flag.StringVar(&cfg.Output, "output", "", "path of the JSON report (the object puff release --json prints)")
+	flag.StringVar(&cfg.Ledger, "ledger", "", "release against this privacy-budget ledger (a SQLite file or a postgres:// URL; see 'puff ledger --help'), as puff release --ledger: refused with status 4, nothing drawn or written, when the budget would be exceeded; the release stage's worker must reach it (a SQLite file: local runners only)")
+	flag.StringVar(&cfg.Dataset, "dataset", "", "dataset name in the ledger (required with --ledger) or the log (default: the input's name)")
+	flag.StringVar(&cfg.Log, "log", "", "append the release to this compose log (created if missing), as puff release --log; a retried release stage may append twice: prefer --ledger on a cluster")
 	// every series is ordered by time as it is assembled: no --sort
 	data.Register(flag.CommandLine, "sort")
 	flag.Parse()
 	beam.Init() // first thing after flags: workers re-run this binary
 	if err := run(cfg, &data, classPath, eps); err != nil {
 		fmt.Fprintln(os.Stderr, "puffbeam:", err)
+		if refused(err) {
+			os.Exit(exitRefused)
+		}
 		os.Exit(2)
 	}
+}
+
+// exitRefused is the status of a release the ledger refused (over
+// budget), as puff release's.
+const exitRefused = 4
+
+// refused says err is the ledger's refusal (over budget): the error
+// itself, or the runner's report of it, which carries only its text.
+func refused(err error) bool {
+	return errors.Is(err, ledger.ErrRefused) || strings.Contains(err.Error(), ledger.ErrRefused.Error())
+}
+
+// refusedError is the ledger's refusal as reported by the runner.
+type refusedError struct{ msg string }
+
+func (e *refusedError) Error() string { return e.msg }
+func (e *refusedError) Unwrap() error { return ledger.ErrRefused }
+
+// refusal is the line of the runner's error that holds the ledger's
+// refusal.
+func refusal(err error) error {
+	for _, l := range strings.Split(err.Error(), "\n") {
+		if strings.Contains(l, ledger.ErrRefused.Error()) {
+			return &refusedError{strings.TrimSpace(l)}
+		}
+	}
+	return err
+}
+
+// checkLedger opens the ledger and finds the dataset, as puff release
+// does before it reads any data.
+func checkLedger(dsn, dataset string) error {
+	ctx := context.Background()
+	s, err := ledger.Open(ctx, dsn, false)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	_, err = s.Definition(ctx, dataset)
+	return err
 }
 
 func run(cfg puffbeam.Config, data *release.DataFlags, classPath, eps string) error {
@@ -50,6 +99,22 @@ func run(cfg puffbeam.Config, data *release.DataFlags, classPath, eps string) er
 		return err
 	}
 	cfg.Epsilon = e.Value
+	if e.Rat != nil {
+		cfg.EpsilonRat = e.Rat.RatString() // charged exactly by the ledger
+	}
+	if cfg.Ledger != "" && cfg.Log != "" {
+		return fmt.Errorf("give --ledger or --log, not both")
+	}
+	if cfg.Ledger != "" {
+		if cfg.Dataset == "" {
+			return fmt.Errorf("--ledger needs --dataset NAME (a dataset created with 'puff ledger init')")
+		}
+		// fail before the data is read: a missing ledger or dataset
+		if err := checkLedger(cfg.Ledger, cfg.Dataset); err != nil {
+			return err
+		}
+		cfg.RunID = puffbeam.NewRunID() // once: every retry of the release stage replays it
+	}
 	if _, err := data.CSV(); err != nil {
 		return err
 	}
@@ -66,6 +131,12 @@ func run(cfg puffbeam.Config, data *release.DataFlags, classPath, eps string) er
 		return err
 	}
 	if err := beamx.Run(context.Background(), p); err != nil {
+		if refused(err) {
+			// the runner passes the worker's error on as text, in a
+			// trace of the stage: the ledger's own words, as puff release
+			// prints them
+			return refusal(err)
+		}
 		return err
 	}
 	if _, err := os.Stat(cfg.Output); err != nil {
