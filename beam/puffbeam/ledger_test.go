@@ -58,6 +58,9 @@ func newLedger(t *testing.T, dsn, dataset, budget string) ledger.Store {
 func coreRecorded(t *testing.T, whole string, cl *markov.Class, cfg Config, m mechanism.Name) *release.Pending {
 	t.Helper()
 	req := release.Request{Class: cl}
+	if cfg.Fit {
+		req = release.Request{Fit: true, Smoothing: cfg.Smoothing}
+	}
 	req.CSV, _ = cfg.Spec.CSV()
 	req.Options = release.Options{Epsilon: cfg.Epsilon, Method: m}
 	if cfg.EpsilonRat != "" {
@@ -116,12 +119,19 @@ func TestLedgerRecordsTheRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	pgtest.Stores(t, func(t *testing.T, dsn string) {
-		for i, m := range []mechanism.Name{mechanism.Exact, mechanism.Approx} {
-			dataset := fmt.Sprint("meters-", m)
+		for i, c := range []struct {
+			m   mechanism.Name
+			fit bool
+		}{{mechanism.Exact, false}, {mechanism.Approx, false}, {mechanism.Exact, true}} {
+			m := c.m
+			dataset := fmt.Sprint("meters-", m, c.fit)
 			s := newLedger(t, dsn, dataset, "10")
 			cfg := Config{Input: filepath.Join(dir, "part-*"), Class: fixedStart, Epsilon: 0.5, EpsilonRat: "1/2", Method: string(m),
 				Output: filepath.Join(t.TempDir(), fmt.Sprint("report", i, ".json")), Ledger: dsn, Dataset: dataset,
 				Spec: release.Spec{ValueCol: "kw", Levels: "0:3:3", TimeCol: "time", SeriesCol: "series"}}
+			if c.fit {
+				cfg.Class, cfg.Fit, cfg.Smoothing = "", true, 0.5
+			}
 			got := runPipeline(t, cfg)
 			entries, err := s.Entries(context.Background(), dataset)
 			if err != nil {
