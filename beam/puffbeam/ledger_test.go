@@ -144,8 +144,8 @@ func TestLedgerRecordsTheRelease(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if st.Spent.Cmp(big.NewRat(1, 2)) != 0 || st.Releases != 1 {
-				t.Errorf("%s: spent %s over %d releases, want 1/2 over 1", m, st.Spent.RatString(), st.Releases)
+			if st.Spent.Epsilon.Cmp(big.NewRat(1, 2)) != 0 || st.Releases != 1 {
+				t.Errorf("%s: spent %s over %d releases, want 1/2 over 1", m, st.Spent.Epsilon.RatString(), st.Releases)
 			}
 			want, _ := json.Marshal(st)
 			if g := ledgerField(t, got); g != string(want) {
@@ -228,8 +228,8 @@ func TestLedgerRefusesOverBudget(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st.Spent.Sign() != 0 || st.Releases != 0 {
-			t.Fatalf("a refused release changed the ledger: spent %s, %d releases", st.Spent.RatString(), st.Releases)
+		if st.Spent.Epsilon.Sign() != 0 || st.Releases != 0 {
+			t.Fatalf("a refused release changed the ledger: spent %s, %d releases", st.Spent.Epsilon.RatString(), st.Releases)
 		}
 	})
 }
@@ -284,8 +284,8 @@ func TestExactEpsilonReachesTheLedger(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st.Spent.Cmp(big.NewRat(5, 1)) != 0 || st.Releases != 9 {
-			t.Fatalf("nine releases of 5/9 spent %s over %d releases, want exactly 5 over 9", st.Spent.RatString(), st.Releases)
+		if st.Spent.Epsilon.Cmp(big.NewRat(5, 1)) != 0 || st.Releases != 9 {
+			t.Fatalf("nine releases of 5/9 spent %s over %d releases, want exactly 5 over 9", st.Spent.Epsilon.RatString(), st.Releases)
 		}
 	})
 	// through the whole pipeline, the record carries the exact ε
@@ -352,8 +352,8 @@ func TestRetryReplaysTheRecordedRelease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Releases != 2 || st.Spent.Cmp(big.NewRat(2, 1)) != 0 {
-		t.Fatalf("two runs: %d releases spending %s, want 2 spending 2", st.Releases, st.Spent.RatString())
+	if st.Releases != 2 || st.Spent.Epsilon.Cmp(big.NewRat(2, 1)) != 0 {
+		t.Fatalf("two runs: %d releases spending %s, want 2 spending 2", st.Releases, st.Spent.Epsilon.RatString())
 	}
 	// the same id with a different release is refused, not replayed
 	cfg.Epsilon, cfg.EpsilonRat = 0.5, "1/2"
@@ -387,8 +387,8 @@ func TestLedgerWindowsAreOneRelease(t *testing.T) {
 		t.Fatalf("the pipeline's windows record differs from puff release's:\n%.3000s\n%.3000s", g, w)
 	}
 	st, _ := s.Dataset(context.Background(), "w")
-	if st.Spent.Cmp(big.NewRat(1, 2)) != 0 {
-		t.Fatalf("windows spent %s, want 1/2", st.Spent.RatString())
+	if st.Spent.Epsilon.Cmp(big.NewRat(1, 2)) != 0 {
+		t.Fatalf("windows spent %s, want 1/2", st.Spent.Epsilon.RatString())
 	}
 	want, _ := json.Marshal(st)
 	if g := ledgerField(t, got); g != string(want) {
