@@ -26,7 +26,7 @@ func BenchmarkNoisyMaxDP(b *testing.B) {
 	for _, n := range []int{3, 5, 7, 8} {
 		b.Run(fmt.Sprintf("model/queries=%d", n), func(b *testing.B) {
 			for b.Loop() {
-				m, secs, err := NoisyMaxModel(n, 2, big.NewRat(1, 2), ReturnIndex, DifferAnyhow)
+				m, secs, err := noisyMaxModel(n, 2, big.NewRat(1, 2), ReturnIndex, DifferAnyhow)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -43,8 +43,8 @@ func BenchmarkNoisyMaxDP(b *testing.B) {
 func BenchmarkNoisyMaxPrior(b *testing.B) {
 	for _, n := range []int{3, 5, 7, 8} {
 		b.Run(fmt.Sprintf("queries=%d", n), func(b *testing.B) {
-			m, _, _ := NoisyMaxModel(n, 2, big.NewRat(1, 2), ReturnIndex, DifferByOne)
-			vs, _ := NoisyMaxInputs(n, 2)
+			m, _, _ := noisyMaxModel(n, 2, big.NewRat(1, 2), ReturnIndex, DifferByOne)
+			vs, _ := noisyMaxInputs(n, 2)
 			prior := make([]*big.Rat, len(m.States))
 			for s := range prior {
 				prior[s] = new(big.Rat)
@@ -61,8 +61,8 @@ func BenchmarkNoisyMaxPrior(b *testing.B) {
 					ev2 = append(ev2, s)
 				}
 			}
-			pi, _ := Condition(prior, ev0)
-			tau, _ := Condition(prior, ev2)
+			pi, _ := condition(prior, ev0)
+			tau, _ := condition(prior, ev2)
 			for b.Loop() {
 				if _, err := Loss(m, []Secret{{Name: "first 0 vs 2", Pi: pi, Tau: tau}}, 1); err != nil {
 					b.Fatal(err)
@@ -76,7 +76,7 @@ func BenchmarkGeometric(b *testing.B) {
 	for _, m := range []int{3, 10, 50} {
 		b.Run(fmt.Sprintf("range=%d", m), func(b *testing.B) {
 			for b.Loop() {
-				model, secs, _ := GeometricModel(big.NewRat(1, 2), m)
+				model, secs, _ := geometricModel(big.NewRat(1, 2), m)
 				if _, err := Loss(model, secs, 1); err != nil {
 					b.Fatal(err)
 				}
@@ -110,7 +110,7 @@ func BenchmarkFloat(b *testing.B) {
 	for _, n := range []int{7, 8} {
 		b.Run(fmt.Sprintf("noisy-max-dp-queries=%d", n), func(b *testing.B) {
 			for b.Loop() {
-				m, secs, err := NoisyMaxModel(n, 2, big.NewRat(1, 2), ReturnIndex, DifferAnyhow)
+				m, secs, err := noisyMaxModel(n, 2, big.NewRat(1, 2), ReturnIndex, DifferAnyhow)
 				if err != nil {
 					b.Fatal(err)
 				}

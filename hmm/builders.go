@@ -10,13 +10,13 @@ import (
 	"sync"
 )
 
-// OneShot is the HMM of a mechanism run once: one state per input, which
+// oneShot is the HMM of a mechanism run once: one state per input, which
 // emits the mechanism's output distribution dist(i) and then moves to an
 // absorbing state "end" emitting the extra symbol "end". Sequences of
 // length 1 carry all the information; longer ones add only "end" ([LWZ]'s
 // encoding has an extra layer of noisy states and emits a neutral
 // symbol first; the verdicts are the same).
-func OneShot(inputs, outputs []string, dist func(i int) []*big.Rat) *Model {
+func oneShot(inputs, outputs []string, dist func(i int) []*big.Rat) *Model {
 	k := len(inputs) + 1
 	m := &Model{States: append(append([]string(nil), inputs...), "end"), Obs: append(append([]string(nil), outputs...), "end")}
 	m.Trans = make([][]Entry, k)
@@ -39,11 +39,11 @@ func OneShot(inputs, outputs []string, dist func(i int) []*big.Rat) *Model {
 	return m
 }
 
-// NeighbourPairs is the differential-privacy special case: one secret
+// neighbourPairs is the differential-privacy special case: one secret
 // pair per unordered pair of neighbouring inputs, each a point mass (the
 // adversary knows everything but which neighbour it is). Inputs are the
 // model's first states.
-func NeighbourPairs(inputs []string, adjacent func(i, j int) bool) []Secret {
+func neighbourPairs(inputs []string, adjacent func(i, j int) bool) []Secret {
 	var out []Secret
 	for i := range inputs {
 		for j := i + 1; j < len(inputs); j++ {
@@ -55,17 +55,17 @@ func NeighbourPairs(inputs []string, adjacent func(i, j int) bool) []Secret {
 	return out
 }
 
-// MaxGeometricRange is the largest m Geometric accepts: its table has
+// maxGeometricRange is the largest m geometricMatrix accepts: its table has
 // (m+1)² entries.
-const MaxGeometricRange = 2000
+const maxGeometricRange = 2000
 
-// Geometric returns the truncated α-geometric distributions on {0..m}
+// geometricMatrix returns the truncated α-geometric distributions on {0..m}
 // (docs/math.md §7): output z given v has probability (1−α)/(1+α)·α^|z−v| for
 // 0 < z < m, α^v/(1+α) for z = 0 and α^(m−v)/(1+α) for z = m. It is
 // ln(1/α)-DP for inputs that differ by one. geo[v][z]. Entries with the
 // same value are one shared *big.Rat (read only): O(m) rationals behind the
 // (m+1)² entries.
-func Geometric(alpha *big.Rat, m int) ([][]*big.Rat, error) {
+func geometricMatrix(alpha *big.Rat, m int) ([][]*big.Rat, error) {
 	one := big.NewRat(1, 1)
 	if alpha.Sign() <= 0 || alpha.Cmp(one) >= 0 {
 		return nil, fmt.Errorf("hmm: geometric α = %s must be in (0, 1)", alpha.RatString())
@@ -73,8 +73,8 @@ func Geometric(alpha *big.Rat, m int) ([][]*big.Rat, error) {
 	if m < 1 {
 		return nil, fmt.Errorf("hmm: geometric range {0..%d} needs m ≥ 1", m)
 	}
-	if m > MaxGeometricRange {
-		return nil, fmt.Errorf("%w: geometric range {0..%d}: at most {0..%d}", ErrTooLarge, m, MaxGeometricRange)
+	if m > maxGeometricRange {
+		return nil, fmt.Errorf("%w: geometric range {0..%d}: at most {0..%d}", errTooLarge, m, maxGeometricRange)
 	}
 	onePlus := new(big.Rat).Add(one, alpha)
 	mid := new(big.Rat).Quo(new(big.Rat).Sub(one, alpha), onePlus)
@@ -113,7 +113,7 @@ func abs(x int) int {
 // GeometricMechanism is the α-geometric mechanism on {0..m} with its DP
 // neighbour pairs (inputs differing by one).
 func GeometricMechanism(alpha *big.Rat, m int) (*DPMechanism, error) {
-	geo, err := Geometric(alpha, m)
+	geo, err := geometricMatrix(alpha, m)
 	if err != nil {
 		return nil, err
 	}
@@ -132,8 +132,8 @@ func GeometricMechanism(alpha *big.Rat, m int) (*DPMechanism, error) {
 	}, nil
 }
 
-// GeometricModel is GeometricMechanism as a one-shot HMM with its secrets.
-func GeometricModel(alpha *big.Rat, m int) (*Model, []Secret, error) {
+// geometricModel is GeometricMechanism as a one-shot HMM with its secrets.
+func geometricModel(alpha *big.Rat, m int) (*Model, []Secret, error) {
 	d, err := GeometricMechanism(alpha, m)
 	if err != nil {
 		return nil, nil, err
@@ -161,9 +161,9 @@ func RandomizedResponse(keep *big.Rat) (*DPMechanism, error) {
 	}, nil
 }
 
-// RandomizedResponseModel is RandomizedResponse as a one-shot HMM with its
+// randomizedResponseModel is RandomizedResponse as a one-shot HMM with its
 // secret.
-func RandomizedResponseModel(keep *big.Rat) (*Model, []Secret, error) {
+func randomizedResponseModel(keep *big.Rat) (*Model, []Secret, error) {
 	d, err := RandomizedResponse(keep)
 	if err != nil {
 		return nil, nil, err
@@ -183,12 +183,12 @@ const (
 	ReturnValue
 )
 
-// NoisyMaxDist returns Noisy Max's output distribution for the query
+// noisyMaxDist returns Noisy Max's output distribution for the query
 // answers v (each in 0..m), with α-geometric noise geo on every answer:
 // for the index, P(r) = Σ_z g_r(z)·Π_{j<r} G_j(z−1)·Π_{j>r} G_j(z) with
 // G_j the noisy answer's CDF (ties go to the smallest index); for the
 // value, P(max = z) = Π_j G_j(z) − Π_j G_j(z−1).
-func NoisyMaxDist(geo [][]*big.Rat, v []int, ret NoisyMaxReturns) []*big.Rat {
+func noisyMaxDist(geo [][]*big.Rat, v []int, ret NoisyMaxReturns) []*big.Rat {
 	m := len(geo) - 1
 	cdf := func(j, z int) *big.Rat { // P(ṽ_j ≤ z)
 		c := new(big.Rat)
@@ -230,7 +230,7 @@ func NoisyMaxDist(geo [][]*big.Rat, v []int, ret NoisyMaxReturns) []*big.Rat {
 	return out
 }
 
-// indexMemo computes Noisy Max's index distribution (NoisyMaxDist) with
+// indexMemo computes Noisy Max's index distribution (noisyMaxDist) with
 // each P(r) looked up by what it depends on: the answer v_r and how many
 // answers of each value lie before r (their CDF at z − 1) and after r
 // (at z). Inputs sharing those share one *big.Rat (read only), so 3^n
@@ -407,7 +407,7 @@ func internedIndex(tab *indexTables, n, m int, nb Neighbours) DPInterned {
 }
 
 // indexTables are internedIndex's tables, computed once and shared read
-// only by the workers: by key, the id and the float (InternFloat) of
+// only by the workers: by key, the id and the float (internFloat) of
 // P(r), and by id the rational (indexMemo.value).
 type indexTables struct {
 	id   []int32
@@ -475,7 +475,7 @@ func newIndexTables(geo [][]*big.Rat, n, size int) *indexTables {
 			for i := g; i < len(jobs); i += workers {
 				j := jobs[i]
 				p := memo.value(j.a, j.bef, j.aft)
-				tab.vals[i], tab.f[j.key] = p, InternFloat(p)
+				tab.vals[i], tab.f[j.key] = p, internFloat(p)
 			}
 		}()
 	}
@@ -483,7 +483,7 @@ func newIndexTables(geo [][]*big.Rat, n, size int) *indexTables {
 	return tab
 }
 
-// valueMemo computes the reported maximum's distribution (NoisyMaxDist
+// valueMemo computes the reported maximum's distribution (noisyMaxDist
 // with ReturnValue), which depends only on how many answers take each
 // value, once per such count vector.
 type valueMemo struct {
@@ -499,17 +499,17 @@ func (c *valueMemo) dist(v []int) []*big.Rat {
 	if p, ok := c.cache[string(counts)]; ok {
 		return p
 	}
-	p := NoisyMaxDist(c.geo, v, ReturnValue)
+	p := noisyMaxDist(c.geo, v, ReturnValue)
 	c.cache[string(counts)] = p
 	return p
 }
 
-// MaxNoisyMaxInputs is the most answer vectors ((m+1)^n) NoisyMax accepts.
-const MaxNoisyMaxInputs = 1 << 24
+// maxNoisyMaxInputs is the most answer vectors ((m+1)^n) NoisyMax accepts.
+const maxNoisyMaxInputs = 1 << 24
 
-// NoisyMaxInputs lists every answer vector in {0..m}^n (first coordinate
+// noisyMaxInputs lists every answer vector in {0..m}^n (first coordinate
 // fastest) with names like "021".
-func NoisyMaxInputs(n, m int) ([][]int, []string) {
+func noisyMaxInputs(n, m int) ([][]int, []string) {
 	total := 1
 	for range n {
 		total *= m + 1
@@ -555,14 +555,14 @@ func NoisyMax(n, m int, alpha *big.Rat, ret NoisyMaxReturns, nb Neighbours) (*DP
 	if m > 250 {
 		return nil, fmt.Errorf("hmm: Noisy Max answers in 0..%d: at most 0..250", m)
 	}
-	geo, err := Geometric(alpha, m)
+	geo, err := geometricMatrix(alpha, m)
 	if err != nil {
 		return nil, err
 	}
 	total := 1
 	for range n {
-		if total > MaxNoisyMaxInputs/(m+1) {
-			return nil, fmt.Errorf("%w: %d queries in 0..%d make more than %d answer vectors", ErrTooLarge, n, m, MaxNoisyMaxInputs)
+		if total > maxNoisyMaxInputs/(m+1) {
+			return nil, fmt.Errorf("%w: %d queries in 0..%d make more than %d answer vectors", errTooLarge, n, m, maxNoisyMaxInputs)
 		}
 		total *= m + 1
 	}
@@ -637,8 +637,8 @@ func NoisyMax(n, m int, alpha *big.Rat, ret NoisyMaxReturns, nb Neighbours) (*DP
 	}, nil
 }
 
-// NoisyMaxModel is NoisyMax as a one-shot HMM with its secret pairs.
-func NoisyMaxModel(n, m int, alpha *big.Rat, ret NoisyMaxReturns, nb Neighbours) (*Model, []Secret, error) {
+// noisyMaxModel is NoisyMax as a one-shot HMM with its secret pairs.
+func noisyMaxModel(n, m int, alpha *big.Rat, ret NoisyMaxReturns, nb Neighbours) (*Model, []Secret, error) {
 	d, err := NoisyMax(n, m, alpha, ret, nb)
 	if err != nil {
 		return nil, nil, err
@@ -662,7 +662,7 @@ func Example71(p1, p2 *big.Rat) (*Model, Secret, error) {
 			return nil, Secret{}, fmt.Errorf("hmm: p = %s is not a probability", p.RatString())
 		}
 	}
-	model, _, err := NoisyMaxModel(3, 2, big.NewRat(1, 2), ReturnIndex, DifferByOne)
+	model, _, err := noisyMaxModel(3, 2, big.NewRat(1, 2), ReturnIndex, DifferByOne)
 	if err != nil {
 		return nil, Secret{}, err
 	}
@@ -672,7 +672,7 @@ func Example71(p1, p2 *big.Rat) (*Model, Secret, error) {
 	h := big.NewRat(1, 2)
 	pcPi := []*big.Rat{new(big.Rat), h, h}
 	pcTau := []*big.Rat{h, h, new(big.Rat)}
-	vs, _ := NoisyMaxInputs(3, 2)
+	vs, _ := noisyMaxInputs(3, 2)
 	sec := Secret{Name: "John has C vs John does not", Pi: make([]*big.Rat, len(model.States)), Tau: make([]*big.Rat, len(model.States))}
 	for s, v := range vs {
 		ab := new(big.Rat).Mul(pa[v[0]], pb[v[1]])
@@ -682,18 +682,18 @@ func Example71(p1, p2 *big.Rat) (*Model, Secret, error) {
 	return model, sec, nil
 }
 
-// AboveThresholdModel is discretised Above Threshold (the first step of
+// aboveThresholdModel is discretised Above Threshold (the first step of
 // Sparse Vector): a noisy threshold T̃ drawn once from the αT-geometric
 // mechanism around t on {0..m}; for each query i = 1..N in turn a noisy
 // answer from the αQ-geometric mechanism around its value on {0..m};
 // output ⊤ and halt at the first answer ≥ T̃, ⊥ otherwise (after N ⊥ the
 // run halts too). Observations are "bot", "top" and "halt". It is
-// SparseVectorModel with cutoff 1.
-func AboveThresholdModel(t, m int, alphaT, alphaQ *big.Rat, inputs [][]int, pairs [][2]int) (*Model, []Secret, error) {
-	return SparseVectorModel(t, m, 1, alphaT, alphaQ, inputs, pairs)
+// sparseVectorModel with cutoff 1.
+func aboveThresholdModel(t, m int, alphaT, alphaQ *big.Rat, inputs [][]int, pairs [][2]int) (*Model, []Secret, error) {
+	return sparseVectorModel(t, m, 1, alphaT, alphaQ, inputs, pairs)
 }
 
-// SparseVectorModel is discretised Sparse Vector with cutoff c (Dwork–Roth's
+// sparseVectorModel is discretised Sparse Vector with cutoff c (Dwork–Roth's
 // Sparse): Above Threshold that, after each ⊤, draws a fresh noisy threshold
 // and continues, halting after c ⊤ or N queries. Observations are "bot",
 // "top" and "halt".
@@ -705,12 +705,12 @@ func AboveThresholdModel(t, m int, alphaT, alphaQ *big.Rat, inputs [][]int, pair
 // are part of the hidden state, one copy of the chain per input, so two
 // inputs become two initial distributions of one model: the returned
 // secrets compare every pair of inputs in pairs (indices into inputs).
-func SparseVectorModel(t, m, c int, alphaT, alphaQ *big.Rat, inputs [][]int, pairs [][2]int) (*Model, []Secret, error) {
-	geoT, err := Geometric(alphaT, m)
+func sparseVectorModel(t, m, c int, alphaT, alphaQ *big.Rat, inputs [][]int, pairs [][2]int) (*Model, []Secret, error) {
+	geoT, err := geometricMatrix(alphaT, m)
 	if err != nil {
 		return nil, nil, err
 	}
-	geoQ, err := Geometric(alphaQ, m)
+	geoQ, err := geometricMatrix(alphaQ, m)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -827,29 +827,29 @@ func nonzero(es []Entry) []Entry {
 	return out
 }
 
-// AboveThresholdDP builds Above Threshold over every answer vector in
+// aboveThresholdDP builds Above Threshold over every answer vector in
 // {0..m}^n with DP neighbour pairs for sensitivity-1 queries: every answer
 // may change by at most one (|q_i − q'_i| ≤ 1 for all i).
-func AboveThresholdDP(n, t, m int, alphaT, alphaQ *big.Rat) (*Model, []Secret, error) {
+func aboveThresholdDP(n, t, m int, alphaT, alphaQ *big.Rat) (*Model, []Secret, error) {
 	return SparseVectorDP(n, t, m, 1, alphaT, alphaQ)
 }
 
-// MaxSparseVectorCells bounds SparseVectorModel's size: answer vectors ×
+// maxSparseVectorCells bounds sparseVectorModel's size: answer vectors ×
 // hidden states (each cell a pointer of a start vector).
-const MaxSparseVectorCells = 1 << 27
+const maxSparseVectorCells = 1 << 27
 
 // sparseVectorSize refuses a Sparse Vector model of inputs answer vectors
 // with per hidden states each (plus the halt state) above
-// MaxSparseVectorCells.
+// maxSparseVectorCells.
 func sparseVectorSize(inputs, per int) error {
-	if states := float64(inputs)*float64(per) + 1; states*float64(inputs) > MaxSparseVectorCells {
-		return fmt.Errorf("%w: %d answer vectors × %.0f hidden states exceed %d cells (about 1 GB); use fewer queries, a smaller range or cutoff", ErrTooLarge, inputs, states, int64(MaxSparseVectorCells))
+	if states := float64(inputs)*float64(per) + 1; states*float64(inputs) > maxSparseVectorCells {
+		return fmt.Errorf("%w: %d answer vectors × %.0f hidden states exceed %d cells (about 1 GB); use fewer queries, a smaller range or cutoff", errTooLarge, inputs, states, int64(maxSparseVectorCells))
 	}
 	return nil
 }
 
-// SparseVectorDP is SparseVectorModel with cutoff c over every answer
-// vector in {0..m}^n and the DP neighbour pairs of AboveThresholdDP.
+// SparseVectorDP is sparseVectorModel with cutoff c over every answer
+// vector in {0..m}^n and the DP neighbour pairs of aboveThresholdDP.
 func SparseVectorDP(n, t, m, c int, alphaT, alphaQ *big.Rat) (*Model, []Secret, error) {
 	if n < 1 || m < 1 || c < 1 {
 		return nil, nil, fmt.Errorf("hmm: Sparse Vector needs at least one query, a range 0..m with m ≥ 1 and a cutoff ≥ 1")
@@ -857,14 +857,14 @@ func SparseVectorDP(n, t, m, c int, alphaT, alphaQ *big.Rat) (*Model, []Secret, 
 	total := 1
 	for range n {
 		if total > 1<<14/(m+1) {
-			return nil, nil, fmt.Errorf("%w: %d queries in 0..%d make more than %d answer vectors", ErrTooLarge, n, m, 1<<14)
+			return nil, nil, fmt.Errorf("%w: %d queries in 0..%d make more than %d answer vectors", errTooLarge, n, m, 1<<14)
 		}
 		total *= m + 1
 	}
 	if err := sparseVectorSize(total, n*c*(m+1)*2); err != nil {
 		return nil, nil, err // before the pairs are enumerated
 	}
-	vs, _ := NoisyMaxInputs(n, m)
+	vs, _ := noisyMaxInputs(n, m)
 	var pairs [][2]int
 	for x := range vs {
 		for y := x + 1; y < len(vs); y++ {
@@ -877,5 +877,5 @@ func SparseVectorDP(n, t, m, c int, alphaT, alphaQ *big.Rat) (*Model, []Secret, 
 			}
 		}
 	}
-	return SparseVectorModel(t, m, c, alphaT, alphaQ, vs, pairs)
+	return sparseVectorModel(t, m, c, alphaT, alphaQ, vs, pairs)
 }

@@ -14,7 +14,7 @@ import (
 // DPMechanism is a mechanism that runs once on one of Inputs inputs and
 // reports one of Outputs, with the differential-privacy secret pairs:
 // point masses on two neighbouring inputs (the adversary knows everything
-// but which of the two it is). As an HMM it is the OneShot model with one
+// but which of the two it is). As an HMM it is the oneShot model with one
 // point-mass Secret per neighbour pair (Model); Loss computes the same
 // exact answer without building either, streaming the pairs.
 type DPMechanism struct {
@@ -46,13 +46,13 @@ type DPMechanism struct {
 	Interned func() DPInterned
 }
 
-// DPInterned gives a mechanism's distributions as floats (InternFloat)
+// DPInterned gives a mechanism's distributions as floats (internFloat)
 // and, only when Loss needs the exact values, as small integer ids, one
 // per distinct *big.Rat, so that Loss compares floats and ids instead of
 // hashing or multiplying rationals.
 type DPInterned struct {
 	// Visit calls self with input x's distribution as floats (one per
-	// output, each InternFloat of the rational), then yield(y, f) for
+	// output, each internFloat of the rational), then yield(y, f) for
 	// each neighbour y listed under x, in Neighbours' order, with y's.
 	// The slices are read only and valid during the call only.
 	Visit func(x int, self func(f []float64), yield func(y int, f []float64))
@@ -64,10 +64,10 @@ type DPInterned struct {
 	Value func(id int32) *big.Rat
 }
 
-// InternFloat is r as DPInterned's floats: 0 exactly when r is 0, NaN
+// internFloat is r as DPInterned's floats: 0 exactly when r is 0, NaN
 // when r is below 2⁻¹⁰⁰⁰ (then Loss compares exactly), otherwise the
 // float64 nearest r.
-func InternFloat(r *big.Rat) float64 {
+func internFloat(r *big.Rat) float64 {
 	f, _ := r.Float64()
 	if r.Sign() != 0 && !(f >= 0x1p-1000) {
 		return math.NaN()
@@ -75,11 +75,11 @@ func InternFloat(r *big.Rat) float64 {
 	return f
 }
 
-// Size limits of a DPMechanism: Model refuses more than MaxModelPairs
+// Size limits of a DPMechanism: Model refuses more than maxModelPairs
 // secret pairs (each is a Secret in memory), Loss more than MaxStreamed
 // (pair, output) ratios.
 const (
-	MaxModelPairs = 1 << 22
+	maxModelPairs = 1 << 22
 	MaxStreamed   = 1 << 29
 	// MaxInterned is MaxStreamed for mechanisms with Interned, whose
 	// ratios cost a few nanoseconds each: Noisy Max's 15 queries (3.2·10⁹
@@ -100,18 +100,18 @@ func (d *DPMechanism) pairs() int64 {
 	return n
 }
 
-// Model returns the mechanism as a one-shot HMM (OneShot) with one
+// Model returns the mechanism as a one-shot HMM (oneShot) with one
 // point-mass secret pair per neighbour pair, in the Neighbours order, named
-// "x vs y". It refuses more than MaxModelPairs pairs.
+// "x vs y". It refuses more than maxModelPairs pairs.
 func (d *DPMechanism) Model() (*Model, []Secret, error) {
-	if p := d.pairs(); p > MaxModelPairs {
-		return nil, nil, fmt.Errorf("%w: %d secret pairs exceed the %d an HMM model holds; at length 1 the streaming solver needs no model", ErrTooLarge, p, MaxModelPairs)
+	if p := d.pairs(); p > maxModelPairs {
+		return nil, nil, fmt.Errorf("%w: %d secret pairs exceed the %d an HMM model holds; at length 1 the streaming solver needs no model", errTooLarge, p, maxModelPairs)
 	}
 	names := make([]string, d.Inputs)
 	for x := range names {
 		names[x] = d.Name(x)
 	}
-	model := OneShot(names, d.Outputs, d.Dist())
+	model := oneShot(names, d.Outputs, d.Dist())
 	var secs []Secret
 	for x := range d.Inputs {
 		d.Neighbours(x, func(y int) {
@@ -159,7 +159,7 @@ func (d *DPMechanism) Loss() (Result, error) {
 		limit, limitName = MaxInterned, "MaxInterned"
 	}
 	if work := float64(pairs) * float64(len(d.Outputs)); work > limit {
-		return Result{}, fmt.Errorf("%w: %d neighbour pairs × %d outputs = %.3g ratios exceed the %.0f one verification computes (hmm.%s)", ErrTooLarge, pairs, len(d.Outputs), work, limit, limitName)
+		return Result{}, fmt.Errorf("%w: %d neighbour pairs × %d outputs = %.3g ratios exceed the %.0f one verification computes (hmm.%s)", errTooLarge, pairs, len(d.Outputs), work, limit, limitName)
 	}
 	block := dpBlock
 	nblocks := (d.Inputs + block - 1) / block

@@ -208,7 +208,7 @@ func TestDPMechanismProgress(t *testing.T) {
 // computed by enumerating every noise vector (directLoss, no HMM, no
 // memo) — for both outputs and both neighbour notions, n ≤ 4.
 func TestDPMechanismEqualsNoiseEnumeration(t *testing.T) {
-	geo, _ := Geometric(big.NewRat(1, 2), 2)
+	geo, _ := geometricMatrix(big.NewRat(1, 2), 2)
 	for _, ret := range []NoisyMaxReturns{ReturnIndex, ReturnValue} {
 		for _, nb := range []Neighbours{DifferByOne, DifferAnyhow} {
 			for n := 1; n <= 4; n++ {
@@ -324,7 +324,7 @@ func TestDPInternedRandom(t *testing.T) {
 				floats := func(x int) []float64 {
 					f := make([]float64, outs)
 					for o, id := range ids[x] {
-						f[o] = InternFloat(vals[id])
+						f[o] = internFloat(vals[id])
 					}
 					return f
 				}

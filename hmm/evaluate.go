@@ -59,13 +59,13 @@ func Evaluate(m *Model, secrets []Secret, n int, arith Arithmetic, eps *Epsilon)
 		if eps == nil {
 			fr, err = LossFloat(m, secrets, n)
 		} else {
-			ev.Verdict, fr, err = CheckFloat(m, secrets, n, *eps)
+			ev.Verdict, fr, err = checkFloat(m, secrets, n, *eps)
 		}
 		switch {
 		case err == nil && (ev.Verdict != Undecided || arith == FloatArithmetic):
 			ev.Float = &fr
 			return ev, nil
-		case err == nil || errors.Is(err, ErrUnderflow) && arith == AutoArithmetic:
+		case err == nil || errors.Is(err, errUnderflow) && arith == AutoArithmetic:
 			// undecided in float, or underflow: settle it exactly
 		default:
 			return Evaluation{}, err
@@ -79,8 +79,8 @@ func Evaluate(m *Model, secrets []Secret, n int, arith Arithmetic, eps *Epsilon)
 	return Evaluation{Verdict: v, Exact: &r}, err
 }
 
-// MaxSweepPoints is the most grid points one sweep checks.
-const MaxSweepPoints = 10001
+// maxSweepPoints is the most grid points one sweep checks.
+const maxSweepPoints = 10001
 
 // Axis is one parameter of a sweep and its exact grid values.
 type Axis struct {
@@ -89,7 +89,7 @@ type Axis struct {
 }
 
 // ParseAxis reads name=LO:HI:STEP into the grid LO, LO+STEP, …, ≤ HI
-// (exact rationals). A grid of more than MaxSweepPoints points is refused.
+// (exact rationals). A grid of more than maxSweepPoints points is refused.
 func ParseAxis(spec string, parse func(string) (*big.Rat, error)) (Axis, error) {
 	name, rng, ok := strings.Cut(spec, "=")
 	parts := strings.Split(rng, ":")
@@ -110,8 +110,8 @@ func ParseAxis(spec string, parse func(string) (*big.Rat, error)) (Axis, error) 
 	// ⌊(HI − LO)/STEP⌋ + 1 points, exactly
 	span := new(big.Rat).Quo(new(big.Rat).Sub(r[1], r[0]), r[2])
 	count := new(big.Int).Add(new(big.Int).Quo(span.Num(), span.Denom()), big.NewInt(1))
-	if count.Cmp(big.NewInt(MaxSweepPoints)) > 0 {
-		return Axis{}, fmt.Errorf("grid %q has %s points, more than %d: use a larger step", spec, count, MaxSweepPoints)
+	if count.Cmp(big.NewInt(maxSweepPoints)) > 0 {
+		return Axis{}, fmt.Errorf("grid %q has %s points, more than %d: use a larger step", spec, count, maxSweepPoints)
 	}
 	ax := Axis{Name: strings.TrimSpace(name)}
 	for v := new(big.Rat).Set(r[0]); v.Cmp(r[1]) <= 0; v = new(big.Rat).Add(v, r[2]) {
@@ -128,14 +128,14 @@ type SweepPoint struct {
 }
 
 // Sweep checks ε-Pufferfish privacy of the model file at every point of
-// the grid (one or two axes; at most MaxSweepPoints points), with the same
+// the grid (one or two axes; at most maxSweepPoints points), with the same
 // arithmetic strategy as Evaluate.
 func Sweep(file *File, name string, axes []Axis, n int, arith Arithmetic, eps Epsilon) ([]SweepPoint, error) {
 	switch {
 	case len(axes) == 0 || len(axes) > 2:
 		return nil, fmt.Errorf("sweep: give one or two parameters")
-	case len(axes) == 2 && len(axes[0].Values)*len(axes[1].Values) > MaxSweepPoints:
-		return nil, fmt.Errorf("sweep: the grid has %d × %d points, more than %d: use larger steps", len(axes[0].Values), len(axes[1].Values), MaxSweepPoints)
+	case len(axes) == 2 && len(axes[0].Values)*len(axes[1].Values) > maxSweepPoints:
+		return nil, fmt.Errorf("sweep: the grid has %d × %d points, more than %d: use larger steps", len(axes[0].Values), len(axes[1].Values), maxSweepPoints)
 	}
 	second := []*big.Rat{nil}
 	if len(axes) == 2 {

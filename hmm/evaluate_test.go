@@ -48,7 +48,7 @@ func TestSweepArithmetics(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer fh.Close()
-	file, err := ParseFile(fh, "flu_hmm.json")
+	file, err := parseFile(fh, "flu_hmm.json")
 	if err != nil {
 		t.Fatal(err)
 	}

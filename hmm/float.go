@@ -9,10 +9,10 @@ import (
 	"sync/atomic"
 )
 
-// ErrUnderflow is returned by LossFloat when a positive probability became
+// errUnderflow is returned by LossFloat when a positive probability became
 // zero in float64 (an entry more than 2^1074 times smaller than the largest
 // of its forward vector); the exact path must be used.
-var ErrUnderflow = errors.New("hmm: float path underflow")
+var errUnderflow = errors.New("hmm: float path underflow")
 
 // FloatResult encloses the privacy loss computed in float64.
 type FloatResult struct {
@@ -77,11 +77,11 @@ func LossFloat(m *Model, secrets []Secret, n int) (FloatResult, error) {
 	}
 	close(jobs)
 	wg.Wait()
-	if s.explored.Load() > MaxExplored {
+	if s.explored.Load() > maxExplored {
 		return FloatResult{}, tooLarge(m, len(secrets), n)
 	}
 	if failed.Load() {
-		return FloatResult{}, ErrUnderflow
+		return FloatResult{}, errUnderflow
 	}
 	r := FloatResult{LossLo: max(s.lo, 0), LossHi: max(s.hi, 0), Witness: s.witness, Secret: s.secret, Larger: s.larger, Explored: s.explored.Load()}
 	if s.inf {
@@ -90,10 +90,10 @@ func LossFloat(m *Model, secrets []Secret, n int) (FloatResult, error) {
 	return r, nil
 }
 
-// CheckFloat decides ε-Pufferfish privacy from the float enclosure:
+// checkFloat decides ε-Pufferfish privacy from the float enclosure:
 // Holds when LossHi ≤ ln of the enclosure's lower end of e^ε, Violated when
 // LossLo exceeds its upper end, Undecided otherwise (then use Check).
-func CheckFloat(m *Model, secrets []Secret, n int, eps Epsilon) (Verdict, FloatResult, error) {
+func checkFloat(m *Model, secrets []Secret, n int, eps Epsilon) (Verdict, FloatResult, error) {
 	r, err := LossFloat(m, secrets, n)
 	if err != nil {
 		return "", r, err
@@ -108,18 +108,18 @@ func CheckFloat(m *Model, secrets []Secret, n int, eps Epsilon) (Verdict, FloatR
 	return Undecided, r, nil
 }
 
-// logDown and logUp bound ln r from below and above. LogRat subtracts two
+// logDown and logUp bound ln r from below and above. logRat subtracts two
 // logarithms of 60-bit numbers (each ≈ 42, an ulp ≈ 7e-15) and adds a
 // multiple of ln 2, so its error is below 1e-13·(1 + |ln r|); the margin
 // 1e-12·(1 + |ln r|) covers it with room (a value that close to e^ε is left
 // to the exact checker as undecided).
 func logDown(r *big.Rat) float64 {
-	l := LogRat(r)
+	l := logRat(r)
 	return l - 1e-12*(1+math.Abs(l))
 }
 
 func logUp(r *big.Rat) float64 {
-	l := LogRat(r)
+	l := logRat(r)
 	return l + 1e-12*(1+math.Abs(l))
 }
 
@@ -310,8 +310,8 @@ func (w *fworker) visit(pi, tau fvec, d int, name string) bool {
 	if len(pi.idx) == 0 && len(tau.idx) == 0 {
 		return true
 	}
-	if w.s.explored.Add(1) > MaxExplored {
-		return true // LossFloat reports ErrTooLarge
+	if w.s.explored.Add(1) > maxExplored {
+		return true // LossFloat reports errTooLarge
 	}
 	switch {
 	case len(tau.idx) == 0:

@@ -14,7 +14,7 @@ func FuzzParseFile(f *testing.F) {
 	 "secrets": [{"name": "a vs b", "pi": [1, 0], "tau": [0, 1]}]}`)
 	f.Add(`{"states": [], "observations": []}`)
 	f.Fuzz(func(t *testing.T, s string) {
-		file, err := ParseFile(strings.NewReader(s), "fuzz.json")
+		file, err := parseFile(strings.NewReader(s), "fuzz.json")
 		if err != nil {
 			return
 		}

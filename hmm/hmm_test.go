@@ -10,7 +10,7 @@ var half = big.NewRat(1, 2)
 
 // [LWZ]'s ½-geometric mechanism on {0,1,2}.
 func TestGeometricHalf(t *testing.T) {
-	geo, err := Geometric(half, 2)
+	geo, err := geometricMatrix(half, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +24,7 @@ func TestGeometricHalf(t *testing.T) {
 	}
 	// ln(1/α)-DP for neighbours, exactly: the loss is ln 2 for every range.
 	for _, m := range []int{1, 2, 5, 9} {
-		model, pairs, _ := GeometricModel(half, m)
+		model, pairs, _ := geometricModel(half, m)
 		r, err := Loss(model, pairs, 2)
 		if err != nil {
 			t.Fatal(err)
@@ -75,7 +75,7 @@ func directNoisyMax(geo [][]*big.Rat, v []int, ret NoisyMaxReturns) []*big.Rat {
 
 // directLoss is the DP loss by enumeration of distributions over pairs.
 func directLoss(geo [][]*big.Rat, n int, ret NoisyMaxReturns, nb Neighbours) *big.Rat {
-	vs, _ := NoisyMaxInputs(n, len(geo)-1)
+	vs, _ := noisyMaxInputs(n, len(geo)-1)
 	dist := make([][]*big.Rat, len(vs))
 	for i, v := range vs {
 		dist[i] = directNoisyMax(geo, v, ret)
@@ -113,11 +113,11 @@ func directLoss(geo [][]*big.Rat, n int, ret NoisyMaxReturns, nb Neighbours) *bi
 // n = 1..6 queries under both neighbour notions, cross-checked against
 // direct enumeration of the noise for n ≤ 4.
 func TestNoisyMaxLosses(t *testing.T) {
-	geo, _ := Geometric(half, 2)
+	geo, _ := geometricMatrix(half, 2)
 	for _, ret := range []NoisyMaxReturns{ReturnIndex, ReturnValue} {
 		for _, nb := range []Neighbours{DifferByOne, DifferAnyhow} {
 			for n := 1; n <= 6; n++ {
-				model, pairs, err := NoisyMaxModel(n, 2, half, ret, nb)
+				model, pairs, err := noisyMaxModel(n, 2, half, ret, nb)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -126,10 +126,10 @@ func TestNoisyMaxLosses(t *testing.T) {
 					t.Fatal(err)
 				}
 				if n <= 4 {
-					vs, _ := NoisyMaxInputs(n, 2)
+					vs, _ := noisyMaxInputs(n, 2)
 					for _, v := range vs {
 						want := directNoisyMax(geo, v, ret)
-						for o, p := range NoisyMaxDist(geo, v, ret) {
+						for o, p := range noisyMaxDist(geo, v, ret) {
 							if p.Cmp(want[o]) != 0 {
 								t.Fatalf("n=%d input %v output %d: formula %s, enumeration %s", n, v, o, p.RatString(), want[o].RatString())
 							}
@@ -162,8 +162,8 @@ func TestExample71(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Direct: P(index | secret) = Σ_{i,j,k} prior(i,j,k) · P(index | i,j,k).
-	geo, _ := Geometric(half, 2)
-	vs, _ := NoisyMaxInputs(3, 2)
+	geo, _ := geometricMatrix(half, 2)
+	vs, _ := noisyMaxInputs(3, 2)
 	var pPi, pTau [3]*big.Rat
 	for o := range 3 {
 		pPi[o], pTau[o] = new(big.Rat), new(big.Rat)
@@ -188,7 +188,7 @@ func TestExample71(t *testing.T) {
 		t.Fatalf("HMM ratio %s, direct %s", r.Ratio.RatString(), best.RatString())
 	}
 	t.Logf("Example 7.1: ratio %s = %.6f (loss %.6f), witness %v (%s larger); ln(2)-Pufferfish holds: %v",
-		r.Ratio.RatString(), LogRat(r.Ratio), r.Loss, r.Witness, r.Larger, r.Ratio.Cmp(big.NewRat(2, 1)) <= 0)
+		r.Ratio.RatString(), logRat(r.Ratio), r.Loss, r.Witness, r.Larger, r.Ratio.Cmp(big.NewRat(2, 1)) <= 0)
 }
 
 // directAboveThreshold enumerates the noisy threshold and every noisy
@@ -235,7 +235,7 @@ func directAboveThreshold(t, m int, geoT, geoQ [][]*big.Rat, q []int) map[string
 func TestAboveThreshold(t *testing.T) {
 	for _, c := range []struct{ n, th, m int }{{2, 1, 2}, {3, 1, 2}, {2, 0, 3}} {
 		aT, aQ := big.NewRat(1, 2), big.NewRat(2, 3)
-		model, secs, err := AboveThresholdDP(c.n, c.th, c.m, aT, aQ)
+		model, secs, err := aboveThresholdDP(c.n, c.th, c.m, aT, aQ)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -243,8 +243,8 @@ func TestAboveThreshold(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		geoT, _ := Geometric(aT, c.m)
-		geoQ, _ := Geometric(aQ, c.m)
+		geoT, _ := geometricMatrix(aT, c.m)
+		geoQ, _ := geometricMatrix(aQ, c.m)
 		best := directDPRatio(t, c.n, c.m, func(q []int) map[string]*big.Rat { return directAboveThreshold(c.th, c.m, geoT, geoQ, q) })
 		if best.Cmp(r.Ratio) != 0 {
 			t.Fatalf("%+v: HMM ratio %s, direct %s", c, r.Ratio.RatString(), best.RatString())
@@ -301,8 +301,8 @@ func TestSparseVector(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		geoT, _ := Geometric(aT, c.m)
-		geoQ, _ := Geometric(aQ, c.m)
+		geoT, _ := geometricMatrix(aT, c.m)
+		geoQ, _ := geometricMatrix(aQ, c.m)
 		best := directDPRatio(t, c.n, c.m, func(q []int) map[string]*big.Rat { return directSparseVector(c.th, c.m, c.c, geoT, geoQ, q) })
 		if best.Cmp(r.Ratio) != 0 {
 			t.Fatalf("%+v: HMM ratio %s, direct %s", c, r.Ratio.RatString(), best.RatString())
@@ -317,7 +317,7 @@ func TestSparseVector(t *testing.T) {
 // each vector; every distribution must sum to 1.
 func directDPRatio(t *testing.T, n, m int, dist func(q []int) map[string]*big.Rat) *big.Rat {
 	t.Helper()
-	vs, _ := NoisyMaxInputs(n, m)
+	vs, _ := noisyMaxInputs(n, m)
 	ds := make([]map[string]*big.Rat, len(vs))
 	for x := range vs {
 		ds[x] = dist(vs[x])

@@ -152,7 +152,7 @@ func Loss(m *Model, secrets []Secret, n int) (Result, error) {
 	}
 	close(jobs)
 	wg.Wait()
-	if s.explored.Load() > MaxExplored {
+	if s.explored.Load() > maxExplored {
 		return Result{}, tooLarge(m, len(secrets), n)
 	}
 	r := Result{Witness: s.witness, Secret: s.secret, Larger: s.larger, Explored: s.explored.Load()}
@@ -168,14 +168,14 @@ func (r *Result) setRatio(inf bool, num, den *big.Int) {
 		return
 	}
 	r.Ratio = new(big.Rat).SetFrac(num, den)
-	r.Loss = LogRat(r.Ratio)
+	r.Loss = logRat(r.Ratio)
 }
 
 // canonicalWitness replaces the parallel pass's witness by the first
 // sequence, in the fixed order of secrets, first observations and
 // depth-first extensions, that attains the same loss (ties broken the
 // same way on every run). It keeps the parallel witness if the pass
-// would exceed MaxExplored.
+// would exceed maxExplored.
 func canonicalWitness(c *compiled, init [][2]sparse, secrets []Secret, n int, best *search, r *Result) {
 	s := &search{c: c, n: n, target: true, targetInf: best.inf, num: best.num, den: best.den}
 	w := newWorker(c)
@@ -184,15 +184,15 @@ func canonicalWitness(c *compiled, init [][2]sparse, secrets []Secret, n int, be
 			pi, tau := w.emit(init[i][0], o), w.emit(init[i][1], o)
 			w.path = append(w.path[:0], o)
 			w.visit(s, pi, tau, 1, secrets[i].Name)
-			if s.found || s.explored.Load() > MaxExplored {
+			if s.found || s.explored.Load() > maxExplored {
 				break
 			}
 		}
-		if s.found || s.explored.Load() > MaxExplored {
+		if s.found || s.explored.Load() > maxExplored {
 			break
 		}
 	}
-	if s.found && s.explored.Load() <= MaxExplored {
+	if s.found && s.explored.Load() <= maxExplored {
 		r.Witness, r.Secret, r.Larger = s.witness, s.secret, s.larger
 	}
 }
@@ -213,9 +213,9 @@ func hasZeroRatio(a, b sparse) bool {
 	return false
 }
 
-// LogRat is ln r for a positive rational, accurate for any size
+// logRat is ln r for a positive rational, accurate for any size
 // (epsilon.LogRat).
-func LogRat(r *big.Rat) float64 { return epsilon.LogRat(r) }
+func logRat(r *big.Rat) float64 { return epsilon.LogRat(r) }
 
 type worker struct {
 	c       *compiled
@@ -273,8 +273,8 @@ func (w *worker) visit(s *search, pi, tau sparse, d int, name string) {
 	if len(pi.idx) == 0 && len(tau.idx) == 0 || s.target && s.found {
 		return
 	}
-	if s.explored.Add(1) > MaxExplored {
-		return // Loss reports ErrTooLarge
+	if s.explored.Add(1) > maxExplored {
+		return // Loss reports errTooLarge
 	}
 	sp, st := pi.sum(), tau.sum()
 	if sp.Cmp(st) >= 0 {
@@ -338,29 +338,29 @@ func (w *worker) mayExceed(s *search, wp, wt sparse) bool {
 }
 
 // checkInputs validates the arguments of Loss and LossFloat.
-// MaxLength is the longest observation sequence a search accepts, and
-// MaxExplored the most sequences it visits before giving up with
-// ErrTooLarge (the search tree has up to |O|^n leaves; pruning usually
+// maxLength is the longest observation sequence a search accepts, and
+// maxExplored the most sequences it visits before giving up with
+// errTooLarge (the search tree has up to |O|^n leaves; pruning usually
 // visits far fewer, but not always).
 const (
-	MaxLength   = 100_000
-	MaxExplored = 1 << 24
+	maxLength   = 100_000
+	maxExplored = 1 << 24
 )
 
-// ErrTooLarge is returned (wrapped) when a search would visit more than
-// MaxExplored sequences.
-var ErrTooLarge = errors.New("hmm: search too large")
+// errTooLarge is returned (wrapped) when a search would visit more than
+// maxExplored sequences.
+var errTooLarge = errors.New("hmm: search too large")
 
 func tooLarge(m *Model, secrets, n int) error {
-	return fmt.Errorf("%w: more than %d observation sequences visited without finishing (%d secret pairs × lengths 1..%d over %d observations: up to %.3g sequences); use a shorter length or fewer pairs", ErrTooLarge, MaxExplored, secrets, n, len(m.Obs), float64(secrets)*math.Pow(float64(len(m.Obs)), float64(n)))
+	return fmt.Errorf("%w: more than %d observation sequences visited without finishing (%d secret pairs × lengths 1..%d over %d observations: up to %.3g sequences); use a shorter length or fewer pairs", errTooLarge, maxExplored, secrets, n, len(m.Obs), float64(secrets)*math.Pow(float64(len(m.Obs)), float64(n)))
 }
 
 func checkInputs(m *Model, secrets []Secret, n int) error {
 	if n < 1 {
 		return fmt.Errorf("hmm: maximum length %d must be at least 1", n)
 	}
-	if n > MaxLength {
-		return fmt.Errorf("hmm: maximum length %d exceeds %d", n, MaxLength)
+	if n > maxLength {
+		return fmt.Errorf("hmm: maximum length %d exceeds %d", n, maxLength)
 	}
 	if len(secrets) == 0 {
 		return fmt.Errorf("hmm: no secret pair")

@@ -134,10 +134,10 @@ func (m *Model) ValidateSecret(sec Secret) error {
 	return nil
 }
 
-// Condition returns the prior conditioned on a set of states (the secret
+// condition returns the prior conditioned on a set of states (the secret
 // event), i.e. prior restricted to the set and renormalised. An event of
 // prior probability zero is an error.
-func Condition(prior []*big.Rat, event []int) ([]*big.Rat, error) {
+func condition(prior []*big.Rat, event []int) ([]*big.Rat, error) {
 	out := make([]*big.Rat, len(prior))
 	for i := range out {
 		out[i] = new(big.Rat)

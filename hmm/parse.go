@@ -46,9 +46,9 @@ type fileSecret struct {
 	TauEvent []string          `json:"tau_event"`
 }
 
-// ParseFile reads a model file; name is used in error messages. Unknown
+// parseFile reads a model file; name is used in error messages. Unknown
 // fields are errors.
-func ParseFile(r io.Reader, name string) (*File, error) {
+func parseFile(r io.Reader, name string) (*File, error) {
 	data, err := strictjson.ReadAll(r, name)
 	if err != nil {
 		return nil, err
@@ -200,7 +200,7 @@ func (f *File) Build(name string, set map[string]*big.Rat) (*Model, []Secret, er
 					}
 					states = append(states, s)
 				}
-				d, err := Condition(prior, states)
+				d, err := condition(prior, states)
 				if err != nil {
 					return nil, nil, errf("%s: %v", sec.Name, err)
 				}

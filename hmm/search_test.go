@@ -226,7 +226,7 @@ func TestModelFile(t *testing.T) {
 		{`{"states": ["a"], "observations": ["x"], "transition": [[1]], "emission": [[1]], "secrets": [{"pi": [1], "tau": [1]}], "extra": 1}`, `unknown field`},
 		{`{"states": ["a","b"], "observations": ["x"], "transition": [[1,0],[0,1]], "emission": [[1],[1]], "prior": [1, 0], "secrets": [{"pi_event": ["a"], "tau_event": ["b"]}]}`, `probability zero`},
 	} {
-		f, err := ParseFile(strings.NewReader(c.body), "m.json")
+		f, err := parseFile(strings.NewReader(c.body), "m.json")
 		if err == nil {
 			_, _, err = f.Build("m.json", nil)
 		}
@@ -238,7 +238,7 @@ func TestModelFile(t *testing.T) {
 	body := `{"states": ["h", "s"], "observations": ["ok", "cough"], "parameters": {"p": "1/10"},
 	  "transition": [["1-p", "p"], ["p", "1-p"]], "emission": [["3/4", "1/4"], ["1/4", "3/4"]],
 	  "prior": ["1/2", "1/2"], "secrets": [{"name": "sick", "pi_event": ["s"], "tau_event": ["h"]}]}`
-	f, err := ParseFile(strings.NewReader(body), "m.json")
+	f, err := parseFile(strings.NewReader(body), "m.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -66,7 +66,7 @@ func TestAudit2ComposeJointPlainWindows(t *testing.T) {
 			const T = 6
 			d := audit2Data(t, states, 0, T, 2)
 			opts := Options{Epsilon: 1, Method: mechanism.Exact, UnknownStart: true}
-			w2, err := Windows(d, class, false, opts, 2*time.Hour, time.UTC)
+			w2, err := releaseWindows(d, class, false, opts, 2*time.Hour, time.UTC)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -74,7 +74,7 @@ func TestAudit2ComposeJointPlainWindows(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			w3, err := Windows(d, class, false, opts, 3*time.Hour, time.UTC)
+			w3, err := releaseWindows(d, class, false, opts, 3*time.Hour, time.UTC)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -130,7 +130,7 @@ func TestAudit2DayFilesNoOrigin(t *testing.T) {
 			var rels []brute.Release
 			for i, d := range []*Data{d1, d2} {
 				if windowed {
-					wr, err := Windows(d, class, false, opts, time.Hour, time.UTC)
+					wr, err := releaseWindows(d, class, false, opts, time.Hour, time.UTC)
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -27,7 +27,7 @@ func TestAudit2JointWindowsMean(t *testing.T) {
 		{[][]float64{{0.5, 0.5, 0}, {0, 0, 1}, {1, 0, 0}}, markov.InitAny, nil},
 		{[][]float64{{0.98, 0.01, 0.01}, {0.01, 0.98, 0.01}, {0.01, 0.01, 0.98}}, markov.InitStationary, nil},
 	} {
-		lv, err := EqualWidth(0, 3, 3)
+		lv, err := equalWidth(0, 3, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,7 +58,7 @@ func TestAudit2JointWindowsMean(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		wr, err := Windows(d, class, false, Options{Epsilon: 1, Method: mechanism.Exact, Query: "mean"}, 2*time.Hour, time.UTC)
+		wr, err := releaseWindows(d, class, false, Options{Epsilon: 1, Method: mechanism.Exact, Query: "mean"}, 2*time.Hour, time.UTC)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -43,7 +43,7 @@ func TestAudit2DayFilesWithOrigin(t *testing.T) {
 						t.Fatal(err)
 					}
 					if mode == 1 || (mode == 2 && i%2 == 0) {
-						wr, err := Windows(d, class, false, opts, time.Hour, time.UTC)
+						wr, err := releaseWindows(d, class, false, opts, time.Hour, time.UTC)
 						if err != nil {
 							t.Fatal(err)
 						}

@@ -107,7 +107,7 @@ func TestAudit2PooledJointWindows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		wr, err := Windows(d, class, false, Options{Epsilon: eps, Method: mechanism.Exact, Query: query}, time.Duration(width)*time.Hour, time.UTC)
+		wr, err := releaseWindows(d, class, false, Options{Epsilon: eps, Method: mechanism.Exact, Query: query}, time.Duration(width)*time.Hour, time.UTC)
 		if err != nil {
 			t.Logf("trial %d: %v", trial, err)
 			continue

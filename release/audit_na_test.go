@@ -54,7 +54,7 @@ var naAuditWindows = [][]int{{0, 1, 5, 6}, {3, 7}, {4}}
 // both layouts, so the check can fail.
 func TestAuditNATwoSeriesByBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2025, 48))
-	lv, err := EqualWidth(0, 4, 2) // level values 1 and 3, midpoint 2
+	lv, err := equalWidth(0, 4, 2) // level values 1 and 3, midpoint 2
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func TestAuditNATwoSeriesByBruteForce(t *testing.T) {
 				}
 				sh := shape{Observations: r.Observations, Missing: r.Missing, Sequences: r.Sequences, Scales: []float64{r.PerBinScale}}
 				checkAnswer(t, fmt.Sprintf("trial %d file %d %s, whole data", trial, rep, query), r, define(query, all))
-				wr, err := Windows(d, class, false, o, 2*time.Hour, time.UTC)
+				wr, err := releaseWindows(d, class, false, o, 2*time.Hour, time.UTC)
 				if err != nil {
 					t.Fatal(err)
 				}

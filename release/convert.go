@@ -11,7 +11,7 @@ import (
 )
 
 // ParseParquetTypes reads column=type pairs, comma-separated (types:
-// ParquetTypes), as WriteParquet takes them; "" is none.
+// parquetTypes), as WriteParquet takes them; "" is none.
 func ParseParquetTypes(s string) (map[string]string, error) {
 	ty := map[string]string{}
 	if s == "" {
@@ -20,7 +20,7 @@ func ParseParquetTypes(s string) (map[string]string, error) {
 	for _, kv := range strings.Split(s, ",") {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || strings.TrimSpace(k) == "" {
-			return nil, fmt.Errorf("types %q: want column=type pairs, comma-separated (types: %s)", s, strings.Join(ParquetTypes, ", "))
+			return nil, fmt.Errorf("types %q: want column=type pairs, comma-separated (types: %s)", s, strings.Join(parquetTypes, ", "))
 		}
 		ty[strings.TrimSpace(k)] = strings.TrimSpace(v)
 	}

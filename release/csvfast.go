@@ -22,7 +22,7 @@ import (
 // substrings are the lines and fields: one allocation per block, not per
 // line (a field kept for long — a series name, a time as written — keeps
 // its block alive; the streaming reader copies what it keeps). Lines
-// longer than MaxLine are refused before they are buffered whole, and a
+// longer than maxLine are refused before they are buffered whole, and a
 // read error is returned after the whole lines read before it, naming
 // the last of them.
 type recordReader struct {
@@ -58,8 +58,8 @@ func (rr *recordReader) readLine() (string, bool, error) {
 		}
 		if i >= 0 {
 			l := rest[:i+1]
-			if len(strings.TrimSuffix(l, "\n")) > MaxLine {
-				return "", false, inputError{fmt.Errorf("%s:%d: line longer than %d bytes", rr.name, rr.line+1, MaxLine)}
+			if len(strings.TrimSuffix(l, "\n")) > maxLine {
+				return "", false, inputError{fmt.Errorf("%s:%d: line longer than %d bytes", rr.name, rr.line+1, maxLine)}
 			}
 			rr.pos += i + 1
 			rr.raw = l
@@ -73,8 +73,8 @@ func (rr *recordReader) readLine() (string, bool, error) {
 			}
 			return l, true, nil
 		}
-		if len(rest) > MaxLine { // the byte that makes the line too long
-			return "", false, inputError{fmt.Errorf("%s:%d: line longer than %d bytes", rr.name, rr.line+1, MaxLine)}
+		if len(rest) > maxLine { // the byte that makes the line too long
+			return "", false, inputError{fmt.Errorf("%s:%d: line longer than %d bytes", rr.name, rr.line+1, maxLine)}
 		}
 		n, err := rr.r.Read(rr.chunk)
 		if n > 0 {

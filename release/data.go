@@ -18,13 +18,13 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/mqm"
 )
 
-// MaxSpan is the largest number of time steps one series may span (from
+// maxSpan is the largest number of time steps one series may span (from
 // its first to its last reading). The quilt search handles any span up to
 // it; beyond it the time step is almost certainly wrong (--step).
-const MaxSpan = 1 << 30
+const maxSpan = 1 << 30
 
-// MaxFields is the largest number of fields a data row may have.
-const MaxFields = 1024
+// maxFields is the largest number of fields a data row may have.
+const maxFields = 1024
 
 // CSVOptions says how to read a data file.
 type CSVOptions struct {
@@ -234,8 +234,8 @@ func ReadData(r io.Reader, name string, opts CSVOptions) (*Data, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(first) > MaxFields {
-		return nil, fmt.Errorf("%s:1: %d fields in the header, at most %d are read", name, len(first), MaxFields)
+	if len(first) > maxFields {
+		return nil, fmt.Errorf("%s:1: %d fields in the header, at most %d are read", name, len(first), maxFields)
 	}
 	header := slices.Clone(first)
 	d, idx, intern, hasState, err := begin(header, name, opts)
@@ -444,8 +444,8 @@ func (d *Data) newLong(name string, header []string, idx map[string]int, opts CS
 // record reads one CSV record.
 func (lr *longReader) record(rec []string, line int) error {
 	name := lr.name
-	if len(rec) > MaxFields {
-		return fmt.Errorf("%s:%d: %d fields, at most %d are read", name, line, len(rec), MaxFields)
+	if len(rec) > maxFields {
+		return fmt.Errorf("%s:%d: %d fields, at most %d are read", name, line, len(rec), maxFields)
 	}
 	if len(rec) <= lr.need {
 		missing := lr.col
@@ -489,7 +489,7 @@ func (lr *longReader) value(s string, line int) (int, error) {
 	if !lr.numeric {
 		return lr.intern(s, line)
 	}
-	if IsMissing(s) {
+	if isMissing(s) {
 		lr.d.MissingValues++
 		return Unknown, nil
 	}
@@ -788,8 +788,8 @@ func placeOne(rs []row, step float64, hasTime bool, series string) ([]int, []int
 		if r < 1 || math.Abs(g-r) > 1e-6*r {
 			return nil, nil, fmt.Errorf("%s:%d: time %s is %.6g steps of %v after the previous reading of series %q (%s): readings must lie on a grid of that step; set the time step option", rs[j].file, rs[j].line, rs[j].text, g, step, series, where(rs[j], rs[j-1]))
 		}
-		if float64(pos[j-1])+r >= MaxSpan {
-			return nil, nil, fmt.Errorf("%s:%d: series %q spans more than %d steps of %v; is the time step right?", rs[j].file, rs[j].line, series, MaxSpan, step)
+		if float64(pos[j-1])+r >= maxSpan {
+			return nil, nil, fmt.Errorf("%s:%d: series %q spans more than %d steps of %v; is the time step right?", rs[j].file, rs[j].line, series, maxSpan, step)
 		}
 		pos[j] = pos[j-1] + int(r)
 	}
@@ -831,8 +831,8 @@ func otherDelimiter(h string, delim rune) rune {
 	return 0
 }
 
-// MaxLine is the longest line ReadData accepts, in bytes.
-const MaxLine = 1 << 20
+// maxLine is the longest line ReadData accepts, in bytes.
+const maxLine = 1 << 20
 
 // inputError is an error that already names the file.
 type inputError struct{ error }

@@ -84,7 +84,7 @@ func TestReadDataTruncatedGzip(t *testing.T) {
 
 // An overlong line is named once: file:line, not file: file:line.
 func TestReadDataHugeLineNamedOnce(t *testing.T) {
-	in := "state\n" + strings.Repeat("x,", MaxLine) + "\n"
+	in := "state\n" + strings.Repeat("x,", maxLine) + "\n"
 	_, err := ReadData(strings.NewReader(in), "x.csv", DefaultCSV)
 	if err == nil || !strings.HasPrefix(err.Error(), "x.csv:2: line longer than") {
 		t.Fatalf("huge line: %v", err)

@@ -38,7 +38,7 @@ func TestDSTWindowsByBruteForce(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, per := range []bool{true, false} {
-		wr, err := Windows(d, class, false, Options{Epsilon: 1, Method: mechanism.Exact, PerWindow: per}, 30*time.Minute, ny)
+		wr, err := releaseWindows(d, class, false, Options{Epsilon: 1, Method: mechanism.Exact, PerWindow: per}, 30*time.Minute, ny)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +82,7 @@ func TestDSTWindowIsOnePieceOfTheSeries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wr, err := Windows(d, class, false, Options{Epsilon: 1, Method: mechanism.Exact, PerWindow: true}, 30*time.Minute, ny)
+	wr, err := releaseWindows(d, class, false, Options{Epsilon: 1, Method: mechanism.Exact, PerWindow: true}, 30*time.Minute, ny)
 	if err != nil {
 		t.Fatal(err)
 	}

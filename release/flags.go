@@ -83,8 +83,8 @@ func (v *float64Value) Set(s string) error {
 	return nil
 }
 
-// DataFlagNames are the flags Register defines, in order.
-var DataFlagNames = []string{"series-col", "time-col", "state-col", "delimiter", "step", "gap", "states", "value-col", "levels", "edges", "level-values", "time-format", "tz", "time-unit", "sort"}
+// dataFlagNames are the flags Register defines, in order.
+var dataFlagNames = []string{"series-col", "time-col", "state-col", "delimiter", "step", "gap", "states", "value-col", "levels", "edges", "level-values", "time-format", "tz", "time-unit", "sort"}
 
 // Register defines the reading flags on fs, with puff release's defaults
 // and help, except the ones named in without (e.g. "sort" where series
@@ -146,7 +146,7 @@ func (d *DataFlags) Register(fs *flag.FlagSet, without ...string) {
 			fs.BoolVar(&d.Spec.Sort, "sort", false, "order each series by time instead of refusing times that go backwards (holds every row in memory until the end; without it, rows grouped by series in time order are streamed in memory that grows with the series, not the rows)")
 		},
 	}
-	for _, name := range DataFlagNames {
+	for _, name := range dataFlagNames {
 		if !slices.Contains(without, name) {
 			def[name]()
 		}

@@ -110,7 +110,7 @@ func TestDataFlagsWithout(t *testing.T) {
 	}
 	var names []string
 	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
-	if len(names) != len(DataFlagNames)-2 || fs.Lookup("sort") != nil || fs.Lookup("gap") != nil {
+	if len(names) != len(dataFlagNames)-2 || fs.Lookup("sort") != nil || fs.Lookup("gap") != nil {
 		t.Fatalf("flags %v", names)
 	}
 }

@@ -109,7 +109,7 @@ func TestJointWindowsByBruteForce(t *testing.T) {
 			widths = append(widths, min(width, left))
 		}
 		for _, perWindow := range []bool{false, true} {
-			wr, err := Windows(d, class, false, Options{Epsilon: 1, Method: mechanism.Exact, PerWindow: perWindow}, time.Duration(width)*time.Hour, time.UTC)
+			wr, err := releaseWindows(d, class, false, Options{Epsilon: 1, Method: mechanism.Exact, PerWindow: perWindow}, time.Duration(width)*time.Hour, time.UTC)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -18,13 +18,13 @@ type Levels struct {
 	Values []float64 // each level's value for the mean query (default: midpoints)
 }
 
-// EqualWidth is N equal-width levels over [lo, hi] (--levels LO:HI:N).
-func EqualWidth(lo, hi float64, n int) (*Levels, error) {
+// equalWidth is N equal-width levels over [lo, hi] (--levels LO:HI:N).
+func equalWidth(lo, hi float64, n int) (*Levels, error) {
 	if !(lo < hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
 		return nil, fmt.Errorf("levels: need finite LO < HI, got %v:%v", lo, hi)
 	}
-	if n < 1 || n > MaxLevels {
-		return nil, fmt.Errorf("levels: %d levels, want 1..%d", n, MaxLevels)
+	if n < 1 || n > maxLevels {
+		return nil, fmt.Errorf("levels: %d levels, want 1..%d", n, maxLevels)
 	}
 	e := make([]float64, n+1)
 	for i := range e {
@@ -34,8 +34,8 @@ func EqualWidth(lo, hi float64, n int) (*Levels, error) {
 	return withMidpoints(e), nil
 }
 
-// MaxLevels is the most levels a discretisation may have.
-const MaxLevels = 10000
+// maxLevels is the most levels a discretisation may have.
+const maxLevels = 10000
 
 // ParseLevels reads "LO:HI:N".
 func ParseLevels(s string) (*Levels, error) {
@@ -49,11 +49,11 @@ func ParseLevels(s string) (*Levels, error) {
 	if err1 != nil || err2 != nil || err3 != nil {
 		return nil, fmt.Errorf("levels %q: want LO:HI:N with numbers LO < HI and a whole N", s)
 	}
-	return EqualWidth(lo, hi, n)
+	return equalWidth(lo, hi, n)
 }
 
-// ParseEdges reads "e1,e2,...,em" (m ≥ 2, increasing): m−1 levels.
-func ParseEdges(s string) (*Levels, error) {
+// parseEdges reads "e1,e2,...,em" (m ≥ 2, increasing): m−1 levels.
+func parseEdges(s string) (*Levels, error) {
 	var e []float64
 	for _, f := range strings.Split(s, ",") {
 		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
@@ -65,8 +65,8 @@ func ParseEdges(s string) (*Levels, error) {
 		}
 		e = append(e, v)
 	}
-	if len(e) < 2 || len(e)-1 > MaxLevels {
-		return nil, fmt.Errorf("edges %q: want 2..%d edges", s, MaxLevels+1)
+	if len(e) < 2 || len(e)-1 > maxLevels {
+		return nil, fmt.Errorf("edges %q: want 2..%d edges", s, maxLevels+1)
 	}
 	return withMidpoints(e), nil
 }
@@ -133,9 +133,9 @@ func (l *Levels) Level(v float64) (int, bool) {
 	return lo, false
 }
 
-// IsMissing reports whether a value field marks a missing reading: empty,
+// isMissing reports whether a value field marks a missing reading: empty,
 // "?", "NA" or "NaN" (any case).
-func IsMissing(s string) bool {
+func isMissing(s string) bool {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "", "?", "na", "nan":
 		return true

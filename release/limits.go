@@ -80,11 +80,11 @@ func (e *LimitError) Error() string {
 		what, atLeast, est, e.Max, e.Limit, flag, flag)
 }
 
-// CheckLimits refuses a release over the limits before any work: bins is
+// checkLimits refuses a release over the limits before any work: bins is
 // the number of bins (the class's states), width the window (0: one
 // release). Counting the windows stops as soon as a limit is passed, so
 // it costs at most one pass over the times.
-func CheckLimits(data *Data, bins int, width time.Duration, loc *time.Location, l Limits) error {
+func checkLimits(data *Data, bins int, width time.Duration, loc *time.Location, l Limits) error {
 	if bins > l.cells() {
 		return &LimitError{Limit: "cells", Max: l.cells(), Windows: 1, Bins: bins}
 	}

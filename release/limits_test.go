@@ -92,10 +92,10 @@ func TestLimitsRefuseBeforeWork(t *testing.T) {
 		}
 	}
 	// the defaults hold the example, and a one-bin-too-many class
-	if err := CheckLimits(data, bins, width, time.UTC, Limits{}); err != nil {
+	if err := checkLimits(data, bins, width, time.UTC, Limits{}); err != nil {
 		t.Errorf("defaults: %v", err)
 	}
-	if err := CheckLimits(data, DefaultMaxCells+1, 0, nil, Limits{}); err == nil {
+	if err := checkLimits(data, DefaultMaxCells+1, 0, nil, Limits{}); err == nil {
 		t.Errorf("%d bins accepted", DefaultMaxCells+1)
 	}
 }
@@ -145,7 +145,7 @@ func TestContextStopsRelease(t *testing.T) {
 // indented JSON of the whole report with the ledger field added.
 func TestWindowedWriteJSON(t *testing.T) {
 	data, class := exampleLoaded(t)
-	wr, err := Windows(data, class, false, Options{Epsilon: 1, Method: mechanism.Exact}, time.Minute, time.UTC)
+	wr, err := releaseWindows(data, class, false, Options{Epsilon: 1, Method: mechanism.Exact}, time.Minute, time.UTC)
 	if err != nil {
 		t.Fatal(err)
 	}

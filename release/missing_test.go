@@ -21,7 +21,7 @@ import (
 // "missing" 0 → 1, "observations" 4 → 3 and σ, so the exact number of NA
 // rows was printed.)
 func TestMissingValuesNotRevealed(t *testing.T) {
-	lv, err := EqualWidth(0, 3, 3)
+	lv, err := equalWidth(0, 3, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestMissingValuesNotRevealed(t *testing.T) {
 			}
 			out.Missing, out.Observations, out.Sequences = r.Missing, r.Observations, r.Sequences
 			out.Sigma, out.NoiseScale, out.Lipschitz = r.Sigma, out.NoiseScale+r.NoiseScale, out.Lipschitz+r.Lipschitz
-			wr, err := Windows(d, class, false, Options{Epsilon: 1, Method: mechanism.Exact, Query: query}, 2*time.Hour, time.UTC)
+			wr, err := releaseWindows(d, class, false, Options{Epsilon: 1, Method: mechanism.Exact, Query: query}, 2*time.Hour, time.UTC)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -94,7 +94,7 @@ func TestMissingValuesNotRevealed(t *testing.T) {
 // exceeds ε for some trial, so the check can fail.
 func TestMissingValuesByBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(25, 11))
-	lv, err := EqualWidth(0, 4, 2) // level values 1 and 3, midpoint 2
+	lv, err := equalWidth(0, 4, 2) // level values 1 and 3, midpoint 2
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestMissingValuesByBruteForce(t *testing.T) {
 			}
 			got := map[string][]float64{}
 			for _, query := range []string{"counts", "mean"} {
-				wr, err := Windows(d, class, false, Options{Epsilon: 1, Method: mechanism.Exact, Query: query}, time.Duration(width)*time.Hour, time.UTC)
+				wr, err := releaseWindows(d, class, false, Options{Epsilon: 1, Method: mechanism.Exact, Query: query}, time.Duration(width)*time.Hour, time.UTC)
 				if err != nil {
 					t.Fatal(err)
 				}

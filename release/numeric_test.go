@@ -82,7 +82,7 @@ func TestWindowsCalibrateAtTheirStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wr, err := Windows(d, class, false, Options{Epsilon: 1, Method: mechanism.Exact, PerWindow: true}, 24*time.Hour, time.UTC)
+	wr, err := releaseWindows(d, class, false, Options{Epsilon: 1, Method: mechanism.Exact, PerWindow: true}, 24*time.Hour, time.UTC)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,18 +96,18 @@ func TestWindowsCalibrateAtTheirStart(t *testing.T) {
 	if wr.Total.Rule == "" || wr.Total.Float() < 1 || wr.Total.Float() > 2+1e-9 {
 		t.Fatalf("total %+v", wr.Total)
 	}
-	joint, err := Windows(d, class, false, Options{Epsilon: 1, Method: mechanism.Exact}, 24*time.Hour, time.UTC)
+	joint, err := releaseWindows(d, class, false, Options{Epsilon: 1, Method: mechanism.Exact}, 24*time.Hour, time.UTC)
 	if err != nil {
 		t.Fatal(err)
 	}
 	whole, _ := mqm.ScaleAt(class, mqm.Consecutive(1, 48), 1, mqm.Exact)
 	for _, w := range joint.Windows {
 		c := w.Calibration
-		if w.Sigma != whole.Sigma || c == nil || c.MQM != whole.Sigma || c.Method != CalibratedTPL || w.PerBinScale != 2*min(whole.Sigma, c.TPL) {
+		if w.Sigma != whole.Sigma || c == nil || c.MQM != whole.Sigma || c.Method != calibratedTPL || w.PerBinScale != 2*min(whole.Sigma, c.TPL) {
 			t.Fatalf("joint window σ %v, per-bin %v, calibration %+v; the whole chain's σ is %v", w.Sigma, w.PerBinScale, c, whole.Sigma)
 		}
 	}
-	if joint.Total.Rule != TPLJointRule || joint.Total.Float() != 1 {
+	if joint.Total.Rule != tplJointRule || joint.Total.Float() != 1 {
 		t.Fatalf("joint total %+v", joint.Total)
 	}
 	if len(joint.Record.Segments) != 1 || joint.Record.Segments[0].First != 1 || joint.Record.Segments[0].Last != 48 {

@@ -51,7 +51,7 @@ func readParquetStream(r io.Reader, br *bufio.Reader, gzipped bool, name string,
 			base := cur - int64(br.Buffered())
 			end, err := f.Seek(0, io.SeekEnd)
 			if err == nil && base >= 0 && end >= base {
-				return ReadParquet(io.NewSectionReader(f, base, end-base), end-base, name, opts)
+				return readParquet(io.NewSectionReader(f, base, end-base), end-base, name, opts)
 			}
 		}
 	}
@@ -65,12 +65,12 @@ func readParquetStream(r io.Reader, br *bufio.Reader, gzipped bool, name string,
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return ReadParquet(tmp, n, name, opts)
+	return readParquet(tmp, n, name, opts)
 }
 
-// ReadParquet reads a Parquet file of size bytes as ReadData reads a CSV
+// readParquet reads a Parquet file of size bytes as ReadData reads a CSV
 // file with a header (the long format; the columns are the header).
-func ReadParquet(r io.ReaderAt, size int64, name string, opts CSVOptions) (d *Data, err error) {
+func readParquet(r io.ReaderAt, size int64, name string, opts CSVOptions) (d *Data, err error) {
 	defer func() {
 		// the decoder's own checks of a corrupt file may panic
 		if p := recover(); p != nil {
@@ -88,8 +88,8 @@ func ReadParquet(r io.ReaderAt, size int64, name string, opts CSVOptions) (d *Da
 		return nil, fmt.Errorf("%s: not a readable Parquet file: %v", name, err)
 	}
 	cols := f.Root().Columns()
-	if len(cols) > MaxFields {
-		return nil, fmt.Errorf("%s: %d columns, at most %d are read", name, len(cols), MaxFields)
+	if len(cols) > maxFields {
+		return nil, fmt.Errorf("%s: %d columns, at most %d are read", name, len(cols), maxFields)
 	}
 	header := make([]string, len(cols))
 	for i, c := range cols {

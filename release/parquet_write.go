@@ -15,13 +15,13 @@ import (
 	"github.com/parquet-go/parquet-go/compress/snappy"
 )
 
-// ParquetTypes are the column types WriteParquet can store.
-var ParquetTypes = []string{"string", "int64", "double", "timestamp"}
+// parquetTypes are the column types WriteParquet can store.
+var parquetTypes = []string{"string", "int64", "double", "timestamp"}
 
 // WriteParquet converts a CSV file with a header (r, named name in errors)
 // to a Parquet file with the same columns, in row groups of at most
 // rowsPerGroup rows (0: 100,000). types gives a column's type by name
-// (ParquetTypes; "string" when not named): an int64 or double column holds
+// (parquetTypes; "string" when not named): an int64 or double column holds
 // numbers, a timestamp column RFC 3339 times (stored in nanoseconds, UTC);
 // a missing field (empty, ?, NA, NaN) of a non-string column is a null.
 // ReadData reads the result as it reads the CSV file: the same data.
@@ -52,7 +52,7 @@ func WriteParquet(w io.Writer, r io.Reader, name string, types map[string]string
 		case "timestamp":
 			n = parquet.Optional(parquet.Timestamp(parquet.Nanosecond))
 		default:
-			return fmt.Errorf("column %q: type %q: want one of %s", h, types[h], strings.Join(ParquetTypes, ", "))
+			return fmt.Errorf("column %q: type %q: want one of %s", h, types[h], strings.Join(parquetTypes, ", "))
 		}
 		group[h] = n
 	}
@@ -95,7 +95,7 @@ func WriteParquet(w io.Writer, r io.Reader, name string, types map[string]string
 		row := make(parquet.Row, len(header))
 		for i, f := range rec {
 			typ := types[header[i]]
-			if typ != "" && typ != "string" && IsMissing(f) {
+			if typ != "" && typ != "string" && isMissing(f) {
 				row[leaf[i]] = parquet.NullValue().Level(0, 0, leaf[i])
 				continue
 			}

@@ -201,7 +201,7 @@ type Options struct {
 	// client, a timeout): checked between windows and between patterns.
 	Context context.Context
 	// Limits bound the release's size, checked before any work
-	// (CheckLimits; zero: the defaults).
+	// (checkLimits; zero: the defaults).
 	Limits Limits
 }
 
@@ -591,19 +591,19 @@ func finish(r *Report, sum *Summary, class *markov.Class, fitted bool, opts Opti
 	return draw, nil
 }
 
-// Queries are the statistics a release answers: the histogram's counts
+// queries are the statistics a release answers: the histogram's counts
 // (L = 2), its relative frequencies (L = 2/N) or the mean level value of
 // numeric readings (L = (max − min level value)/N).
-var Queries = []string{"counts", "relative", "mean"}
+var queries = []string{"counts", "relative", "mean"}
 
-// ParseQuery is the query named by s, one of Queries ("" : counts): the
+// ParseQuery is the query named by s, one of queries ("" : counts): the
 // one check of a query's name for the CLI, the service, streams and the
 // Beam pipeline.
 func ParseQuery(s string) (string, error) {
 	if s == "" {
 		return "counts", nil
 	}
-	if !slices.Contains(Queries, s) {
+	if !slices.Contains(queries, s) {
 		return "", fmt.Errorf("query %q: want counts, relative or mean", s)
 	}
 	return s, nil

@@ -125,7 +125,7 @@ func TestReadDataColumnsDelimiterBOM(t *testing.T) {
 }
 
 func TestReadDataRefusesHugeLines(t *testing.T) {
-	in := "state\n" + strings.Repeat("x,", MaxLine) + "\n"
+	in := "state\n" + strings.Repeat("x,", maxLine) + "\n"
 	_, err := ReadData(strings.NewReader(in), "x.csv", DefaultCSV)
 	if err == nil || !strings.Contains(err.Error(), "longer than") {
 		t.Fatalf("huge line: %v", err)
@@ -328,14 +328,14 @@ func TestRunRequests(t *testing.T) {
 		})
 	}
 	for _, s := range []string{"a,,b", "a,a"} {
-		if _, err := ParseStates(s); err == nil {
+		if _, err := parseStates(s); err == nil {
 			t.Errorf("states %q accepted", s)
 		}
 	}
-	if d, err := ParseDelimiter(`\t`); err != nil || d != '\t' {
+	if d, err := parseDelimiter(`\t`); err != nil || d != '\t' {
 		t.Fatalf("tab: %q %v", d, err)
 	}
-	if _, err := ParseDelimiter(";;"); err == nil {
+	if _, err := parseDelimiter(";;"); err == nil {
 		t.Fatal("two-character delimiter accepted")
 	}
 }

@@ -106,7 +106,7 @@ func TestRowsAssembleAsReadData(t *testing.T) {
 }
 
 // Windows from rows (SplitWindows per series, a summary per window,
-// signatures for the total) release exactly what Windows does on the data.
+// signatures for the total) release exactly what releaseWindows does on the data.
 func TestWindowSummariesAsWindows(t *testing.T) {
 	class, err := markov.ParseClass(ExampleClass(), "example")
 	if err != nil {

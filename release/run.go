@@ -41,7 +41,7 @@ func Run(r io.Reader, name string, req Request) (*Report, *markov.Class, error) 
 }
 
 // RunWindows is Run with one release per calendar window of the given
-// width (Windows).
+// width (releaseWindows).
 func RunWindows(r io.Reader, name string, req Request, width time.Duration) (*WindowedReport, error) {
 	if width <= 0 {
 		return nil, fmt.Errorf("window %v: want a positive duration", width)
@@ -77,7 +77,7 @@ type Pending struct {
 
 // Prepare reads the data (as Run), settles the class and computes the
 // release up to its noise; width > 0 asks for one release per calendar
-// window of that width (Windows, in req.CSV.Location).
+// window of that width (releaseWindows, in req.CSV.Location).
 func Prepare(r io.Reader, name string, req Request, width time.Duration) (*Pending, error) {
 	if width == 0 && req.Origin == nil {
 		return prepareStream(r, name, req)
@@ -101,7 +101,7 @@ func Load(r io.Reader, name string, req Request) (*Data, *markov.Class, error) {
 // It does not modify data, so releases may share it.
 func PrepareData(data *Data, class *markov.Class, fitted bool, opts Options, width time.Duration, loc *time.Location) (*Pending, error) {
 	p := &Pending{Class: class}
-	if err := CheckLimits(data, len(class.States), width, loc, opts.Limits); err != nil {
+	if err := checkLimits(data, len(class.States), width, loc, opts.Limits); err != nil {
 		return nil, err
 	}
 	if opts.Origin != nil {
@@ -225,9 +225,9 @@ func settle(req *Request) (CSVOptions, error) {
 	return opts, nil
 }
 
-// ParseStates reads a declared state list "a,b,c" (distinct, non-empty);
+// parseStates reads a declared state list "a,b,c" (distinct, non-empty);
 // "" gives nil.
-func ParseStates(s string) ([]string, error) {
+func parseStates(s string) ([]string, error) {
 	if s == "" {
 		return nil, nil
 	}
@@ -243,8 +243,8 @@ func ParseStates(s string) ([]string, error) {
 	return st, nil
 }
 
-// ParseDelimiter reads a one-character field delimiter ("\t" for tab).
-func ParseDelimiter(s string) (rune, error) {
+// parseDelimiter reads a one-character field delimiter ("\t" for tab).
+func parseDelimiter(s string) (rune, error) {
 	d := strings.ReplaceAll(s, `\t`, "\t")
 	if utf8.RuneCountInString(d) != 1 {
 		return 0, fmt.Errorf("delimiter %q: want exactly one character", s)

@@ -14,11 +14,11 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/markov"
 )
 
-// ExampleName and ExampleClassName name the built-in example's data and
+// exampleName and exampleClassName name the built-in example's data and
 // class in messages.
 const (
-	ExampleName      = "example/activity.csv"
-	ExampleClassName = "example/activity_class.json"
+	exampleName      = "example/activity.csv"
+	exampleClassName = "example/activity_class.json"
 )
 
 // OpenData opens the data file at path, or the built-in example
@@ -26,7 +26,7 @@ const (
 // messages; close it when done.
 func OpenData(path string) (io.ReadCloser, string, error) {
 	if path == "" {
-		return io.NopCloser(ExampleData()), ExampleName, nil
+		return io.NopCloser(ExampleData()), exampleName, nil
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -37,7 +37,7 @@ func OpenData(path string) (io.ReadCloser, string, error) {
 
 // ExampleClassParsed is the built-in example's class (ExampleClass).
 func ExampleClassParsed() (*markov.Class, error) {
-	return markov.ParseClass(ExampleClass(), ExampleClassName)
+	return markov.ParseClass(ExampleClass(), exampleClassName)
 }
 
 // DatasetName is the dataset name a data file gives by default: its base

@@ -36,7 +36,7 @@ func TestSourceHelpers(t *testing.T) {
 		t.Fatal("both was read")
 	}
 	r, name, err := OpenData("")
-	if err != nil || name != ExampleName {
+	if err != nil || name != exampleName {
 		t.Fatal(name, err)
 	}
 	got, _ := io.ReadAll(r)
@@ -77,7 +77,7 @@ func TestWriteJSONFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, _, err := Run(ExampleData(), ExampleName, Request{Class: class, CSV: DefaultCSV, Options: Options{Epsilon: 1, Method: "exact"}})
+	rep, _, err := Run(ExampleData(), exampleName, Request{Class: class, CSV: DefaultCSV, Options: Options{Epsilon: 1, Method: "exact"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,7 +53,7 @@ func (s Spec) CSV() (CSVOptions, error) {
 	}
 	var err error
 	if s.Delimiter != "" {
-		if o.Delimiter, err = ParseDelimiter(s.Delimiter); err != nil {
+		if o.Delimiter, err = parseDelimiter(s.Delimiter); err != nil {
 			return o, fieldErr("delimiter", err)
 		}
 	}
@@ -61,7 +61,7 @@ func (s Spec) CSV() (CSVOptions, error) {
 		return o, fieldErr("step", fmt.Errorf("%v: want a finite number ≥ 0", s.Step))
 	}
 	o.Step = s.Step
-	if o.States, err = ParseStates(s.States); err != nil {
+	if o.States, err = parseStates(s.States); err != nil {
 		return o, fieldErr("states", err)
 	}
 	o.ValueCol = s.ValueCol
@@ -73,7 +73,7 @@ func (s Spec) CSV() (CSVOptions, error) {
 			return o, fieldErr("levels", err)
 		}
 	case s.Edges != "":
-		if o.Levels, err = ParseEdges(s.Edges); err != nil {
+		if o.Levels, err = parseEdges(s.Edges); err != nil {
 			return o, fieldErr("edges", err)
 		}
 	}

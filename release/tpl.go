@@ -23,16 +23,16 @@ type Calibration struct {
 
 // Method names of a Calibration.
 const (
-	CalibratedMQM = "mqm"
-	CalibratedTPL = "tpl"
+	calibratedMQM = "mqm"
+	calibratedTPL = "tpl"
 )
 
 // Cost limits of the leakage bound (its recursion is O(k²)–O(k³) per step
 // and pair and is bisected): the unbounded bound is computed for at most
-// MaxTPLStates states, the finite-length one (smaller for short series)
+// maxTPLStates states, the finite-length one (smaller for short series)
 // only while T·k³ ≤ maxTPLWork.
 const (
-	MaxTPLStates = 16
+	maxTPLStates = 16
 	maxTPLWork   = 20000
 )
 
@@ -103,7 +103,7 @@ func TPLSigma(class *markov.Class, eps float64, maxStates int) (float64, string)
 // choose keeps the smaller of base.Sigma and t (the leakage bound's σ, 0:
 // not computed, for the reason why) on base.
 func choose(base *Report, t float64, why string) {
-	c := &Calibration{Method: CalibratedMQM, Theorem: "[SWC17] Thm 4.3 for the vector of every window's histogram (docs/math.md §4.8)", MQM: base.Sigma}
+	c := &Calibration{Method: calibratedMQM, Theorem: "[SWC17] Thm 4.3 for the vector of every window's histogram (docs/math.md §4.8)", MQM: base.Sigma}
 	base.Calibration = c
 	if !base.Method.MQM() {
 		c.Method, c.Theorem, c.Why = string(base.Method), jointTheorem(base.Method), "the method asked for"
@@ -114,7 +114,7 @@ func choose(base *Report, t float64, why string) {
 	case t == 0:
 		c.Why = why
 	case t < base.Sigma:
-		c.Method = CalibratedTPL
+		c.Method = calibratedTPL
 		c.Theorem = "every event-level DP release of a chain loses at most the per-step temporal leakage ([CYXX18] Thm 4, Thm 10; docs/math.md §8.6, §8.7)"
 		c.Why = fmt.Sprintf("the temporal leakage bound needs σ = %.6g, less than the Markov Quilt Mechanism's %.6g", t, base.Sigma)
 		base.tpl = t

@@ -47,11 +47,11 @@ func TestLeakageBoundSkippedForSlowFixedStarts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wr, err := Windows(d, class, false, Options{Epsilon: 1, Method: mechanism.Exact}, 24*time.Hour, time.UTC)
+	wr, err := releaseWindows(d, class, false, Options{Epsilon: 1, Method: mechanism.Exact}, 24*time.Hour, time.UTC)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := wr.Windows[0].Calibration; c == nil || c.Method != CalibratedMQM || !strings.Contains(c.Why, "fixed initial distribution") {
+	if c := wr.Windows[0].Calibration; c == nil || c.Method != calibratedMQM || !strings.Contains(c.Why, "fixed initial distribution") {
 		t.Fatalf("calibration %+v", c)
 	}
 }

@@ -66,7 +66,7 @@ type WindowedReport struct {
 	Record *record.Release `json:"-"`
 }
 
-// Windows releases one histogram per calendar window of the given width
+// releaseWindows releases one histogram per calendar window of the given width
 // (aligned to the Unix epoch in loc's wall-clock time, so 24h windows are
 // local days). By default every window is calibrated jointly with σ of
 // each series' whole chain, so all windows together are ε-Pufferfish
@@ -76,7 +76,7 @@ type WindowedReport struct {
 // windows of one series are disjoint segments of one chain (the parallel
 // rule, with the influence across the gaps), series are independent (the
 // worst series). The data must have times.
-func Windows(data *Data, class *markov.Class, fitted bool, opts Options, width time.Duration, loc *time.Location) (*WindowedReport, error) {
+func releaseWindows(data *Data, class *markov.Class, fitted bool, opts Options, width time.Duration, loc *time.Location) (*WindowedReport, error) {
 	wr, draw, err := planWindows(data, class, fitted, opts, width, loc)
 	if err != nil {
 		return nil, err
@@ -84,11 +84,11 @@ func Windows(data *Data, class *markov.Class, fitted bool, opts Options, width t
 	return wr, draw()
 }
 
-// JointRule is the total rule of windows calibrated jointly by the Markov
-// Quilt Mechanism, TPLJointRule by the temporal leakage bound.
+// jointRule is the total rule of windows calibrated jointly by the Markov
+// Quilt Mechanism, tplJointRule by the temporal leakage bound.
 const (
-	JointRule    = "mqm-joint"
-	TPLJointRule = "tpl-joint"
+	jointRule    = "mqm-joint"
+	tplJointRule = "tpl-joint"
 )
 
 // jointTheorem names the theorem behind a joint total for a method.
@@ -223,7 +223,7 @@ func planWindows(data *Data, class *markov.Class, fitted bool, opts Options, wid
 // maximum over the observation patterns of the whole series (whole), and
 // window i (summary wins[i], calendar index keys[i]) gets Laplace noise of
 // scale σ·L_i on every bin, L_i its own Lipschitz constant. The total is
-// the method's ε, by rule JointRule.
+// the method's ε, by rule jointRule.
 func planJoint(whole *Summary, wins []*Summary, keys []int64, class *markov.Class, fitted bool, opts Options, cache *ScaleCache, width time.Duration, loc *time.Location) (*WindowedReport, map[string]*mqm.Quilt, func() error, error) {
 	base, quilts, err := calibrate(whole, class, fitted, opts, cache)
 	if err != nil {
@@ -233,7 +233,7 @@ func planJoint(whole *Summary, wins []*Summary, keys []int64, class *markov.Clas
 	for _, p := range whole.Patterns {
 		T = max(T, p.Observation.End())
 	}
-	chooseCalibration(base, calibrated(class, opts), T, opts.Epsilon, MaxTPLStates, cache)
+	chooseCalibration(base, calibrated(class, opts), T, opts.Epsilon, maxTPLStates, cache)
 	w := width.Seconds()
 	out := &WindowedReport{Width: width.String(), Zone: loc.String()}
 	draws := make([]func() error, len(wins))
@@ -247,10 +247,10 @@ func planJoint(whole *Summary, wins []*Summary, keys []int64, class *markov.Clas
 		}
 		out.Windows = append(out.Windows, Window{Start: windowStart(keys[i], w, loc), End: windowStart(keys[i]+1, w, loc), Report: r})
 	}
-	out.Total = Total{Guarantee: guarantee.Guarantee{Epsilon: guarantee.Charge(opts.Epsilon, opts.exactText()), Rule: JointRule, Theorem: jointTheorem(opts.Method)}}
+	out.Total = Total{Guarantee: guarantee.Guarantee{Epsilon: guarantee.Charge(opts.Epsilon, opts.exactText()), Rule: jointRule, Theorem: jointTheorem(opts.Method)}}
 	switch {
 	case base.tpl > 0:
-		out.Total.Rule, out.Total.Theorem = TPLJointRule, base.Calibration.Theorem
+		out.Total.Rule, out.Total.Theorem = tplJointRule, base.Calibration.Theorem
 	case !opts.Method.MQM():
 		out.Total.Rule = "joint"
 	}
