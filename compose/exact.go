@@ -3,6 +3,7 @@ package compose
 import (
 	"math"
 	"math/big"
+	"slices"
 )
 
 // Exact arithmetic of the ledger: every ε is a rational (package
@@ -39,3 +40,24 @@ func capBy(E *big.Rat, e float64) *big.Rat {
 }
 
 func zero() *big.Rat { return new(big.Rat) }
+
+// event is a change, at time t, of the ε a record is exposed to: +ε where
+// a release starts, −ε after it ends.
+type event struct {
+	t   int
+	eps *big.Rat
+}
+
+// mostExposed is the largest ε any record is exposed to: the running sum
+// of the events in time order, read after the last event of each time.
+func mostExposed(ev []event) *big.Rat {
+	slices.SortFunc(ev, func(a, b event) int { return a.t - b.t })
+	cur, worst := zero(), zero()
+	for i, e := range ev {
+		cur = add(cur, e.eps)
+		if i+1 == len(ev) || ev[i+1].t != e.t {
+			worst = maxRat(worst, cur)
+		}
+	}
+	return worst
+}

@@ -55,7 +55,6 @@ import (
 	"io"
 	"math"
 	"math/big"
-	"slices"
 	"sort"
 	"strings"
 
@@ -613,10 +612,6 @@ func dpRule(d *Dataset, rs []Release) Claim {
 	c := claim(dpRuleName, dpTheorem)
 	// The ε each record is exposed to changes only where a release starts
 	// or ends: sweep those events (memory O(releases), any length).
-	type event struct {
-		t   int
-		eps *big.Rat
-	}
 	var ev []event
 	sum := zero()
 	for _, r := range rs {
@@ -628,15 +623,7 @@ func dpRule(d *Dataset, rs []Release) Claim {
 		sum = add(sum, new(big.Rat).Mul(r.eps, big.NewRat(int64(r.End-r.Start+1), 1)))
 	}
 	if independent(d.Class) {
-		slices.SortFunc(ev, func(a, b event) int { return a.t - b.t })
-		cur, worst := zero(), zero()
-		for i, e := range ev {
-			cur = add(cur, e.eps)
-			if i+1 == len(ev) || ev[i+1].t != e.t {
-				worst = maxRat(worst, cur)
-			}
-		}
-		c.Applies, c.Epsilon = true, worst
+		c.Applies, c.Epsilon = true, mostExposed(ev)
 		c.Covers = "every record (Θ has independent records, so DP is Pufferfish)"
 		return c
 	}

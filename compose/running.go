@@ -315,23 +315,11 @@ func isInfUp(r *big.Rat) bool { return math.IsInf(guarantee.Up(r), 0) }
 func dpGroups(class *markov.Class, gs []Group) Claim {
 	c := claim(dpRuleName, dpTheorem)
 	if independent(class) {
-		type event struct {
-			t   int
-			eps *big.Rat
-		}
 		ev := make([]event, 0, 2*len(gs))
 		for _, g := range gs {
 			ev = append(ev, event{g.Start, g.Eps}, event{g.End + 1, new(big.Rat).Neg(g.Eps)})
 		}
-		slices.SortFunc(ev, func(a, b event) int { return a.t - b.t })
-		cur, worst := zero(), zero()
-		for i, e := range ev {
-			cur = add(cur, e.eps)
-			if i+1 == len(ev) || ev[i+1].t != e.t {
-				worst = maxRat(worst, cur)
-			}
-		}
-		c.Applies, c.Epsilon = true, worst
+		c.Applies, c.Epsilon = true, mostExposed(ev)
 		return c
 	}
 	sum := zero()

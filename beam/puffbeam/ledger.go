@@ -14,7 +14,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/pufferfish-privacy/pufferfish/ledger"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"github.com/pufferfish-privacy/pufferfish/mqm"
@@ -52,6 +51,16 @@ func NewRunID() string {
 	return hex.EncodeToString(b[:])
 }
 
+// recording is the core's release options and where the release is
+// recorded (options, target); close closes the ledger.
+func (c Config) recording(ctx context.Context) (opts release.Options, t commit.Target, close func(), err error) {
+	if opts, err = c.options(); err != nil {
+		return opts, t, func() {}, err
+	}
+	t, close, err = c.target(ctx, &opts)
+	return opts, t, close, err
+}
+
 // options are the core's release options: ε as the float the noise is
 // calibrated with and, when the user wrote a number, the exact rational
 // the ledger charges (release.Options.EpsilonRat, so --epsilon 5/9
@@ -85,13 +94,11 @@ func (c Config) target(ctx context.Context, opts *release.Options) (t commit.Tar
 	if !c.recorded() {
 		return t, close, nil
 	}
-	t = commit.Target{Spend: ledger.Spend{Dataset: c.Dataset}, Log: c.Log, DataName: c.Input}
+	if t, err = commit.Open(ctx, c.Ledger, c.Log, c.Dataset, c.Input); err != nil {
+		return t, close, err
+	}
+	close = func() { t.Close() }
 	if c.Ledger != "" {
-		if t.Store, err = ledger.Open(ctx, c.Ledger, false); err != nil {
-			return t, close, err
-		}
-		store := t.Store
-		close = func() { store.Close() }
 		// a retried release stage has the same run id and Config: the
 		// ledger replays the release recorded by the first attempt
 		h := sha256.Sum256(mustJSON(c))

@@ -420,11 +420,7 @@ func (f *reportFn) ProcessElement(ctx context.Context, a Acc, dataStep float64, 
 	if err != nil {
 		return err
 	}
-	opts, err := f.Cfg.options()
-	if err != nil {
-		return err
-	}
-	t, closeLedger, err := f.Cfg.target(ctx, &opts)
+	opts, t, closeLedger, err := f.Cfg.recording(ctx)
 	if err != nil {
 		return err
 	}
@@ -608,11 +604,7 @@ func (f *windowReportFn) ProcessElement(ctx context.Context, _ []byte, dataStep 
 		sg.Series = n
 		list = append(list, sg)
 	}
-	opts, err := f.Cfg.options()
-	if err != nil {
-		return err
-	}
-	t, closeLedger, err := f.Cfg.target(ctx, &opts)
+	opts, t, closeLedger, err := f.Cfg.recording(ctx)
 	if err != nil {
 		return err
 	}
