@@ -73,12 +73,13 @@ func walkHomogeneous(h homogeneous, T int, eps float64) nodeResult {
 		// their least lb and largest b (ag), with no other effect
 		// (docs/math.md §4.3, left distances whose scans cannot matter).
 		cur := -1 // the block being visited: its aggregates are redone
+		dirty := false
 		for a := 1; a < i && float64(a) < best.sigma*eps; a++ {
 			if (a-1)%aBlock == 0 {
-				if cur >= 0 {
+				if cur >= 0 && dirty {
 					ag.refresh(b2, cur)
-					cur = -1
 				}
+				cur, dirty = -1, false
 				bi := (a - 1) / aBlock
 				if ag.lb[bi] >= best.sigma && ag.b[bi] <= T-i {
 					a += aBlock - 1
@@ -88,13 +89,14 @@ func walkHomogeneous(h homogeneous, T int, eps float64) nodeResult {
 			}
 			r := &b2[a-1]
 			if r.lb < best.sigma || r.b > T-i {
-				r.resume(h, T-i, eps, best.sigma)
+				r.resume(h, T-i, eps, ahead(h, best.sigma))
+				dirty = true
 			}
 			if r.s < best.sigma {
 				best = nodeResult{sigma: r.s, node: i, quilt: Quilt{a, r.b}, e: r.e}
 			}
 		}
-		if cur >= 0 {
+		if cur >= 0 && dirty {
 			ag.refresh(b2, cur)
 		}
 		// left-only
@@ -116,6 +118,27 @@ func walkHomogeneous(h homogeneous, T int, eps float64) nodeResult {
 	}
 	return top
 }
+
+// ahead is the target a scan is resumed with at a node whose best so far
+// is beta. For the approx bound it is a little above beta: β rises by
+// about one score unit per node, so a scan resumed exactly to β is
+// resumed again at the next node for one more distance; resumed to
+// β·(1+scanAhead) it is left alone for several nodes. A scan resumed to
+// any target β' ≥ β leaves the node's result unchanged (docs/math.md §4.3,
+// scans resumed ahead). The exact oracle resumes to β: its further
+// distances may need powers the walk never needs otherwise.
+func ahead(h homogeneous, beta float64) float64 {
+	if _, ok := h.(*approxOracle); ok && scanAheadOn {
+		return beta * (1 + scanAhead)
+	}
+	return beta
+}
+
+const scanAhead = 0.01
+
+// scanAheadOn: approx scans are resumed ahead (a variable so tests can
+// compare with resuming to β).
+var scanAheadOn = true
 
 // aBlock is the number of left distances whose scans walkHomogeneous
 // skips at once.
@@ -166,7 +189,7 @@ func rightOnlyBest(eR func(int) float64, i, T int, eps float64, rStart *int, bes
 // rightOnlyBest is the package rightOnlyBest for the approx bound, reading
 // δ from its table (the same values, the same order of comparisons):
 // the walk of a slowly mixing class visits ~10³ nodes, each scanning ~10³
-// right distances. Whole blocks of rBlock distances are skipped, once a
+// right distances. Whole blocks of distances are skipped, once a
 // feasible distance has been met, when a lower bound on their scores
 // exceeds β, the least of the node's best so far and the score of the
 // previous node's best right distance (rHint, usually near this node's):
@@ -177,7 +200,10 @@ func rightOnlyBest(eR func(int) float64, i, T int, eps float64, rStart *int, bes
 // minimum over all b. So the distances that can attain the minimum are
 // all visited, in the same order, with the same comparisons, and the
 // result (the first distance of least score) is the same as visiting
-// every distance (docs/math.md §4.3, right-only scan of the bound).
+// every distance (docs/math.md §4.3, right-only scan of the bound). The
+// blocks are nested (rLevel: 128, 16 and 4 distances): a block that
+// cannot be skipped is tried by its smaller blocks, then distance by
+// distance.
 func (o *approxOracle) rightOnlyBest(i, T int, eps float64, rStart *int, best *nodeResult) {
 	first := true
 	beta := best.sigma
@@ -198,14 +224,24 @@ func (o *approxOracle) rightOnlyBest(i, T int, eps float64, rStart *int, best *n
 			o.deltaT(2*b + 64)
 			tab = o.table
 		}
-		if !first && b%rBlock == 0 && b+rBlock <= T-i+1 {
-			// a whole block [b, b+rBlock) inside the range
-			bound := math.Inf(1)
-			if m := o.blockMinDelta(b / rBlock); m < eps {
-				bound = float64(i+b-1) / (eps - m)
+		if !first && b&(rLevel[len(rLevel)-1]-1) == 0 {
+			skip := 0
+			for l, L := range rLevel {
+				if b&(L-1) != 0 || b+L > T-i+1 {
+					continue
+				}
+				// a whole block [b, b+L) inside the range
+				bound := math.Inf(1)
+				if m := o.blockMinDelta(l, b>>rShift[l]); m < eps {
+					bound = float64(i+b-1) / (eps - m)
+				}
+				if bound > min(beta, bs) {
+					skip = L
+					break
+				}
 			}
-			if bound > min(beta, bs) {
-				b += rBlock - 1
+			if skip > 0 {
+				b += skip - 1
 				continue
 			}
 		}
@@ -228,22 +264,28 @@ func (o *approxOracle) rightOnlyBest(i, T int, eps float64, rStart *int, best *n
 	}
 }
 
-// rBlock is the number of right distances rightOnlyBest may skip at once.
-const rBlock = 16
+// rLevel are the sizes of the blocks of right distances rightOnlyBest may
+// skip at once (powers of two, each a multiple of the next), rShift their
+// logarithms.
+var (
+	rLevel = [...]int{128, 16, 4}
+	rShift = [...]int{7, 4, 2}
+)
 
-// blockMinDelta returns the least δ(b) over b in [bi·rBlock,
-// (bi+1)·rBlock), extending the δ table as needed (cached in o.bmin).
-func (o *approxOracle) blockMinDelta(bi int) float64 {
-	for len(o.bmin) <= bi {
-		j := len(o.bmin)
-		o.deltaT((j+1)*rBlock - 1)
+// blockMinDelta returns the least δ(b) over b in [bi·L, (bi+1)·L), L =
+// rLevel[l], extending the δ table as needed (cached in o.bmin[l]).
+func (o *approxOracle) blockMinDelta(l, bi int) float64 {
+	L := rLevel[l]
+	for len(o.bmin[l]) <= bi {
+		j := len(o.bmin[l])
+		o.deltaT((j+1)*L - 1)
 		m := math.Inf(1)
-		for _, d := range o.table[j*rBlock : (j+1)*rBlock] {
+		for _, d := range o.table[j*L : (j+1)*L] {
 			m = min(m, d)
 		}
-		o.bmin = append(o.bmin, m)
+		o.bmin[l] = append(o.bmin[l], m)
 	}
-	return o.bmin[bi]
+	return o.bmin[l][bi]
 }
 
 // feasibleBounds: twoScan proves far distances feasible by bounds (a
