@@ -305,10 +305,11 @@ type feasibler interface {
 // distance computed, e(a,b) ≤ e_L(a) + e_R(c). The allowances of the
 // computed terms are taken off and b's added back, with 10⁻⁹ for rounding.
 func (o *exactOracle) surelyFeasible(a, b int, eps float64) bool {
-	if o.memo == nil || b < len(o.pw.table) || o.pw.converged {
+	n, conv := o.pw.known()
+	if o.memo == nil || b < n || conv {
 		return false
 	}
-	c := len(o.pw.table) - 1
+	c := n - 1
 	if c < 1 {
 		return false
 	}

@@ -302,11 +302,10 @@ func (o *exactOracle) lazyMax(t *lazyTerm) float64 {
 // monotone, so no product in an unvisited block does).
 func (o *exactOracle) lazyMax2(t1, t2 *lazyTerm) float64 {
 	bnd := grow(o.suf1, len(t1.ub))
-	for i := range bnd {
-		bnd[i] = t1.ub[i] * t2.ub[i]
-	}
 	o.suf1 = bnd
-	return o.visit(bnd, func(i int) float64 { return maxProduct(o.block(t1, i), o.block(t2, i)) })
+	// the same products, four at a time, and their maximum in one pass
+	m := mulMax(t1.ub, t2.ub, bnd)
+	return o.visitFrom(bnd, m, func(i int) float64 { return maxProduct(o.block(t1, i), o.block(t2, i)) })
 }
 
 // visit returns the maximum of blockMax(i) over the blocks, given bnd[i]
@@ -317,10 +316,17 @@ func (o *exactOracle) lazyMax2(t1, t2 *lazyTerm) float64 {
 // maximum over all blocks whatever the order (maxima are exact;
 // docs/math.md §4.2, arithmetic that changes no bit (iii)).
 func (o *exactOracle) visit(bnd []float64, blockMax func(int) float64) float64 {
-	i, m := argMax(bnd)
+	_, m := argMax(bnd)
+	return o.visitFrom(bnd, m, blockMax)
+}
+
+// visitFrom is visit given m, the largest bound (bounds are not NaN, so
+// the first block of bound m is argMax's).
+func (o *exactOracle) visitFrom(bnd []float64, m float64, blockMax func(int) float64) float64 {
 	if m <= 0 {
 		return 0
 	}
+	i := slices.Index(bnd, m)
 	best := blockMax(i)
 	bnd[i] = 0
 	cand := o.cand[:0]
@@ -442,7 +448,18 @@ func (o *exactOracle) anyLazyOK() bool {
 				}
 			}
 		}
-		slices.SortStableFunc(o.pairs, func(p, q int32) int { return cmp.Compare(key(q), key(p)) })
+		// largest key first, ties in the listed order (increasing x·k+y):
+		// a stable sort's order, with an unstable sort on a total order
+		keys := make([]float64, k*k)
+		for _, p := range o.pairs {
+			keys[p] = key(p)
+		}
+		slices.SortFunc(o.pairs, func(p, q int32) int {
+			if c := cmp.Compare(keys[q], keys[p]); c != 0 {
+				return c
+			}
+			return cmp.Compare(p, q)
+		})
 		o.pos = make([]int32, k*k)
 		for j, p := range o.pairs {
 			o.pos[p] = int32(j)
