@@ -279,7 +279,8 @@ func TestPipelinedPowersEqualSequential(t *testing.T) {
 // only when told to.
 func TestPipelinedSearchSameResult(t *testing.T) {
 	rng := rand.New(rand.NewPCG(47, 53))
-	defer func(f int) { pipeFrom = f }(pipeFrom)
+	defer func(f, l int) { pipeFrom, lazyMinK = f, l }(pipeFrom, lazyMinK)
+	lazyMinK = 2 // the producer also fills pre for lazy stationary chains
 	for trial := range 40 {
 		k := 2 + rng.IntN(14)
 		P := bandedChain(rng, k, 1, []float64{0.001, 0.01, 1}[trial%3])
@@ -306,6 +307,16 @@ func TestPipelinedSearchSameResult(t *testing.T) {
 				return search(o, T, eps)
 			}
 			seq, bg := run(1<<30), run(1)
+			if init == markov.InitStationary && k >= 4 {
+				// pre was used: every block bound, clean flag and
+				// right-only maximum came from the producer or the search
+				o, _ := newExactOracle(ch, T)
+				pipeFrom = 1
+				search(o, T, eps)
+				if o.lazyOK() && o.pre == nil {
+					t.Fatalf("trial %d: lazy pipelined chain without pre", trial)
+				}
+			}
 			if seq != bg {
 				t.Fatalf("trial %d %v k=%d T=%d: sequential %+v, pipelined %+v", trial, init, k, T, seq, bg)
 			}

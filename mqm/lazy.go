@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"sync/atomic"
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
 )
@@ -86,6 +87,7 @@ func (o *exactOracle) lazyOK() bool {
 			for v, p := range o.pi {
 				o.w[v] = 1 / p
 			}
+			o.startPre()
 		}
 	}
 	return o.lazyState == 1
@@ -97,30 +99,43 @@ func (o *exactOracle) cleanPower(d int) bool {
 		o.clean = append(o.clean, 0)
 	}
 	if o.clean[d] == 0 {
-		o.clean[d] = 1
-		if p := o.pw.at(d).d.RawMatrix(); haveKernel && p.Stride == o.k && len(p.Data) >= 4 {
-			// the least entry, NaN if any is NaN (four at a time)
-			n4 := len(p.Data) &^ 3
-			if m := minOf4(&p.Data[0], n4); !(m >= tiny) {
-				o.clean[d] = 2
-			}
-			for _, x := range p.Data[n4:] {
-				if !(x >= tiny) {
-					o.clean[d] = 2
-				}
-			}
-			return o.clean[d] == 1
+		var c bool
+		if s := o.preAt(d); s != nil {
+			c = s.clean
+		} else {
+			c = isClean(o.pw.at(d), o.k)
 		}
-		for _, row := range o.pw.at(d).v {
-			for _, x := range row {
-				if !(x >= tiny) {
-					o.clean[d] = 2
-					break
-				}
-			}
+		o.clean[d] = 2
+		if c {
+			o.clean[d] = 1
 		}
 	}
 	return o.clean[d] == 1
+}
+
+// isClean reports whether every entry of the k×k power is at least tiny.
+func isClean(pw power, k int) bool {
+	if p := pw.d.RawMatrix(); haveKernel && p.Stride == k && len(p.Data) >= 4 {
+		// the least entry, NaN if any is NaN (four at a time)
+		n4 := len(p.Data) &^ 3
+		if m := minOf4(&p.Data[0], n4); !(m >= tiny) {
+			return false
+		}
+		for _, x := range p.Data[n4:] {
+			if !(x >= tiny) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, row := range pw.v {
+		for _, x := range row {
+			if !(x >= tiny) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // lazyAt returns the lazy term of a kind at distance d, creating it with
@@ -163,6 +178,12 @@ func (o *exactOracle) lazyAt(d int, kind termKind) *lazyTerm {
 			b := flat[i*pairBlock : min(n, (i+1)*pairBlock)]
 			t.blocks[i], t.ub[i] = b, maxOf(b)
 		}
+	} else if s := o.preAt(d); s != nil && s.clean && (kind == termRight || kind == termLeftNode) {
+		// computed by the powers' producer (the same code on the same
+		// power: the same floats), rightMax's minimum included
+		t.ub = s.ub[kind]
+		(*cache)[d] = t
+		return t
 	} else {
 		o.bounds(t)
 	}
@@ -190,36 +211,41 @@ const boundSlack = 1 + 0x1p-48
 // ratio π(y)/π(x) (stationary), or with x and y exchanged (the "any" node
 // term). O(k²) for every block.
 func (o *exactOracle) bounds(t *lazyTerm) {
-	k := o.k
+	boundsOf(t.ub, t.p, t.kind, o.k, o.w, o.px, o.py, o.nr)
+}
+
+// boundsOf is bounds for the rows p of a clean power, weights w, the
+// pairs' states px, py and node ratios nr: it reads nothing else, so the
+// powers' producer can run it (pre).
+func boundsOf(ub []float64, p [][]float64, kind termKind, k int, w []float64, px, py []int32, nr []float64) {
 	A, B := make([]float64, k), make([]float64, k)
 	// max_v 1/g_v is computed as 1/min_v g_v: the reciprocal's rounding
 	// is monotone, so it is the same float with one division per state.
 	// Entries are positive and finite (a clean power), so the vector
 	// minima and maxima are exact.
-	if !t.kind.cols() {
-		for x, row := range t.p {
-			g, a := minMaxProduct(row[:k], o.w[:k])
+	if !kind.cols() {
+		for x, row := range p {
+			g, a := minMaxProduct(row[:k], w[:k])
 			A[x], B[x] = a, 1/g
 		}
 	} else {
-		copy(A, t.p[0])
-		copy(B, t.p[0])
-		minMaxRows(t.p[1:], A, B)
+		copy(A, p[0])
+		copy(B, p[0])
+		minMaxRows(p[1:], A, B)
 		for x, g := range B {
 			B[x] = 1 / g
 		}
 	}
-	if t.kind == termNodeAny {
+	if kind == termNodeAny {
 		A, B = B, A // bound(x,y) = A_y·B_x = B'_x·A'_y
 	}
 	// the bounds are positive and finite: their maximum as integers
 	// (conditional moves instead of mispredicted branches)
-	px, py := o.px, o.py
-	for i := range t.ub {
+	for i := range ub {
 		var m uint64
-		lo, hi := i*pairBlock, min(len(o.pairs), (i+1)*pairBlock)
-		if t.kind == termLeftNode {
-			nr := o.nr[lo:hi]
+		lo, hi := i*pairBlock, min(len(px), (i+1)*pairBlock)
+		if kind == termLeftNode {
+			nr := nr[lo:hi]
 			for j := range nr {
 				m = max(m, math.Float64bits(A[px[lo+j]]*B[py[lo+j]]*nr[j]))
 			}
@@ -228,7 +254,7 @@ func (o *exactOracle) bounds(t *lazyTerm) {
 				m = max(m, math.Float64bits(A[px[j]]*B[py[j]]))
 			}
 		}
-		t.ub[i] = math.Float64frombits(m) * boundSlack
+		ub[i] = math.Float64frombits(m) * boundSlack
 	}
 }
 
@@ -382,11 +408,21 @@ func (o *exactOracle) rightMax(d int) float64 {
 	if o.rmax[d] > 0 {
 		return o.rmax[d]
 	}
-	P, k := o.pw.at(d).v, o.k
-	inv := o.recip(d, false).inv
+	if s := o.preAt(d); s != nil && s.clean {
+		o.rmax[d] = s.rmax
+		return s.rmax
+	}
 	sc := &o.scratch
-	sc.flat = grow(sc.flat, 2*k)
-	hiCol, loCol := sc.flat[:k], sc.flat[k:2*k]
+	sc.flat = grow(sc.flat, 2*o.k)
+	m := rightMaxOf(o.pw.at(d).v, o.recip(d, false).inv, o.k, sc.flat)
+	o.rmax[d] = m
+	return m
+}
+
+// rightMaxOf is rightMax for the rows P of a clean power and their
+// reciprocals inv (row-major), with a buffer of 2k floats.
+func rightMaxOf(P [][]float64, inv []float64, k int, buf []float64) float64 {
+	hiCol, loCol := buf[:k], buf[k:2*k]
 	copy(hiCol, P[0])
 	copy(loCol, P[0])
 	hi, lo := 0.0, math.Inf(1)
@@ -399,9 +435,7 @@ func (o *exactOracle) rightMax(d int) float64 {
 		lo = min(lo, minProduct(loCol, iy))
 		minMaxRows(P[y:y+1], hiCol, loCol)
 	}
-	m := max(hi, 1/lo)
-	o.rmax[d] = m
-	return m
+	return max(hi, 1/lo)
 }
 
 // anyLazyOK reports whether an "any" chain's influences may come from lazy
@@ -721,4 +755,65 @@ func reciprocals(in, out []float64) {
 	for v := n4; v < n; v++ {
 		out[v] = 1 / in[v]
 	}
+}
+
+// pre holds what the powers' producer computed for each distance of a
+// lazy stationary chain (powers.bg) besides the power itself: whether it
+// is clean, the right-only maximum and the two terms' block bounds. The
+// producer runs the functions the search would (isClean, rightMaxOf,
+// boundsOf) on the same power with the same data, so the values are the
+// same floats; the search takes them when ready, else computes them as
+// before.
+type pre struct {
+	slots []preSlot // by distance
+}
+
+type preSlot struct {
+	ready atomic.Bool // set last: the fields below are complete
+	clean bool
+	rmax  float64
+	ub    [termLeftNode + 1][]float64 // termRight (with rmax), termLeftNode
+}
+
+// preAt returns distance d's slot when the producer has filled it.
+func (o *exactOracle) preAt(d int) *preSlot {
+	if o.pre == nil || d >= len(o.pre.slots) || !o.pre.slots[d].ready.Load() {
+		return nil
+	}
+	return &o.pre.slots[d]
+}
+
+// startPre has the powers' producer fill pre from now on (a lazy
+// stationary chain, pipelined powers). Everything it reads — the pairs,
+// their states and node ratios, the weights — is set before and never
+// changes.
+func (o *exactOracle) startPre() {
+	if !o.pw.bg {
+		return
+	}
+	k, w, px, py, nr := o.k, o.w, o.px, o.py, o.nr
+	nb := (len(o.pairs) + pairBlock - 1) / pairBlock
+	o.pre = &pre{slots: make([]preSlot, o.pw.limit)}
+	slots := o.pre.slots
+	inv, buf := make([]float64, k*k), make([]float64, 2*k)
+	o.pw.setPost(func(d int, pw power) {
+		s := &slots[d]
+		if s.clean = isClean(pw, k); s.clean {
+			for y, row := range pw.v {
+				reciprocals(row[:k], inv[y*k:(y+1)*k])
+			}
+			s.rmax = rightMaxOf(pw.v, inv, k, buf)
+			for _, kind := range []termKind{termRight, termLeftNode} {
+				ub := make([]float64, nb)
+				boundsOf(ub, pw.v, kind, k, w, px, py, nr)
+				if kind == termRight {
+					for i := range ub {
+						ub[i] = min(ub[i], s.rmax)
+					}
+				}
+				s.ub[kind] = ub
+			}
+		}
+		s.ready.Store(true)
+	})
 }

@@ -197,6 +197,7 @@ type exactOracle struct {
 	recips     []*recipEntry // lazy.go: reciprocals of recent powers
 	recipClock int
 	cand       []int32 // lazy.go: blocks to visit
+	pre        *pre    // lazy.go: what the powers' producer computed
 }
 
 func newExactOracle(ch *markov.Chain, T int) (*exactOracle, error) {

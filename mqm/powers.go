@@ -207,6 +207,21 @@ type powers struct {
 	running bool // a producer goroutine runs
 	stopped bool // converged or at the cap: nothing more to produce
 	waiting atomic.Bool
+	// post, when set, is run by the producer on each complete entry,
+	// in order, whenever it has no power to produce (posted: the next)
+	post   func(d int, pw power)
+	posted int
+}
+
+// setPost sets the function the producer runs on each new entry.
+func (p *powers) setPost(f func(d int, pw power)) {
+	p.mu.Lock()
+	p.post = f
+	if !p.running {
+		p.running = true
+		go p.produce()
+	}
+	p.mu.Unlock()
 }
 
 // pipeFrom is the least number of states for which powers are produced
@@ -277,6 +292,14 @@ func (p *powers) produce() {
 		p.mu.Lock()
 		n := int(p.n.Load())
 		if n > p.want || p.stopped {
+			// nothing to produce: run post on the next entry without it
+			if p.post != nil && p.posted < n {
+				d, post := p.posted, p.post
+				p.posted++
+				p.mu.Unlock()
+				post(d, p.table[d])
+				continue
+			}
 			p.running = false
 			p.mu.Unlock()
 			return
