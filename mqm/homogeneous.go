@@ -66,18 +66,25 @@ func walkHomogeneous(h homogeneous, T int, eps float64) nodeResult {
 		// two-sided, a = 1..i−1
 		if i > 1 {
 			b2 = append(b2, twoScan{a: i - 1})
-			ag.refresh(b2, (i-2)/aBlock)
+			ag.add((i - 2) / aBlock)
 		}
 		// A scan with lb ≥ β and b ≤ T−i is neither resumed nor better
 		// than β (s ≥ lb): blocks of aBlock such scans are skipped by
 		// their least lb and largest b (ag), with no other effect
 		// (docs/math.md §4.3, left distances whose scans cannot matter).
-		cur := -1 // the block being visited: its aggregates are redone
+		//
+		// The block being visited (cur) has its aggregates redone when one
+		// of its scans was resumed (dirty): from the least lb and largest
+		// b of its scans as they are visited (accLb, accB; a minimum and a
+		// maximum, exact in any order) when every scan of the block was
+		// visited, else by refresh.
+		cur, last := -1, 0 // last: the last left distance visited
 		dirty := false
+		accLb, accB := math.Inf(1), 0
 		for a := 1; a < i && float64(a) < best.sigma*eps; a++ {
 			if (a-1)%aBlock == 0 {
 				if cur >= 0 && dirty {
-					ag.refresh(b2, cur)
+					ag.lb[cur], ag.b[cur] = accLb, accB // every scan visited
 				}
 				cur, dirty = -1, false
 				bi := (a - 1) / aBlock
@@ -86,18 +93,24 @@ func walkHomogeneous(h homogeneous, T int, eps float64) nodeResult {
 					continue
 				}
 				cur = bi
+				accLb, accB = math.Inf(1), 0
 			}
 			r := &b2[a-1]
 			if r.lb < best.sigma || r.b > T-i {
 				r.resume(h, T-i, eps, ahead(h, best.sigma))
 				dirty = true
 			}
+			accLb, accB, last = min(accLb, r.lb), max(accB, r.b), a
 			if r.s < best.sigma {
 				best = nodeResult{sigma: r.s, node: i, quilt: Quilt{a, r.b}, e: r.e}
 			}
 		}
 		if cur >= 0 && dirty {
-			ag.refresh(b2, cur)
+			if last == min(len(b2), (cur+1)*aBlock) {
+				ag.lb[cur], ag.b[cur] = accLb, accB
+			} else {
+				ag.refresh(b2, cur)
+			}
 		}
 		// left-only
 		for a := 1; a < i; a++ {
@@ -149,6 +162,15 @@ const aBlock = 32
 type scanBlocks struct {
 	lb []float64
 	b  []int
+}
+
+// add accounts for a new scan (lb 0, b 0) at the end of block bi.
+func (g *scanBlocks) add(bi int) {
+	if len(g.lb) <= bi {
+		g.lb, g.b = append(g.lb, 0), append(g.b, 0)
+		return
+	}
+	g.lb[bi] = 0 // min(lb, 0): every lb is ≥ 0
 }
 
 func (g *scanBlocks) refresh(b2 []twoScan, bi int) {
