@@ -294,6 +294,8 @@ func (o *exactOracle) block(t *lazyTerm, i int) []float64 {
 		if e.cols {
 			o.recipCol(e, x)
 			o.recipCol(e, y)
+		} else {
+			o.recipRow(e, max(x, y)) // the denominator's row
 		}
 		var v float64
 		if x < y {
@@ -414,7 +416,7 @@ func (o *exactOracle) rightMax(d int) float64 {
 	}
 	sc := &o.scratch
 	sc.flat = grow(sc.flat, 2*o.k)
-	m := rightMaxOf(o.pw.at(d).v, o.recip(d, false).inv, o.k, sc.flat)
+	m := rightMaxOf(o.pw.at(d).v, o.recipAll(o.recip(d, false)).inv, o.k, sc.flat)
 	o.rmax[d] = m
 	return m
 }
@@ -581,7 +583,8 @@ type recipEntry struct {
 	cols    bool
 	num     []float64 // cols only (rows: P^d's own rows are used); kept for reuse
 	inv     []float64
-	done    []bool // cols: column x of num and inv computed
+	done    []bool // column (cols) or row x of num and inv computed
+	all     bool   // every row computed (rows)
 	lastUse int
 }
 
@@ -615,19 +618,39 @@ func (o *exactOracle) recip(d int, cols bool) *recipEntry {
 	}
 	e.d, e.cols, e.lastUse = d, cols, o.recipClock
 	e.inv = grow(e.inv, k*k)
-	if !cols {
-		for y, row := range o.pw.at(d).v {
-			reciprocals(row[:k], e.inv[y*k:(y+1)*k])
-		}
-		return e
-	}
-	e.num = grow(e.num, k*k)
 	e.done = grow(e.done, k)
 	clear(e.done)
+	e.all = false
+	if !cols {
+		return e // rows as blocks need them (recipRow), or all (recipAll)
+	}
+	e.num = grow(e.num, k*k)
 	return e
 }
 
-// recipCol computes column x of a cols entry: P^d(·,x) and 1/P^d(·,x).
+// recipRow computes row y of a rows entry: 1/P^d(y,·), four at a time.
+func (o *exactOracle) recipRow(e *recipEntry, y int) {
+	if e.done[y] {
+		return
+	}
+	e.done[y] = true
+	k := o.k
+	reciprocals(o.pw.at(e.d).v[y][:k], e.inv[y*k:(y+1)*k])
+}
+
+// recipAll computes every row of a rows entry.
+func (o *exactOracle) recipAll(e *recipEntry) *recipEntry {
+	if !e.all {
+		for y := range o.k {
+			o.recipRow(e, y)
+		}
+		e.all = true
+	}
+	return e
+}
+
+// recipCol computes column x of a cols entry: P^d(·,x) and 1/P^d(·,x)
+// (reciprocals correctly rounded, four at a time).
 func (o *exactOracle) recipCol(e *recipEntry, x int) {
 	if e.done[x] {
 		return
@@ -635,19 +658,10 @@ func (o *exactOracle) recipCol(e *recipEntry, x int) {
 	e.done[x] = true
 	k := o.k
 	num, inv := e.num[x*k:(x+1)*k], e.inv[x*k:(x+1)*k]
-	for _, r := range o.recips {
-		if r.d == e.d && !r.cols {
-			// the same reciprocals, already computed for the rows
-			for u, row := range o.pw.at(e.d).v {
-				num[u], inv[u] = row[x], r.inv[u*k+x]
-			}
-			return
-		}
-	}
 	for u, row := range o.pw.at(e.d).v {
-		p := row[x]
-		num[u], inv[u] = p, 1/p
+		num[u] = row[x]
 	}
+	reciprocals(num, inv)
 }
 
 // recipNum is e's numerators: for rows, P^d's own (contiguous in its
