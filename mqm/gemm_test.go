@@ -227,6 +227,9 @@ func TestPipelinedPowersEqualSequential(t *testing.T) {
 	defer func(f, a int) { pipeFrom, pipeAhead = f, a }(pipeFrom, pipeAhead)
 	for trial := range 60 {
 		k := 2 + rng.IntN(30)
+		if trial%4 == 1 {
+			k = parFrom + rng.IntN(20) // products shared in chunks (stepShared)
+		}
 		P := randomChain(rng, k, []float64{0, 0.3, 0.8}[trial%3])
 		if trial%5 == 4 {
 			// converges quickly to a float fixed point
@@ -348,6 +351,35 @@ func TestMulPattern(t *testing.T) {
 				if got[i][j] != want {
 					t.Fatalf("trial %d: (%d,%d) = %v, want %v", trial, i, j, got[i][j], want)
 				}
+			}
+		}
+	}
+}
+
+// The same on chains large enough to be pipelined by default (shared
+// products, the producer's bounds): σ, node, quilt and influence equal
+// the sequential powers'.
+func TestPipelinedLargeChains(t *testing.T) {
+	rng := rand.New(rand.NewPCG(67, 71))
+	defer func(f int) { pipeFrom = f }(pipeFrom)
+	for trial := range 2 {
+		k := 48 + rng.IntN(8)
+		P := bandedChain(rng, k, 2, []float64{0.01, 0.1}[trial%2])
+		for _, init := range []markov.InitKind{markov.InitStationary, markov.InitAny} {
+			ch, err := markov.New(nil, P, init, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			run := func(from int) nodeResult {
+				pipeFrom = from
+				o, err := newExactOracle(ch, 1_000_000)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return search(o, 1_000_000, 1)
+			}
+			if seq, bg := run(1<<30), run(48); seq != bg {
+				t.Fatalf("trial %d %v k=%d: sequential %+v, pipelined %+v", trial, init, k, seq, bg)
 			}
 		}
 	}

@@ -203,10 +203,10 @@ type powers struct {
 	wanted  int // the largest want sent (the search's goroutine only)
 	mu      sync.Mutex
 	cond    sync.Cond
-	want    int  // produce while n ≤ want
-	running bool // a producer goroutine runs
-	stopped bool // converged or at the cap: nothing more to produce
-	waiting atomic.Bool
+	want    int     // produce while n ≤ want
+	running bool    // a producer goroutine runs
+	stopped bool    // converged or at the cap: nothing more to produce
+	job     *mulJob // the product in progress (shared with a waiting search)
 	// post, when set, is run by the producer on each complete entry,
 	// in order, whenever it has no power to produce (posted: the next)
 	post   func(d int, pw power)
@@ -284,9 +284,9 @@ func (p *powers) known() (int, bool) {
 	return n, p.converged
 }
 
-// produce computes table entries while n ≤ want, then exits (a new one
-// starts when more are wanted). It uses every core for a product the
-// search is waiting for, one otherwise.
+// produce computes table entries while n ≤ want (a search waiting for
+// one computes part of it: stepShared), then runs post on the entries
+// without it, then exits (a new one starts when more are wanted).
 func (p *powers) produce() {
 	for {
 		p.mu.Lock()
@@ -305,11 +305,7 @@ func (p *powers) produce() {
 			return
 		}
 		p.mu.Unlock()
-		workers := 1
-		if p.waiting.Load() {
-			workers = 0
-		}
-		next, conv := p.step(p.table[n-1], workers)
+		next, conv := p.stepShared(p.table[n-1])
 		p.mu.Lock()
 		if conv {
 			p.converged, p.stopped = true, true
@@ -341,11 +337,75 @@ func (p *powers) ensure(d int) {
 	}
 	p.wanted = p.want
 	for int(p.n.Load()) <= d && !p.stopped {
-		p.waiting.Store(true)
+		if j := p.job; j != nil && j.left() {
+			// help with the product in progress instead of idling
+			p.mu.Unlock()
+			j.work()
+			p.mu.Lock()
+			continue
+		}
 		p.cond.Wait()
 	}
-	p.waiting.Store(false)
 	p.mu.Unlock()
+}
+
+// stepShared is step with the product shared: its row chunks are posted
+// (job) so that the search, when it waits for this power, computes some
+// of them. Each entry is computed by one goroutine in the same order, so
+// the product is the same as on one (gemm.go).
+func (p *powers) stepShared(last power) (power, bool) {
+	k, _ := last.d.Dims()
+	ra, rb := last.d.RawMatrix(), p.base.d.RawMatrix()
+	if k < parFrom || !haveKernel || ra.Stride != k || rb.Stride != k {
+		return p.step(last, 1)
+	}
+	c := mat.NewDense(k, k, nil)
+	j := &mulJob{c: c.RawMatrix().Data, a: ra.Data, b: rb.Data, k: k, chunks: min(8, k/6)}
+	p.mu.Lock()
+	p.job = j
+	p.cond.Broadcast()
+	p.mu.Unlock()
+	j.work()
+	for j.done.Load() < int32(j.chunks) {
+		runtime.Gosched() // a chunk the search took is being finished
+	}
+	p.mu.Lock()
+	p.job = nil
+	p.mu.Unlock()
+	next := power{d: c, v: denseRows(c), z: last.z}
+	if !p.zFixed {
+		next.z = mulPattern(last.z, p.base.z)
+		p.zFixed = samePattern(next.z, last.z)
+	}
+	return next, samePower(next, last)
+}
+
+// mulJob is a product c = a·b whose row chunks are claimed by the
+// goroutines that work on it (mulInto's partition into chunks).
+type mulJob struct {
+	c, a, b    []float64
+	k, chunks  int
+	next, done atomic.Int32
+}
+
+// left reports whether a chunk is still unclaimed.
+func (j *mulJob) left() bool { return int(j.next.Load()) < j.chunks }
+
+// work claims and computes chunks until none is left.
+func (j *mulJob) work() {
+	tiles := j.k / 6
+	for {
+		w := int(j.next.Add(1)) - 1
+		if w >= j.chunks {
+			return
+		}
+		r0, r1 := tiles*w/j.chunks*6, tiles*(w+1)/j.chunks*6
+		if w == j.chunks-1 {
+			r1 = j.k // the last chunk takes the rows below the last tile
+		}
+		mulRows(j.c, j.a, j.b, j.k, r0, r1)
+		j.done.Add(1)
+	}
 }
 
 func (p *powers) at(d int) power {
