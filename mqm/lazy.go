@@ -3,6 +3,7 @@ package mqm
 import (
 	"cmp"
 	"math"
+	"runtime"
 	"slices"
 	"sync/atomic"
 
@@ -100,7 +101,7 @@ func (o *exactOracle) cleanPower(d int) bool {
 	}
 	if o.clean[d] == 0 {
 		var c bool
-		if s := o.preAt(d); s != nil {
+		if s := o.preAt(d, partA); s != nil {
 			c = s.clean
 		} else {
 			c = isClean(o.pw.at(d), o.k)
@@ -178,12 +179,10 @@ func (o *exactOracle) lazyAt(d int, kind termKind) *lazyTerm {
 			b := flat[i*pairBlock : min(n, (i+1)*pairBlock)]
 			t.blocks[i], t.ub[i] = b, maxOf(b)
 		}
-	} else if s := o.preAt(d); s != nil && s.clean && (kind == termRight || kind == termLeftNode) {
+	} else if s := o.preAt(d, partB); s != nil && s.ub[termRight] != nil {
 		// computed by the powers' producer (the same code on the same
-		// power: the same floats), rightMax's minimum included
+		// power: the same floats)
 		t.ub = s.ub[kind]
-		(*cache)[d] = t
-		return t
 	} else {
 		o.bounds(t)
 	}
@@ -410,7 +409,7 @@ func (o *exactOracle) rightMax(d int) float64 {
 	if o.rmax[d] > 0 {
 		return o.rmax[d]
 	}
-	if s := o.preAt(d); s != nil && s.clean {
+	if s := o.preAt(d, partA); s != nil && s.clean {
 		o.rmax[d] = s.rmax
 		return s.rmax
 	}
@@ -783,18 +782,53 @@ type pre struct {
 }
 
 type preSlot struct {
-	ready atomic.Bool // set last: the fields below are complete
+	// state of each part: slotFree, slotFilling (the producer works on
+	// it), slotReady (its fields are complete), slotSearch (the search
+	// computes its own values: the producer skips it). Part A: clean and
+	// rmax (the right-only scans need them first); part B: ub, the
+	// block bounds of termRight (before rightMax's minimum) and
+	// termLeftNode, nil when the power is not clean.
+	state [2]atomic.Int32
 	clean bool
 	rmax  float64
-	ub    [termLeftNode + 1][]float64 // termRight (with rmax), termLeftNode
+	ub    [termLeftNode + 1][]float64
 }
 
-// preAt returns distance d's slot when the producer has filled it.
-func (o *exactOracle) preAt(d int) *preSlot {
-	if o.pre == nil || d >= len(o.pre.slots) || !o.pre.slots[d].ready.Load() {
+const (
+	partA = 0
+	partB = 1
+)
+
+const (
+	slotFree int32 = iota
+	slotFilling
+	slotReady
+	slotSearch
+)
+
+// preAt returns distance d's slot when the producer has filled it, waits
+// for it when the producer is filling it, and otherwise claims it for the
+// search (nil: compute as before), so no distance is done twice.
+func (o *exactOracle) preAt(d, part int) *preSlot {
+	if o.pre == nil || d >= len(o.pre.slots) {
 		return nil
 	}
-	return &o.pre.slots[d]
+	s := &o.pre.slots[d]
+	st := &s.state[part]
+	for {
+		switch st.Load() {
+		case slotReady:
+			return s
+		case slotSearch:
+			return nil
+		case slotFree:
+			if st.CompareAndSwap(slotFree, slotSearch) {
+				return nil
+			}
+		default:
+			runtime.Gosched() // filling: a fraction of a millisecond
+		}
+	}
 }
 
 // startPre has the powers' producer fill pre from now on (a lazy
@@ -812,22 +846,24 @@ func (o *exactOracle) startPre() {
 	inv, buf := make([]float64, k*k), make([]float64, 2*k)
 	o.pw.setPost(func(d int, pw power) {
 		s := &slots[d]
-		if s.clean = isClean(pw, k); s.clean {
-			for y, row := range pw.v {
-				reciprocals(row[:k], inv[y*k:(y+1)*k])
-			}
-			s.rmax = rightMaxOf(pw.v, inv, k, buf)
-			for _, kind := range []termKind{termRight, termLeftNode} {
-				ub := make([]float64, nb)
-				boundsOf(ub, pw.v, kind, k, w, px, py, nr)
-				if kind == termRight {
-					for i := range ub {
-						ub[i] = min(ub[i], s.rmax)
-					}
+		clean := isClean(pw, k)
+		if s.state[partA].CompareAndSwap(slotFree, slotFilling) {
+			if s.clean = clean; clean {
+				for y, row := range pw.v {
+					reciprocals(row[:k], inv[y*k:(y+1)*k])
 				}
-				s.ub[kind] = ub
+				s.rmax = rightMaxOf(pw.v, inv, k, buf)
 			}
+			s.state[partA].Store(slotReady)
 		}
-		s.ready.Store(true)
+		if s.state[partB].CompareAndSwap(slotFree, slotFilling) {
+			if clean {
+				for _, kind := range []termKind{termRight, termLeftNode} {
+					s.ub[kind] = make([]float64, nb)
+					boundsOf(s.ub[kind], pw.v, kind, k, w, px, py, nr)
+				}
+			}
+			s.state[partB].Store(slotReady)
+		}
 	})
 }
