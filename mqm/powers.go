@@ -217,7 +217,7 @@ type powers struct {
 func (p *powers) setPost(f func(d int, pw power)) {
 	p.mu.Lock()
 	p.post = f
-	if !p.running {
+	if f != nil && p.bg && !p.running {
 		p.running = true
 		go p.produce()
 	}
