@@ -253,8 +253,14 @@ func (o *approxOracle) rightOnlyBest(i, T int, eps float64, rStart *int, best *n
 					continue
 				}
 				// a whole block [b, b+L) inside the range
-				bound := math.Inf(1)
-				if m := o.blockMinDelta(l, b>>rShift[l]); m < eps {
+				bound, bi := math.Inf(1), b>>rShift[l]
+				var m float64
+				if bm := o.bmin[l]; bi < len(bm) {
+					m = bm[bi] // cached: no call
+				} else {
+					m = o.blockMinDelta(l, bi)
+				}
+				if m < eps {
 					bound = float64(i+b-1) / (eps - m)
 				}
 				if bound > min(beta, bs) {
