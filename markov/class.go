@@ -134,9 +134,11 @@ func ParseClass(r io.Reader, name string) (*Class, error) {
 	if err != nil {
 		return nil, err
 	}
-	var f classFile
-	if err := strictjson.Decode(data, "class "+name, &f); err != nil {
-		return nil, err
+	f, ok := decodeClassFast(data)
+	if !ok {
+		if err := strictjson.Decode(data, "class "+name, &f); err != nil {
+			return nil, err
+		}
 	}
 	if f.BinaryInterval != nil {
 		if f.Chains != nil {

@@ -7,8 +7,9 @@ import (
 	"testing"
 )
 
-// FuzzParseClass: no input makes ParseClass panic or hang, and every class
-// it accepts has chains whose rows are probability distributions.
+// FuzzParseClass: no input makes ParseClass panic or hang, every class it
+// accepts has chains whose rows are probability distributions, and the
+// fast decoder agrees with strictjson wherever it decodes.
 func FuzzParseClass(f *testing.F) {
 	for _, p := range []string{"../examples/class.json", "../release/example/activity_class.json"} {
 		if b, err := os.ReadFile(p); err == nil {
@@ -19,6 +20,7 @@ func FuzzParseClass(f *testing.F) {
 	f.Add(`{"states": ["a"], "chains": [{"transition": [[1]], "initial": [1]}]}`)
 	f.Add(`{"chains": [{"transition": [[0.5, 0.5], [0, 1]], "initial": "any"}]} x`)
 	f.Fuzz(func(t *testing.T, s string) {
+		checkFast(t, s) // the fast decoder accepts only what strictjson decodes, identically
 		c, err := ParseClass(strings.NewReader(s), "fuzz.json")
 		if err != nil {
 			return

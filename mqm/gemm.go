@@ -22,11 +22,19 @@ import (
 // arithmetic that changes no bit).
 
 // mulInto sets c = a·b for k×k row-major matrices (stride k).
-func mulInto(c, a, b []float64, k int) {
+func mulInto(c, a, b []float64, k int) { mulIntoW(c, a, b, k, 0) }
+
+// mulIntoW is mulInto on at most workers goroutines (0: GOMAXPROCS). The
+// result does not depend on the number: each entry is computed by one
+// goroutine, in the same order.
+func mulIntoW(c, a, b []float64, k, workers int) {
 	tiles := k / 6
 	nw := 1
 	if k >= parFrom {
-		nw = min(runtime.GOMAXPROCS(0), tiles)
+		if workers <= 0 {
+			workers = runtime.GOMAXPROCS(0)
+		}
+		nw = min(workers, tiles)
 	}
 	if nw <= 1 {
 		mulRows(c, a, b, k, 0, k)

@@ -3,10 +3,13 @@ package mqm
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/pufferfish-privacy/pufferfish/markov"
 )
 
 // mulInto must give gonum's Dgemm result bit for bit (gemm.go): every
@@ -210,6 +213,174 @@ func TestMinOf4(t *testing.T) {
 		got := minOf4(&x[0], n)
 		if math.IsNaN(want) != math.IsNaN(got) || !math.IsNaN(want) && got != want {
 			t.Fatalf("trial %d: %v, want %v", trial, got, want)
+		}
+	}
+}
+
+// Powers produced ahead on a second goroutine (powers.bg) are the
+// sequential table's, entry for entry and bit for bit, for any order of
+// requests (increasing, revisits, jumps beyond the cap, convergence), and
+// known() reports what the sequential table holds after the same
+// requests.
+func TestPipelinedPowersEqualSequential(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 43))
+	defer func(f, a int) { pipeFrom, pipeAhead = f, a }(pipeFrom, pipeAhead)
+	for trial := range 60 {
+		k := 2 + rng.IntN(30)
+		if trial%4 == 1 {
+			k = parFrom + rng.IntN(20) // products shared in chunks (stepShared)
+		}
+		P := randomChain(rng, k, []float64{0, 0.3, 0.8}[trial%3])
+		if trial%5 == 4 {
+			// converges quickly to a float fixed point
+			P = bandedChain(rng, k, k, 1)
+		}
+		ch, err := markov.New(nil, P, markov.InitStationary, nil)
+		if err != nil {
+			ch, err = markov.New(nil, P, markov.InitAny, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		pipeFrom, pipeAhead = 1<<30, 2
+		seq := newPowers(ch)
+		pipeFrom, pipeAhead = 1, 1+rng.IntN(4)
+		bg := newPowers(ch)
+		if !bg.bg && runtime.GOMAXPROCS(0) > 1 {
+			t.Fatal("not pipelined")
+		}
+		limit := 3 + rng.IntN(40)
+		seq.limit = limit
+		if bg.bg {
+			bg.limit, bg.table = limit, bg.table[:limit]
+		}
+		d := 0
+		for range 60 {
+			switch rng.IntN(4) {
+			case 0:
+				d = rng.IntN(limit + 20) // anywhere, beyond the cap too
+			case 1:
+				d = max(0, d-rng.IntN(5))
+			default:
+				d += rng.IntN(3)
+			}
+			a, b := seq.at(d), bg.at(d)
+			if !samePower(a, b) || !samePattern(a.z, b.z) {
+				t.Fatalf("trial %d k=%d: P^%d differs between sequential and pipelined", trial, k, d)
+			}
+			n1, c1 := seq.known()
+			n2, c2 := bg.known()
+			if n1 != n2 || c1 != c2 {
+				t.Fatalf("trial %d k=%d after P^%d: sequential holds %d (converged %v), pipelined reports %d (%v)", trial, k, d, n1, c1, n2, c2)
+			}
+		}
+	}
+}
+
+// σ, node, quilt and influence are the same with the powers pipelined and
+// sequential, for every initial kind, on chains small enough to pipeline
+// only when told to.
+func TestPipelinedSearchSameResult(t *testing.T) {
+	rng := rand.New(rand.NewPCG(47, 53))
+	defer func(f, l int) { pipeFrom, lazyMinK = f, l }(pipeFrom, lazyMinK)
+	lazyMinK = 2 // the producer also fills pre for lazy stationary chains
+	for trial := range 40 {
+		k := 2 + rng.IntN(14)
+		P := bandedChain(rng, k, 1, []float64{0.001, 0.01, 1}[trial%3])
+		T := []int{30, 300, 3000}[trial%3]
+		eps := []float64{0.3, 1, 4}[rng.IntN(3)]
+		for _, init := range []markov.InitKind{markov.InitStationary, markov.InitAny, markov.InitGiven} {
+			var q []float64
+			if init == markov.InitGiven {
+				if T > 30 {
+					continue // slow either way: every node is visited
+				}
+				q = randomDist(rng, k)
+			}
+			ch, err := markov.New(nil, P, init, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			run := func(from int) nodeResult {
+				pipeFrom = from
+				o, err := newExactOracle(ch, T)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return search(o, T, eps)
+			}
+			seq, bg := run(1<<30), run(1)
+			if init == markov.InitStationary && k >= 4 {
+				// pre was used: every block bound, clean flag and
+				// right-only maximum came from the producer or the search
+				o, _ := newExactOracle(ch, T)
+				pipeFrom = 1
+				search(o, T, eps)
+				if o.lazyOK() && o.pre == nil {
+					t.Fatalf("trial %d: lazy pipelined chain without pre", trial)
+				}
+			}
+			if seq != bg {
+				t.Fatalf("trial %d %v k=%d T=%d: sequential %+v, pipelined %+v", trial, init, k, T, seq, bg)
+			}
+		}
+	}
+}
+
+// mulPattern is the boolean matrix product.
+func TestMulPattern(t *testing.T) {
+	rng := rand.New(rand.NewPCG(59, 61))
+	for trial := range 300 {
+		k := 1 + rng.IntN(12)
+		a, b := make([][]bool, k), make([][]bool, k)
+		for i := range k {
+			a[i], b[i] = make([]bool, k), make([]bool, k)
+			full := rng.IntN(3) == 0
+			for j := range k {
+				a[i][j] = rng.IntN(3) == 0
+				b[i][j] = full || rng.IntN(2) == 0
+			}
+		}
+		got := mulPattern(a, b)
+		for i := range k {
+			for j := range k {
+				want := false
+				for l := range k {
+					want = want || a[i][l] && b[l][j]
+				}
+				if got[i][j] != want {
+					t.Fatalf("trial %d: (%d,%d) = %v, want %v", trial, i, j, got[i][j], want)
+				}
+			}
+		}
+	}
+}
+
+// The same on chains large enough to be pipelined by default (shared
+// products, the producer's bounds): σ, node, quilt and influence equal
+// the sequential powers'.
+func TestPipelinedLargeChains(t *testing.T) {
+	rng := rand.New(rand.NewPCG(67, 71))
+	defer func(f int) { pipeFrom = f }(pipeFrom)
+	for trial := range 2 {
+		k := 48 + rng.IntN(8)
+		P := bandedChain(rng, k, 2, []float64{0.01, 0.1}[trial%2])
+		for _, init := range []markov.InitKind{markov.InitStationary, markov.InitAny} {
+			ch, err := markov.New(nil, P, init, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			run := func(from int) nodeResult {
+				pipeFrom = from
+				o, err := newExactOracle(ch, 1_000_000)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return search(o, 1_000_000, 1)
+			}
+			if seq, bg := run(1<<30), run(48); seq != bg {
+				t.Fatalf("trial %d %v k=%d: sequential %+v, pipelined %+v", trial, init, k, seq, bg)
+			}
 		}
 	}
 }

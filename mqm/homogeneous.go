@@ -66,36 +66,51 @@ func walkHomogeneous(h homogeneous, T int, eps float64) nodeResult {
 		// two-sided, a = 1..i−1
 		if i > 1 {
 			b2 = append(b2, twoScan{a: i - 1})
-			ag.refresh(b2, (i-2)/aBlock)
+			ag.add((i - 2) / aBlock)
 		}
 		// A scan with lb ≥ β and b ≤ T−i is neither resumed nor better
 		// than β (s ≥ lb): blocks of aBlock such scans are skipped by
 		// their least lb and largest b (ag), with no other effect
 		// (docs/math.md §4.3, left distances whose scans cannot matter).
-		cur := -1 // the block being visited: its aggregates are redone
+		//
+		// The block being visited (cur) has its aggregates redone when one
+		// of its scans was resumed (dirty): from the least lb and largest
+		// b of its scans as they are visited (accLb, accB; a minimum and a
+		// maximum, exact in any order) when every scan of the block was
+		// visited, else by refresh.
+		cur, last := -1, 0 // last: the last left distance visited
+		dirty := false
+		accLb, accB := math.Inf(1), 0
 		for a := 1; a < i && float64(a) < best.sigma*eps; a++ {
 			if (a-1)%aBlock == 0 {
-				if cur >= 0 {
-					ag.refresh(b2, cur)
-					cur = -1
+				if cur >= 0 && dirty {
+					ag.lb[cur], ag.b[cur] = accLb, accB // every scan visited
 				}
+				cur, dirty = -1, false
 				bi := (a - 1) / aBlock
 				if ag.lb[bi] >= best.sigma && ag.b[bi] <= T-i {
 					a += aBlock - 1
 					continue
 				}
 				cur = bi
+				accLb, accB = math.Inf(1), 0
 			}
 			r := &b2[a-1]
 			if r.lb < best.sigma || r.b > T-i {
-				r.resume(h, T-i, eps, best.sigma)
+				r.resume(h, T-i, eps, ahead(h, best.sigma))
+				dirty = true
 			}
+			accLb, accB, last = min(accLb, r.lb), max(accB, r.b), a
 			if r.s < best.sigma {
 				best = nodeResult{sigma: r.s, node: i, quilt: Quilt{a, r.b}, e: r.e}
 			}
 		}
-		if cur >= 0 {
-			ag.refresh(b2, cur)
+		if cur >= 0 && dirty {
+			if last == min(len(b2), (cur+1)*aBlock) {
+				ag.lb[cur], ag.b[cur] = accLb, accB
+			} else {
+				ag.refresh(b2, cur)
+			}
 		}
 		// left-only
 		for a := 1; a < i; a++ {
@@ -117,6 +132,27 @@ func walkHomogeneous(h homogeneous, T int, eps float64) nodeResult {
 	return top
 }
 
+// ahead is the target a scan is resumed with at a node whose best so far
+// is beta. For the approx bound it is a little above beta: β rises by
+// about one score unit per node, so a scan resumed exactly to β is
+// resumed again at the next node for one more distance; resumed to
+// β·(1+scanAhead) it is left alone for several nodes. A scan resumed to
+// any target β' ≥ β leaves the node's result unchanged (docs/math.md §4.3,
+// scans resumed ahead). The exact oracle resumes to β: its further
+// distances may need powers the walk never needs otherwise.
+func ahead(h homogeneous, beta float64) float64 {
+	if _, ok := h.(*approxOracle); ok && scanAheadOn {
+		return beta * (1 + scanAhead)
+	}
+	return beta
+}
+
+const scanAhead = 0.01
+
+// scanAheadOn: approx scans are resumed ahead (a variable so tests can
+// compare with resuming to β).
+var scanAheadOn = true
+
 // aBlock is the number of left distances whose scans walkHomogeneous
 // skips at once.
 const aBlock = 32
@@ -126,6 +162,15 @@ const aBlock = 32
 type scanBlocks struct {
 	lb []float64
 	b  []int
+}
+
+// add accounts for a new scan (lb 0, b 0) at the end of block bi.
+func (g *scanBlocks) add(bi int) {
+	if len(g.lb) <= bi {
+		g.lb, g.b = append(g.lb, 0), append(g.b, 0)
+		return
+	}
+	g.lb[bi] = 0 // min(lb, 0): every lb is ≥ 0
 }
 
 func (g *scanBlocks) refresh(b2 []twoScan, bi int) {
@@ -166,7 +211,7 @@ func rightOnlyBest(eR func(int) float64, i, T int, eps float64, rStart *int, bes
 // rightOnlyBest is the package rightOnlyBest for the approx bound, reading
 // δ from its table (the same values, the same order of comparisons):
 // the walk of a slowly mixing class visits ~10³ nodes, each scanning ~10³
-// right distances. Whole blocks of rBlock distances are skipped, once a
+// right distances. Whole blocks of distances are skipped, once a
 // feasible distance has been met, when a lower bound on their scores
 // exceeds β, the least of the node's best so far and the score of the
 // previous node's best right distance (rHint, usually near this node's):
@@ -177,7 +222,10 @@ func rightOnlyBest(eR func(int) float64, i, T int, eps float64, rStart *int, bes
 // minimum over all b. So the distances that can attain the minimum are
 // all visited, in the same order, with the same comparisons, and the
 // result (the first distance of least score) is the same as visiting
-// every distance (docs/math.md §4.3, right-only scan of the bound).
+// every distance (docs/math.md §4.3, right-only scan of the bound). The
+// blocks are nested (rLevel: 128, 16 and 4 distances): a block that
+// cannot be skipped is tried by its smaller blocks, then distance by
+// distance.
 func (o *approxOracle) rightOnlyBest(i, T int, eps float64, rStart *int, best *nodeResult) {
 	first := true
 	beta := best.sigma
@@ -198,14 +246,30 @@ func (o *approxOracle) rightOnlyBest(i, T int, eps float64, rStart *int, best *n
 			o.deltaT(2*b + 64)
 			tab = o.table
 		}
-		if !first && b%rBlock == 0 && b+rBlock <= T-i+1 {
-			// a whole block [b, b+rBlock) inside the range
-			bound := math.Inf(1)
-			if m := o.blockMinDelta(b / rBlock); m < eps {
-				bound = float64(i+b-1) / (eps - m)
+		if !first && b&(rLevel[len(rLevel)-1]-1) == 0 {
+			skip := 0
+			for l, L := range rLevel {
+				if b&(L-1) != 0 || b+L > T-i+1 {
+					continue
+				}
+				// a whole block [b, b+L) inside the range
+				bound, bi := math.Inf(1), b>>rShift[l]
+				var m float64
+				if bm := o.bmin[l]; bi < len(bm) {
+					m = bm[bi] // cached: no call
+				} else {
+					m = o.blockMinDelta(l, bi)
+				}
+				if m < eps {
+					bound = float64(i+b-1) / (eps - m)
+				}
+				if bound > min(beta, bs) {
+					skip = L
+					break
+				}
 			}
-			if bound > min(beta, bs) {
-				b += rBlock - 1
+			if skip > 0 {
+				b += skip - 1
 				continue
 			}
 		}
@@ -228,22 +292,28 @@ func (o *approxOracle) rightOnlyBest(i, T int, eps float64, rStart *int, best *n
 	}
 }
 
-// rBlock is the number of right distances rightOnlyBest may skip at once.
-const rBlock = 16
+// rLevel are the sizes of the blocks of right distances rightOnlyBest may
+// skip at once (powers of two, each a multiple of the next), rShift their
+// logarithms.
+var (
+	rLevel = [...]int{128, 16, 4}
+	rShift = [...]int{7, 4, 2}
+)
 
-// blockMinDelta returns the least δ(b) over b in [bi·rBlock,
-// (bi+1)·rBlock), extending the δ table as needed (cached in o.bmin).
-func (o *approxOracle) blockMinDelta(bi int) float64 {
-	for len(o.bmin) <= bi {
-		j := len(o.bmin)
-		o.deltaT((j+1)*rBlock - 1)
+// blockMinDelta returns the least δ(b) over b in [bi·L, (bi+1)·L), L =
+// rLevel[l], extending the δ table as needed (cached in o.bmin[l]).
+func (o *approxOracle) blockMinDelta(l, bi int) float64 {
+	L := rLevel[l]
+	for len(o.bmin[l]) <= bi {
+		j := len(o.bmin[l])
+		o.deltaT((j+1)*L - 1)
 		m := math.Inf(1)
-		for _, d := range o.table[j*rBlock : (j+1)*rBlock] {
+		for _, d := range o.table[j*L : (j+1)*L] {
 			m = min(m, d)
 		}
-		o.bmin = append(o.bmin, m)
+		o.bmin[l] = append(o.bmin[l], m)
 	}
-	return o.bmin[bi]
+	return o.bmin[l][bi]
 }
 
 // feasibleBounds: twoScan proves far distances feasible by bounds (a
@@ -263,10 +333,11 @@ type feasibler interface {
 // distance computed, e(a,b) ≤ e_L(a) + e_R(c). The allowances of the
 // computed terms are taken off and b's added back, with 10⁻⁹ for rounding.
 func (o *exactOracle) surelyFeasible(a, b int, eps float64) bool {
-	if o.memo == nil || b < len(o.pw.table) || o.pw.converged {
+	n, conv := o.pw.known()
+	if o.memo == nil || b < n || conv {
 		return false
 	}
-	c := len(o.pw.table) - 1
+	c := n - 1
 	if c < 1 {
 		return false
 	}

@@ -3,7 +3,9 @@ package mqm
 import (
 	"cmp"
 	"math"
+	"runtime"
 	"slices"
+	"sync/atomic"
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
 )
@@ -86,6 +88,7 @@ func (o *exactOracle) lazyOK() bool {
 			for v, p := range o.pi {
 				o.w[v] = 1 / p
 			}
+			o.startPre()
 		}
 	}
 	return o.lazyState == 1
@@ -97,30 +100,43 @@ func (o *exactOracle) cleanPower(d int) bool {
 		o.clean = append(o.clean, 0)
 	}
 	if o.clean[d] == 0 {
-		o.clean[d] = 1
-		if p := o.pw.at(d).d.RawMatrix(); haveKernel && p.Stride == o.k && len(p.Data) >= 4 {
-			// the least entry, NaN if any is NaN (four at a time)
-			n4 := len(p.Data) &^ 3
-			if m := minOf4(&p.Data[0], n4); !(m >= tiny) {
-				o.clean[d] = 2
-			}
-			for _, x := range p.Data[n4:] {
-				if !(x >= tiny) {
-					o.clean[d] = 2
-				}
-			}
-			return o.clean[d] == 1
+		var c bool
+		if s := o.preAt(d, partA); s != nil {
+			c = s.clean
+		} else {
+			c = isClean(o.pw.at(d), o.k)
 		}
-		for _, row := range o.pw.at(d).v {
-			for _, x := range row {
-				if !(x >= tiny) {
-					o.clean[d] = 2
-					break
-				}
-			}
+		o.clean[d] = 2
+		if c {
+			o.clean[d] = 1
 		}
 	}
 	return o.clean[d] == 1
+}
+
+// isClean reports whether every entry of the k×k power is at least tiny.
+func isClean(pw power, k int) bool {
+	if p := pw.d.RawMatrix(); haveKernel && p.Stride == k && len(p.Data) >= 4 {
+		// the least entry, NaN if any is NaN (four at a time)
+		n4 := len(p.Data) &^ 3
+		if m := minOf4(&p.Data[0], n4); !(m >= tiny) {
+			return false
+		}
+		for _, x := range p.Data[n4:] {
+			if !(x >= tiny) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, row := range pw.v {
+		for _, x := range row {
+			if !(x >= tiny) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // lazyAt returns the lazy term of a kind at distance d, creating it with
@@ -163,6 +179,10 @@ func (o *exactOracle) lazyAt(d int, kind termKind) *lazyTerm {
 			b := flat[i*pairBlock : min(n, (i+1)*pairBlock)]
 			t.blocks[i], t.ub[i] = b, maxOf(b)
 		}
+	} else if s := o.preAt(d, partB); s != nil && s.ub[termRight] != nil {
+		// computed by the powers' producer (the same code on the same
+		// power: the same floats)
+		t.ub = s.ub[kind]
 	} else {
 		o.bounds(t)
 	}
@@ -190,36 +210,41 @@ const boundSlack = 1 + 0x1p-48
 // ratio π(y)/π(x) (stationary), or with x and y exchanged (the "any" node
 // term). O(k²) for every block.
 func (o *exactOracle) bounds(t *lazyTerm) {
-	k := o.k
+	boundsOf(t.ub, t.p, t.kind, o.k, o.w, o.px, o.py, o.nr)
+}
+
+// boundsOf is bounds for the rows p of a clean power, weights w, the
+// pairs' states px, py and node ratios nr: it reads nothing else, so the
+// powers' producer can run it (pre).
+func boundsOf(ub []float64, p [][]float64, kind termKind, k int, w []float64, px, py []int32, nr []float64) {
 	A, B := make([]float64, k), make([]float64, k)
 	// max_v 1/g_v is computed as 1/min_v g_v: the reciprocal's rounding
 	// is monotone, so it is the same float with one division per state.
 	// Entries are positive and finite (a clean power), so the vector
 	// minima and maxima are exact.
-	if !t.kind.cols() {
-		for x, row := range t.p {
-			g, a := minMaxProduct(row[:k], o.w[:k])
+	if !kind.cols() {
+		for x, row := range p {
+			g, a := minMaxProduct(row[:k], w[:k])
 			A[x], B[x] = a, 1/g
 		}
 	} else {
-		copy(A, t.p[0])
-		copy(B, t.p[0])
-		minMaxRows(t.p[1:], A, B)
+		copy(A, p[0])
+		copy(B, p[0])
+		minMaxRows(p[1:], A, B)
 		for x, g := range B {
 			B[x] = 1 / g
 		}
 	}
-	if t.kind == termNodeAny {
+	if kind == termNodeAny {
 		A, B = B, A // bound(x,y) = A_y·B_x = B'_x·A'_y
 	}
 	// the bounds are positive and finite: their maximum as integers
 	// (conditional moves instead of mispredicted branches)
-	px, py := o.px, o.py
-	for i := range t.ub {
+	for i := range ub {
 		var m uint64
-		lo, hi := i*pairBlock, min(len(o.pairs), (i+1)*pairBlock)
-		if t.kind == termLeftNode {
-			nr := o.nr[lo:hi]
+		lo, hi := i*pairBlock, min(len(px), (i+1)*pairBlock)
+		if kind == termLeftNode {
+			nr := nr[lo:hi]
 			for j := range nr {
 				m = max(m, math.Float64bits(A[px[lo+j]]*B[py[lo+j]]*nr[j]))
 			}
@@ -228,7 +253,7 @@ func (o *exactOracle) bounds(t *lazyTerm) {
 				m = max(m, math.Float64bits(A[px[j]]*B[py[j]]))
 			}
 		}
-		t.ub[i] = math.Float64frombits(m) * boundSlack
+		ub[i] = math.Float64frombits(m) * boundSlack
 	}
 }
 
@@ -268,6 +293,8 @@ func (o *exactOracle) block(t *lazyTerm, i int) []float64 {
 		if e.cols {
 			o.recipCol(e, x)
 			o.recipCol(e, y)
+		} else {
+			o.recipRow(e, max(x, y)) // the denominator's row
 		}
 		var v float64
 		if x < y {
@@ -302,11 +329,10 @@ func (o *exactOracle) lazyMax(t *lazyTerm) float64 {
 // monotone, so no product in an unvisited block does).
 func (o *exactOracle) lazyMax2(t1, t2 *lazyTerm) float64 {
 	bnd := grow(o.suf1, len(t1.ub))
-	for i := range bnd {
-		bnd[i] = t1.ub[i] * t2.ub[i]
-	}
 	o.suf1 = bnd
-	return o.visit(bnd, func(i int) float64 { return maxProduct(o.block(t1, i), o.block(t2, i)) })
+	// the same products, four at a time, and their maximum in one pass
+	m := mulMax(t1.ub, t2.ub, bnd)
+	return o.visitFrom(bnd, m, func(i int) float64 { return maxProduct(o.block(t1, i), o.block(t2, i)) })
 }
 
 // visit returns the maximum of blockMax(i) over the blocks, given bnd[i]
@@ -317,10 +343,17 @@ func (o *exactOracle) lazyMax2(t1, t2 *lazyTerm) float64 {
 // maximum over all blocks whatever the order (maxima are exact;
 // docs/math.md §4.2, arithmetic that changes no bit (iii)).
 func (o *exactOracle) visit(bnd []float64, blockMax func(int) float64) float64 {
-	i, m := argMax(bnd)
+	_, m := argMax(bnd)
+	return o.visitFrom(bnd, m, blockMax)
+}
+
+// visitFrom is visit given m, the largest bound (bounds are not NaN, so
+// the first block of bound m is argMax's).
+func (o *exactOracle) visitFrom(bnd []float64, m float64, blockMax func(int) float64) float64 {
 	if m <= 0 {
 		return 0
 	}
+	i := slices.Index(bnd, m)
 	best := blockMax(i)
 	bnd[i] = 0
 	cand := o.cand[:0]
@@ -376,11 +409,21 @@ func (o *exactOracle) rightMax(d int) float64 {
 	if o.rmax[d] > 0 {
 		return o.rmax[d]
 	}
-	P, k := o.pw.at(d).v, o.k
-	inv := o.recip(d, false).inv
+	if s := o.preAt(d, partA); s != nil && s.clean {
+		o.rmax[d] = s.rmax
+		return s.rmax
+	}
 	sc := &o.scratch
-	sc.flat = grow(sc.flat, 2*k)
-	hiCol, loCol := sc.flat[:k], sc.flat[k:2*k]
+	sc.flat = grow(sc.flat, 2*o.k)
+	m := rightMaxOf(o.pw.at(d).v, o.recipAll(o.recip(d, false)).inv, o.k, sc.flat)
+	o.rmax[d] = m
+	return m
+}
+
+// rightMaxOf is rightMax for the rows P of a clean power and their
+// reciprocals inv (row-major), with a buffer of 2k floats.
+func rightMaxOf(P [][]float64, inv []float64, k int, buf []float64) float64 {
+	hiCol, loCol := buf[:k], buf[k:2*k]
 	copy(hiCol, P[0])
 	copy(loCol, P[0])
 	hi, lo := 0.0, math.Inf(1)
@@ -393,9 +436,7 @@ func (o *exactOracle) rightMax(d int) float64 {
 		lo = min(lo, minProduct(loCol, iy))
 		minMaxRows(P[y:y+1], hiCol, loCol)
 	}
-	m := max(hi, 1/lo)
-	o.rmax[d] = m
-	return m
+	return max(hi, 1/lo)
 }
 
 // anyLazyOK reports whether an "any" chain's influences may come from lazy
@@ -442,7 +483,18 @@ func (o *exactOracle) anyLazyOK() bool {
 				}
 			}
 		}
-		slices.SortStableFunc(o.pairs, func(p, q int32) int { return cmp.Compare(key(q), key(p)) })
+		// largest key first, ties in the listed order (increasing x·k+y):
+		// a stable sort's order, with an unstable sort on a total order
+		keys := make([]float64, k*k)
+		for _, p := range o.pairs {
+			keys[p] = key(p)
+		}
+		slices.SortFunc(o.pairs, func(p, q int32) int {
+			if c := cmp.Compare(keys[q], keys[p]); c != 0 {
+				return c
+			}
+			return cmp.Compare(p, q)
+		})
 		o.pos = make([]int32, k*k)
 		for j, p := range o.pairs {
 			o.pos[p] = int32(j)
@@ -530,7 +582,8 @@ type recipEntry struct {
 	cols    bool
 	num     []float64 // cols only (rows: P^d's own rows are used); kept for reuse
 	inv     []float64
-	done    []bool // cols: column x of num and inv computed
+	done    []bool // column (cols) or row x of num and inv computed
+	all     bool   // every row computed (rows)
 	lastUse int
 }
 
@@ -564,19 +617,39 @@ func (o *exactOracle) recip(d int, cols bool) *recipEntry {
 	}
 	e.d, e.cols, e.lastUse = d, cols, o.recipClock
 	e.inv = grow(e.inv, k*k)
-	if !cols {
-		for y, row := range o.pw.at(d).v {
-			reciprocals(row[:k], e.inv[y*k:(y+1)*k])
-		}
-		return e
-	}
-	e.num = grow(e.num, k*k)
 	e.done = grow(e.done, k)
 	clear(e.done)
+	e.all = false
+	if !cols {
+		return e // rows as blocks need them (recipRow), or all (recipAll)
+	}
+	e.num = grow(e.num, k*k)
 	return e
 }
 
-// recipCol computes column x of a cols entry: P^d(·,x) and 1/P^d(·,x).
+// recipRow computes row y of a rows entry: 1/P^d(y,·), four at a time.
+func (o *exactOracle) recipRow(e *recipEntry, y int) {
+	if e.done[y] {
+		return
+	}
+	e.done[y] = true
+	k := o.k
+	reciprocals(o.pw.at(e.d).v[y][:k], e.inv[y*k:(y+1)*k])
+}
+
+// recipAll computes every row of a rows entry.
+func (o *exactOracle) recipAll(e *recipEntry) *recipEntry {
+	if !e.all {
+		for y := range o.k {
+			o.recipRow(e, y)
+		}
+		e.all = true
+	}
+	return e
+}
+
+// recipCol computes column x of a cols entry: P^d(·,x) and 1/P^d(·,x)
+// (reciprocals correctly rounded, four at a time).
 func (o *exactOracle) recipCol(e *recipEntry, x int) {
 	if e.done[x] {
 		return
@@ -584,19 +657,10 @@ func (o *exactOracle) recipCol(e *recipEntry, x int) {
 	e.done[x] = true
 	k := o.k
 	num, inv := e.num[x*k:(x+1)*k], e.inv[x*k:(x+1)*k]
-	for _, r := range o.recips {
-		if r.d == e.d && !r.cols {
-			// the same reciprocals, already computed for the rows
-			for u, row := range o.pw.at(e.d).v {
-				num[u], inv[u] = row[x], r.inv[u*k+x]
-			}
-			return
-		}
-	}
 	for u, row := range o.pw.at(e.d).v {
-		p := row[x]
-		num[u], inv[u] = p, 1/p
+		num[u] = row[x]
 	}
+	reciprocals(num, inv)
 }
 
 // recipNum is e's numerators: for rows, P^d's own (contiguous in its
@@ -704,4 +768,102 @@ func reciprocals(in, out []float64) {
 	for v := n4; v < n; v++ {
 		out[v] = 1 / in[v]
 	}
+}
+
+// pre holds what the powers' producer computed for each distance of a
+// lazy stationary chain (powers.bg) besides the power itself: whether it
+// is clean, the right-only maximum and the two terms' block bounds. The
+// producer runs the functions the search would (isClean, rightMaxOf,
+// boundsOf) on the same power with the same data, so the values are the
+// same floats; the search takes them when ready, else computes them as
+// before.
+type pre struct {
+	slots []preSlot // by distance
+}
+
+type preSlot struct {
+	// state of each part: slotFree, slotFilling (the producer works on
+	// it), slotReady (its fields are complete), slotSearch (the search
+	// computes its own values: the producer skips it). Part A: clean and
+	// rmax (the right-only scans need them first); part B: ub, the
+	// block bounds of termRight (before rightMax's minimum) and
+	// termLeftNode, nil when the power is not clean.
+	state [2]atomic.Int32
+	clean bool
+	rmax  float64
+	ub    [termLeftNode + 1][]float64
+}
+
+const (
+	partA = 0
+	partB = 1
+)
+
+const (
+	slotFree int32 = iota
+	slotFilling
+	slotReady
+	slotSearch
+)
+
+// preAt returns distance d's slot when the producer has filled it, waits
+// for it when the producer is filling it, and otherwise claims it for the
+// search (nil: compute as before), so no distance is done twice.
+func (o *exactOracle) preAt(d, part int) *preSlot {
+	if o.pre == nil || d >= len(o.pre.slots) {
+		return nil
+	}
+	s := &o.pre.slots[d]
+	st := &s.state[part]
+	for {
+		switch st.Load() {
+		case slotReady:
+			return s
+		case slotSearch:
+			return nil
+		case slotFree:
+			if st.CompareAndSwap(slotFree, slotSearch) {
+				return nil
+			}
+		default:
+			runtime.Gosched() // filling: a fraction of a millisecond
+		}
+	}
+}
+
+// startPre has the powers' producer fill pre from now on (a lazy
+// stationary chain, pipelined powers). Everything it reads — the pairs,
+// their states and node ratios, the weights — is set before and never
+// changes.
+func (o *exactOracle) startPre() {
+	if !o.pw.bg {
+		return
+	}
+	k, w, px, py, nr := o.k, o.w, o.px, o.py, o.nr
+	nb := (len(o.pairs) + pairBlock - 1) / pairBlock
+	o.pre = &pre{slots: make([]preSlot, o.pw.limit)}
+	slots := o.pre.slots
+	inv, buf := make([]float64, k*k), make([]float64, 2*k)
+	o.pw.setPost(func(d int, pw power) {
+		s := &slots[d]
+		clean := isClean(pw, k)
+		if s.state[partA].CompareAndSwap(slotFree, slotFilling) {
+			if s.clean = clean; clean {
+				for y, row := range pw.v {
+					reciprocals(row[:k], inv[y*k:(y+1)*k])
+				}
+				s.rmax = rightMaxOf(pw.v, inv, k, buf)
+			}
+			s.state[partA].Store(slotReady)
+		}
+		if s.state[partB].CompareAndSwap(slotFree, slotFilling) {
+			if clean {
+				for _, kind := range []termKind{termRight, termLeftNode} {
+					s.ub[kind] = make([]float64, nb)
+					boundsOf(s.ub[kind], pw.v, kind, k, w, px, py, nr)
+				}
+			}
+			s.state[partB].Store(slotReady)
+		}
+	})
 }

@@ -232,7 +232,7 @@ func TestApproxRightOnlyTable(t *testing.T) {
 				t.Fatalf("trial %d node %d: table %+v (start %d), generic %+v (start %d)", trial, i, b1, s1, b2, s2)
 			}
 		}
-		if len(o1.bmin) > 0 {
+		if len(o1.bmin[len(rLevel)-1]) > 0 {
 			skipped++
 		}
 	}
@@ -332,5 +332,46 @@ func TestCleanPowerDefinition(t *testing.T) {
 	}
 	if seen[0] < 20 || seen[1] < 20 {
 		t.Fatalf("too few of one kind: %v", seen)
+	}
+}
+
+// Resuming approx scans ahead of β (scanAhead) and skipping nested blocks
+// of right distances (rLevel) change no σ, node, quilt or influence: the
+// walk on random approx bounds against the same walk resuming to β, and
+// against the full search where it is affordable. Slowly mixing bounds
+// (small gap, small π_Θ) walk hundreds of nodes, with hundreds of scans.
+func TestApproxWalkAheadKeepsResult(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 6))
+	defer func() { scanAheadOn = true }()
+	far := 0 // trials that walked past 100 nodes
+	for trial := range 200 {
+		T := 1 + rng.IntN(400)
+		if trial%3 == 0 {
+			T = 1 + rng.IntN(100_000)
+		}
+		o := &approxOracle{T: T, piMin: 0.001 + rng.Float64()*0.3, gap: math.Exp(-rng.Float64() * 6), reversible: trial%2 == 0}
+		eps := []float64{0.1, 0.5, 1, 5}[trial%4]
+		scanAheadOn = true
+		on := walkHomogeneous(o, T, eps)
+		scanAheadOn = false
+		o2 := *o
+		o2.table, o2.bmin, o2.rHint = nil, [len(rLevel)][]float64{}, 0
+		off := walkHomogeneous(&o2, T, eps)
+		if on != off {
+			t.Fatalf("trial %d T=%d eps=%v %+v: ahead %+v, to β %+v", trial, T, eps, *o, on, off)
+		}
+		if T <= 60 {
+			o3 := *o
+			o3.table, o3.bmin, o3.rHint = nil, [len(rLevel)][]float64{}, 0
+			if full := fullSearch(&o3, T, eps); full.sigma != on.sigma {
+				t.Fatalf("trial %d T=%d: walk σ %v (node %d %v), full σ %v (node %d %v)", trial, T, on.sigma, on.node, on.quilt, full.sigma, full.node, full.quilt)
+			}
+		}
+		if on.node > 100 {
+			far++
+		}
+	}
+	if far < 20 {
+		t.Fatalf("only %d trials walked past 100 nodes", far)
 	}
 }

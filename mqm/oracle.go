@@ -32,9 +32,9 @@ type approxOracle struct {
 	T          int
 	piMin, gap float64
 	reversible bool
-	table      []float64 // δ(t) by t
-	bmin       []float64 // least δ over blocks of rBlock distances (homogeneous.go)
-	rHint      int       // the last right-only distance found best
+	table      []float64              // δ(t) by t
+	bmin       [len(rLevel)][]float64 // by level, least δ over blocks of rLevel distances (homogeneous.go)
+	rHint      int                    // the last right-only distance found best
 }
 
 // Approx describes the class-level parameters used by the approx oracle.
@@ -197,6 +197,7 @@ type exactOracle struct {
 	recips     []*recipEntry // lazy.go: reciprocals of recent powers
 	recipClock int
 	cand       []int32 // lazy.go: blocks to visit
+	pre        *pre    // lazy.go: what the powers' producer computed
 }
 
 func newExactOracle(ch *markov.Chain, T int) (*exactOracle, error) {

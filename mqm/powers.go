@@ -2,6 +2,10 @@ package mqm
 
 import (
 	"math"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -67,13 +71,17 @@ func basePower(ch *markov.Chain) power {
 // product is a·b. Entries are sums of non-negative products, so a
 // structural zero is computed as exactly 0 in any summation order, and the
 // relative error bound of the allowance holds for any order.
-func product(a, b *mat.Dense) (*mat.Dense, [][]float64) {
+func product(a, b *mat.Dense) (*mat.Dense, [][]float64) { return productW(a, b, 0) }
+
+// productW is product on at most workers goroutines (0: GOMAXPROCS); the
+// same result whatever the number (gemm.go).
+func productW(a, b *mat.Dense, workers int) (*mat.Dense, [][]float64) {
 	k, _ := a.Dims()
 	c := mat.NewDense(k, k, nil)
 	if k >= gonumFrom {
 		ra, rb, rc := a.RawMatrix(), b.RawMatrix(), c.RawMatrix()
 		if haveKernel && ra.Stride == k && rb.Stride == k && rc.Stride == k {
-			mulInto(rc.Data, ra.Data, rb.Data, k) // gonum's result, bit for bit (gemm.go)
+			mulIntoW(rc.Data, ra.Data, rb.Data, k, workers) // gonum's result, bit for bit (gemm.go)
 		} else {
 			c.Mul(a, b)
 		}
@@ -107,11 +115,23 @@ func mul(a, b power) power {
 func mulPattern(a, b [][]bool) [][]bool {
 	k := len(a)
 	out := make([][]bool, k)
+	// full[l]: row l of b is all true, and so is every row of the
+	// product that reaches it (exact: a boolean OR)
+	full := make([]bool, k)
+	for l, row := range b {
+		full[l] = !slices.Contains(row, false)
+	}
 	for i := range k {
 		row := make([]bool, k)
 		for l, in := range a[i] {
 			if !in {
 				continue
+			}
+			if full[l] {
+				for j := range row {
+					row[j] = true
+				}
+				break
 			}
 			for j, bz := range b[l] {
 				row[j] = row[j] || bz
@@ -151,6 +171,19 @@ const maxStoredBytes = 256 << 20
 // powers computes P^d for d ≥ 0: a sequential table P^0, P^1, … (one
 // product per new distance, the common case of a search that walks d
 // upwards) up to a memory cap, and repeated squaring beyond it.
+//
+// For k ≥ pipeFrom the table is produced by a second goroutine that runs
+// a few distances ahead of the largest one asked (pipeAhead), so that the
+// products of the next powers overlap the search's own work on the last
+// ones (two cores: the powers were a third of the cpu at 201 states, and
+// the search waited for each). It computes the same sequence — the same
+// products of the same operands in the same order, and the same
+// convergence test — so every entry is the one the sequential table holds
+// (docs/math.md §4.2, arithmetic that changes no bit (i)). Entries [0, n)
+// are complete and never change; the search reads them without locks.
+// known reports the table as a sequential computation would hold it after
+// the same requests, so the searches' decisions (surelyFeasible) do not
+// depend on how far ahead the producer ran.
 type powers struct {
 	base      power
 	table     []power
@@ -160,26 +193,240 @@ type powers struct {
 	zFixed bool
 	limit  int // table length cap
 	far    map[int]power
+
+	// pipelined production (bg): table has length limit from the start
+	// and n entries are complete; the producer owns table[n:], zFixed,
+	// and (until stopped) converged.
+	bg      bool
+	n       atomic.Int64
+	asked   int // 1 + the largest distance asked (the search's goroutine only)
+	wanted  int // the largest want sent (the search's goroutine only)
+	mu      sync.Mutex
+	cond    sync.Cond
+	want    int     // produce while n ≤ want
+	running bool    // a producer goroutine runs
+	stopped bool    // converged or at the cap: nothing more to produce
+	job     *mulJob // the product in progress (shared with a waiting search)
+	// post, when set, is run by the producer on each complete entry,
+	// in order, whenever it has no power to produce (posted: the next)
+	post   func(d int, pw power)
+	posted int
 }
+
+// setPost sets the function the producer runs on each new entry.
+func (p *powers) setPost(f func(d int, pw power)) {
+	p.mu.Lock()
+	p.post = f
+	if f != nil && p.bg && !p.running {
+		p.running = true
+		go p.produce()
+	}
+	p.mu.Unlock()
+}
+
+// pipeFrom is the least number of states for which powers are produced
+// ahead on a second goroutine (a product of 48 states takes ≈ 10 µs on
+// one core, far above a goroutine hand-over); pipeAhead is how many
+// distances ahead of the largest one asked it runs. Variables so tests
+// can compare both ways on small chains.
+var (
+	pipeFrom  = 48
+	pipeAhead = 2
+)
 
 func newPowers(ch *markov.Chain) *powers {
 	k := ch.K()
-	return &powers{base: basePower(ch), table: []power{identityPower(k)},
+	p := &powers{base: basePower(ch), table: []power{identityPower(k)},
 		limit: max(64, maxStoredBytes/(9*k*k+1)), far: map[int]power{}}
+	if k >= pipeFrom && runtime.GOMAXPROCS(0) > 1 {
+		p.bg = true
+		p.table = append(make([]power, 0, p.limit), p.table[0])[:p.limit]
+		p.n.Store(1)
+		p.cond.L = &p.mu
+	}
+	return p
+}
+
+// step is the product after last, with its pattern; conv: it equals last,
+// so every later power does too (every later product is the same float
+// computation on the same input, hence the same result).
+func (p *powers) step(last power, workers int) (next power, conv bool) {
+	d, v := productW(last.d, p.base.d, workers)
+	next = power{d: d, v: v, z: last.z}
+	if !p.zFixed {
+		next.z = mulPattern(last.z, p.base.z)
+		p.zFixed = samePattern(next.z, last.z)
+	}
+	return next, samePower(next, last)
+}
+
+// count is the number of complete table entries.
+func (p *powers) count() int {
+	if p.bg {
+		return int(p.n.Load())
+	}
+	return len(p.table)
+}
+
+// known returns the length of the table and its converged flag as the
+// sequential computation holds them after the requests made so far.
+func (p *powers) known() (int, bool) {
+	if !p.bg {
+		return len(p.table), p.converged
+	}
+	n := p.count()
+	if p.asked <= n {
+		return p.asked, false
+	}
+	// asked beyond the complete entries: production has stopped there
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return n, p.converged
+}
+
+// produce computes table entries while n ≤ want (a search waiting for
+// one computes part of it: stepShared), then runs post on the entries
+// without it, then exits (a new one starts when more are wanted).
+func (p *powers) produce() {
+	for {
+		p.mu.Lock()
+		n := int(p.n.Load())
+		if n > p.want || p.stopped {
+			// nothing to produce: run post on the next entry without it
+			if p.post != nil && p.posted < n {
+				d, post := p.posted, p.post
+				p.posted++
+				p.mu.Unlock()
+				post(d, p.table[d])
+				continue
+			}
+			p.running = false
+			p.mu.Unlock()
+			return
+		}
+		p.mu.Unlock()
+		next, conv := p.stepShared(p.table[n-1])
+		p.mu.Lock()
+		if conv {
+			p.converged, p.stopped = true, true
+		} else {
+			p.table[n] = next
+			p.n.Store(int64(n + 1))
+			p.stopped = n+1 >= p.limit
+		}
+		p.cond.Broadcast()
+		p.mu.Unlock()
+	}
+}
+
+// ensure makes table entries [0, d] complete, or production stopped
+// (pipelined table).
+func (p *powers) ensure(d int) {
+	p.asked = max(p.asked, d+1)
+	n := int(p.n.Load())
+	if d < n && d+pipeAhead <= p.wanted {
+		return
+	}
+	p.mu.Lock()
+	if w := d + pipeAhead; w > p.want {
+		p.want = w
+		if !p.running && !p.stopped {
+			p.running = true
+			go p.produce()
+		}
+	}
+	p.wanted = p.want
+	for int(p.n.Load()) <= d && !p.stopped {
+		if j := p.job; j != nil && j.left() {
+			// help with the product in progress instead of idling
+			p.mu.Unlock()
+			j.work()
+			p.mu.Lock()
+			continue
+		}
+		p.cond.Wait()
+	}
+	p.mu.Unlock()
+}
+
+// stepShared is step with the product shared: its row chunks are posted
+// (job) so that the search, when it waits for this power, computes some
+// of them. Each entry is computed by one goroutine in the same order, so
+// the product is the same as on one (gemm.go).
+func (p *powers) stepShared(last power) (power, bool) {
+	k, _ := last.d.Dims()
+	ra, rb := last.d.RawMatrix(), p.base.d.RawMatrix()
+	if k < parFrom || !haveKernel || ra.Stride != k || rb.Stride != k {
+		return p.step(last, 1)
+	}
+	c := mat.NewDense(k, k, nil)
+	j := &mulJob{c: c.RawMatrix().Data, a: ra.Data, b: rb.Data, k: k, chunks: min(8, k/6)}
+	p.mu.Lock()
+	p.job = j
+	p.cond.Broadcast()
+	p.mu.Unlock()
+	j.work()
+	for j.done.Load() < int32(j.chunks) {
+		runtime.Gosched() // a chunk the search took is being finished
+	}
+	p.mu.Lock()
+	p.job = nil
+	p.mu.Unlock()
+	next := power{d: c, v: denseRows(c), z: last.z}
+	if !p.zFixed {
+		next.z = mulPattern(last.z, p.base.z)
+		p.zFixed = samePattern(next.z, last.z)
+	}
+	return next, samePower(next, last)
+}
+
+// mulJob is a product c = a·b whose row chunks are claimed by the
+// goroutines that work on it (mulInto's partition into chunks).
+type mulJob struct {
+	c, a, b    []float64
+	k, chunks  int
+	next, done atomic.Int32
+}
+
+// left reports whether a chunk is still unclaimed.
+func (j *mulJob) left() bool { return int(j.next.Load()) < j.chunks }
+
+// work claims and computes chunks until none is left.
+func (j *mulJob) work() {
+	tiles := j.k / 6
+	for {
+		w := int(j.next.Add(1)) - 1
+		if w >= j.chunks {
+			return
+		}
+		r0, r1 := tiles*w/j.chunks*6, tiles*(w+1)/j.chunks*6
+		if w == j.chunks-1 {
+			r1 = j.k // the last chunk takes the rows below the last tile
+		}
+		mulRows(j.c, j.a, j.b, j.k, r0, r1)
+		j.done.Add(1)
+	}
 }
 
 func (p *powers) at(d int) power {
-	for len(p.table) <= d && !p.converged && len(p.table) < p.limit {
-		last := p.table[len(p.table)-1]
-		d, v := product(last.d, p.base.d)
-		next := power{d: d, v: v, z: last.z}
-		if !p.zFixed {
-			next.z = mulPattern(last.z, p.base.z)
-			p.zFixed = samePattern(next.z, last.z)
+	if p.bg {
+		p.ensure(d)
+		n := p.count()
+		if d < n {
+			return p.table[d]
 		}
-		if samePower(next, last) {
-			// Every later product is the same float computation on the
-			// same input, hence the same result.
+		// production stopped before d: converged or at the cap
+		p.mu.Lock()
+		conv := p.converged
+		p.mu.Unlock()
+		if conv {
+			return p.table[n-1]
+		}
+		return p.farAt(d, n)
+	}
+	for len(p.table) <= d && !p.converged && len(p.table) < p.limit {
+		next, conv := p.step(p.table[len(p.table)-1], 0)
+		if conv {
 			p.converged = true
 			break
 		}
@@ -191,11 +438,16 @@ func (p *powers) at(d int) power {
 	if p.converged {
 		return p.table[len(p.table)-1]
 	}
+	return p.farAt(d, len(p.table))
+}
+
+// farAt is P^d beyond the table's n entries (cached).
+func (p *powers) farAt(d, n int) power {
 	if r, ok := p.far[d]; ok {
 		return r
 	}
 	// P^d = P^(L−1) · P^(d−L+1) with the second factor by squaring.
-	L := len(p.table) - 1
+	L := n - 1
 	r := p.table[L]
 	e, sq := d-L, p.base
 	for e > 0 {

@@ -323,6 +323,10 @@ func hopeless(o oracle, T int) bool {
 var anyWalkWork = 5e6
 
 func search(o oracle, T int, eps float64) nodeResult {
+	if eo, ok := o.(*exactOracle); ok {
+		// the powers' producer need not precompute for a finished search
+		defer eo.pw.setPost(nil)
+	}
 	if hopeless(o, T) {
 		return nodeResult{sigma: float64(T) / eps, node: 1, quilt: Quilt{1, T}}
 	}

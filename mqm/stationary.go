@@ -291,10 +291,18 @@ func (o *exactOracle) stationaryPairs() {
 		return v
 	}
 	idx := make([]int, len(o.pairs))
+	keys := make([]float64, len(o.pairs))
 	for j := range idx {
-		idx[j] = j
+		idx[j], keys[j] = j, key(j)
 	}
-	slices.SortStableFunc(idx, func(i, j int) int { return cmp.Compare(key(j), key(i)) })
+	// largest key first, ties in the listed order: the order a stable
+	// sort gives, with an unstable (faster) sort on a total order
+	slices.SortFunc(idx, func(i, j int) int {
+		if c := cmp.Compare(keys[j], keys[i]); c != 0 {
+			return c
+		}
+		return cmp.Compare(i, j)
+	})
 	pairs, nr := make([]int32, len(idx)), make([]float64, len(idx))
 	for j, i := range idx {
 		pairs[j], nr[j] = o.pairs[i], o.nr[i]
