@@ -115,29 +115,34 @@ func (rr *recordReader) read() ([]string, int, error) {
 			continue // encoding/csv skips empty lines
 		}
 		start := rr.line
-		if strings.IndexByte(l, '"') < 0 {
-			s := l
+		if rr.comma < utf8.RuneSelf {
+			// one pass over the line for the separators and any quote: lines
+			// are short, so a byte loop beats one IndexByte call per field
+			c, from, quoted := byte(rr.comma), 0, false
 			rr.fields = rr.fields[:0]
-			if rr.comma < utf8.RuneSelf {
-				c := byte(rr.comma)
-				for {
-					i := strings.IndexByte(s, c)
-					if i < 0 {
-						break
-					}
-					rr.fields = append(rr.fields, s[:i])
-					s = s[i+1:]
+			for i := 0; i < len(l); i++ {
+				if b := l[i]; b == c {
+					rr.fields = append(rr.fields, l[from:i])
+					from = i + 1
+				} else if b == '"' {
+					quoted = true
+					break
 				}
-			} else {
-				sep := string(rr.comma)
-				for {
-					i := strings.Index(s, sep)
-					if i < 0 {
-						break
-					}
-					rr.fields = append(rr.fields, s[:i])
-					s = s[i+len(sep):]
+			}
+			if !quoted {
+				rr.fields = append(rr.fields, l[from:])
+				return rr.fields, start, nil
+			}
+		} else if strings.IndexByte(l, '"') < 0 {
+			s, sep := l, string(rr.comma)
+			rr.fields = rr.fields[:0]
+			for {
+				i := strings.Index(s, sep)
+				if i < 0 {
+					break
 				}
+				rr.fields = append(rr.fields, s[:i])
+				s = s[i+len(sep):]
 			}
 			rr.fields = append(rr.fields, s)
 			return rr.fields, start, nil

@@ -94,3 +94,37 @@ func TestSmallIntAsParseFloat(t *testing.T) {
 		t.Error("16 digits taken")
 	}
 }
+
+// FuzzRecordReaderAsEncodingCSV: on any input the record reader returns
+// what encoding/csv returns, read whole or a byte at a time.
+func FuzzRecordReaderAsEncodingCSV(f *testing.F) {
+	for _, s := range []string{"a,b,c\n1,2,3\n", "\"x,y\",z\r\n", "p;q\n\"a\"\"b\";c", "é€a€b\n"} {
+		f.Add(s, uint8(0))
+	}
+	f.Fuzz(func(t *testing.T, in string, d uint8) {
+		comma := []rune{',', ';', '\t', '€'}[d%4]
+		wr, wl, we := csvRecords(in, comma)
+		for _, r := range []io.Reader{strings.NewReader(in), iotest.OneByteReader(strings.NewReader(in))} {
+			gr, gl, ge := fastRecordsFrom(r, comma)
+			if !reflect.DeepEqual(gr, wr) || !reflect.DeepEqual(gl, wl) || ge != we {
+				t.Fatalf("%q (delimiter %q):\nfast %q %v %q\ncsv  %q %v %q", in, comma, gr, gl, ge, wr, wl, we)
+			}
+		}
+	})
+}
+
+// trimSpace is strings.TrimSpace on every string of up to three bytes
+// from a set with ASCII and Unicode spaces and printable characters.
+func TestTrimSpaceAsStrings(t *testing.T) {
+	parts := []string{"", " ", "\t", "a", "~", "\x7f", "\u00a0", "\u0085", "é", "\u2003", "\x00", "\xff"}
+	for _, a := range parts {
+		for _, b := range parts {
+			for _, c := range parts {
+				s := a + b + c
+				if got, want := trimSpace(s), strings.TrimSpace(s); got != want {
+					t.Errorf("trimSpace(%q) = %q, want %q", s, got, want)
+				}
+			}
+		}
+	}
+}

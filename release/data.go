@@ -320,12 +320,18 @@ func begin(header []string, name string, opts CSVOptions) (*Data, map[string]int
 		states[s] = i
 	}
 	d.States = slices.Clone(opts.States)
+	lastRaw, lastV := "", -1 // the state of the previous row, as written
 	intern := func(s string, line int) (int, error) {
-		s = strings.TrimSpace(s)
+		if lastV >= 0 && s == lastRaw {
+			return lastV, nil // a chain mostly stays: no trim, no lookup
+		}
+		raw := s
+		s = trimSpace(s)
 		if s == "" {
 			return 0, fmt.Errorf("%s:%d: empty state", name, line)
 		}
 		if v, ok := states[s]; ok {
+			lastRaw, lastV = raw, v
 			return v, nil
 		}
 		if opts.States != nil {
@@ -469,7 +475,7 @@ func (lr *longReader) record(rec []string, line int) error {
 	t, text := math.NaN(), ""
 	if lr.hasTime {
 		for i, c := range lr.timeCs {
-			lr.parts[i] = strings.TrimSpace(rec[c])
+			lr.parts[i] = trimSpace(rec[c])
 		}
 		if len(lr.parts) == 1 {
 			text = lr.parts[0]
@@ -908,4 +914,14 @@ func (d *Data) WriteCSV(w io.Writer, seriesCol, timeCol, stateCol string) error 
 	}
 	out.Flush()
 	return out.Error()
+}
+
+// trimSpace is strings.TrimSpace, at once for a field that starts and ends
+// with a printable ASCII character (most fields): any space TrimSpace
+// removes, Unicode ones included, starts with a byte ≤ ' ' or ≥ 0x80.
+func trimSpace(s string) string {
+	if n := len(s); n > 0 && s[0] > ' ' && s[0] < 0x80 && s[n-1] > ' ' && s[n-1] < 0x80 {
+		return s
+	}
+	return strings.TrimSpace(s)
 }
