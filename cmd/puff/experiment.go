@@ -25,11 +25,10 @@ func experimentCmd() *cobra.Command {
 		for _, out := range outs {
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d files in %s (%.1f s)\n", out.Name, len(out.Files), o.Out, out.Elapsed.Seconds())
 		}
-		if err != nil {
-			return err
+		if err == nil {
+			fmt.Fprintf(cmd.OutOrStdout(), "done in %.1f s\n", time.Since(start).Seconds())
 		}
-		fmt.Fprintf(cmd.OutOrStdout(), "done in %.1f s\n", time.Since(start).Seconds())
-		return nil
+		return err
 	})
 	def := experiment.FindData()
 	c.Flags().StringVar(&o.Out, "out", "experiments", "output directory")

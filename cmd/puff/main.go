@@ -3,6 +3,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -192,11 +193,8 @@ func releaseCmd() *cobra.Command {
 		if err := checkEps(eps); err != nil {
 			return err
 		}
-		req := release.Request{Fit: fit, Smoothing: df.smoothing, Options: release.Options{Epsilon: eps, EpsilonRat: epsF.Rat(), Method: method, Query: query,
-			Context: cmd.Context(), Limits: limits}}
-		if relative && query == "" { // --query, when given, wins (as it always has)
-			req.Query = "relative"
-		}
+		req := release.Request{Fit: fit, Smoothing: df.smoothing, Options: release.Options{Epsilon: eps, EpsilonRat: epsF.Rat(), Method: method,
+			Query: cmp.Or(query, map[bool]string{true: "relative"}[relative]), Context: cmd.Context(), Limits: limits}} // --query, when given, wins over --relative
 		if limits.MaxWindows < 1 || limits.MaxCells < 1 {
 			return fmt.Errorf("--max-windows %d, --max-cells %d: want ≥ 1 each", limits.MaxWindows, limits.MaxCells)
 		}
