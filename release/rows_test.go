@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -91,6 +92,10 @@ func TestRowsAssembleAsReadData(t *testing.T) {
 	rb, _ := b.Draw()
 	if sa, sb := strip(t, ra), strip(t, rb); sa != sb {
 		t.Fatalf("rows and whole file differ:\n%s\n%s", sa, sb)
+	}
+	// the ledger's record, series named: the same as from the whole file
+	if err := a.RecordSeries(patternsOf(whole)); err != nil || !reflect.DeepEqual(a.Record, b.Record) {
+		t.Fatalf("records differ (%v):\n%+v\n%+v", err, a.Record, b.Record)
 	}
 	if whole.Missing() == 0 || whole.MissingValues == 0 {
 		t.Fatal("the data has no gaps or missing values: the test proves little")
@@ -179,6 +184,13 @@ func TestWindowSummariesAsWindows(t *testing.T) {
 		if sa, sb := stripWindows(t, ra), stripWindows(t, rb); sa != sb {
 			t.Fatalf("%s: windows from rows and from data differ:\n%s\n%s", m, sa, sb)
 		}
+		err = a.RecordSeries(patternsOf(d))
+		switch {
+		case c.perWindow && err == nil:
+			t.Fatalf("%s per window: recorded series by series", m)
+		case !c.perWindow && (err != nil || !reflect.DeepEqual(a.Record, b.Record)):
+			t.Fatalf("%s: records differ (%v):\n%+v\n%+v", m, err, a.Record, b.Record)
+		}
 	}
 }
 
@@ -192,4 +204,15 @@ func stripWindows(t *testing.T, o Output) string {
 	}
 	out, _ := json.Marshal(m)
 	return string(out)
+}
+
+// patternsOf is each series of d with readings, as ReadSummary names it.
+func patternsOf(d *Data) []SeriesPattern {
+	var pats []SeriesPattern
+	for i, sq := range d.Seqs {
+		if len(sq) > 0 {
+			pats = append(pats, SeriesPattern{Series: d.Series[i], Observation: d.Observation(i)})
+		}
+	}
+	return pats
 }

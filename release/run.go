@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/mqm"
 	"github.com/pufferfish-privacy/pufferfish/record"
 )
 
@@ -73,6 +74,38 @@ type Pending struct {
 	out    Output
 	draw   func() error
 	drawn  bool
+	// from a summary: the options and each pattern's active quilt, for
+	// RecordSeries (nil quilts: not prepared from a summary, or per window)
+	opts   Options
+	quilts map[string]*mqm.Quilt
+}
+
+// RecordSeries sets the Record of a release prepared from a summary
+// (PrepareSummary, or PrepareWindowSummaries with joint windows): the
+// record PrepareData writes for the same data, one segment per series at
+// its observation pattern with that pattern's active quilt. A summary
+// names no series; pats does (ReadSummary returns them, a pipeline
+// gathers them).
+func (p *Pending) RecordSeries(pats []SeriesPattern) error {
+	if p.quilts == nil {
+		return errors.New("release: only a release prepared from a summary, with joint windows if any, is recorded series by series")
+	}
+	var r *Report
+	switch out := p.out.(type) {
+	case *Report:
+		r = out
+	case *WindowedReport:
+		r = out.Windows[0].Report // the record of joint windows: every series' whole segment
+	}
+	segs := make([]record.Segment, len(pats))
+	for i, pt := range pats {
+		segs[i] = segment(pt.Series, pt.Observation, p.quilts)
+	}
+	p.Record = newRecord(r, p.opts, p.Class, segs)
+	if rep, ok := p.out.(*Report); ok {
+		rep.Record = p.Record
+	}
+	return nil
 }
 
 // Prepare reads the data (as Run), settles the class and computes the
@@ -170,12 +203,8 @@ func prepareStream(r io.Reader, name string, req Request) (*Pending, error) {
 		return nil, err
 	}
 	// the ledger's record, as plan writes it from the data
-	segs := make([]record.Segment, len(pats))
-	for i, p := range pats {
-		segs[i] = segment(p.Series, p.Observation, quilts)
-	}
-	rep.Record = newRecord(rep, req.Options, class, segs)
-	return &Pending{Class: class, Record: rep.Record, out: rep, draw: draw}, nil
+	p := &Pending{Class: class, out: rep, draw: draw, opts: req.Options, quilts: nonNil(quilts)}
+	return p, p.RecordSeries(pats)
 }
 
 // load reads the data with the request's declared states and settles the
@@ -255,12 +284,18 @@ func parseDelimiter(s string) (rune, error) {
 
 // PrepareSummary is Prepare on a summary of the data (a pipeline's, built
 // series by series): the same report, σ and sizes as on the data itself.
-// Its Record is nil: a summary names no series, so it cannot be recorded
-// in a ledger segment by segment.
+// Its Record is nil until RecordSeries names the series.
 func PrepareSummary(sum *Summary, class *markov.Class, fitted bool, opts Options) (*Pending, error) {
-	rep, _, draw, err := planSummary(sum, class, fitted, opts, NewScaleCache())
+	rep, quilts, draw, err := planSummary(sum, class, fitted, opts, NewScaleCache())
 	if err != nil {
 		return nil, err
 	}
-	return &Pending{Class: class, out: rep, draw: draw}, nil
+	return &Pending{Class: class, out: rep, draw: draw, opts: opts, quilts: nonNil(quilts)}, nil
+}
+
+func nonNil(q map[string]*mqm.Quilt) map[string]*mqm.Quilt {
+	if q == nil {
+		return map[string]*mqm.Quilt{}
+	}
+	return q
 }

@@ -455,11 +455,11 @@ func PrepareWindowSummaries(whole *Summary, wins map[int64]*Summary, sigs []Sign
 		for i, k := range order {
 			list[i] = wins[k]
 		}
-		out, _, draw, err := planJoint(whole, list, order, class, fitted, opts, NewScaleCache(), width, loc)
+		out, quilts, draw, err := planJoint(whole, list, order, class, fitted, opts, NewScaleCache(), width, loc)
 		if err != nil {
 			return nil, err
 		}
-		return &Pending{Class: class, out: out, draw: draw}, nil
+		return &Pending{Class: class, out: out, draw: draw, opts: opts, quilts: nonNil(quilts)}, nil
 	}
 	w := width.Seconds()
 	out := &WindowedReport{Width: width.String(), Zone: loc.String()}
