@@ -12,12 +12,10 @@ import (
 	"math/big"
 	"os"
 	"slices"
-	"time"
+	"strings"
 
-	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"github.com/pufferfish-privacy/pufferfish/mqm"
-	"github.com/pufferfish-privacy/pufferfish/record"
 	"github.com/pufferfish-privacy/pufferfish/release"
 	"github.com/pufferfish-privacy/pufferfish/release/commit"
 )
@@ -137,89 +135,30 @@ func mustJSON(v any) []byte {
 }
 
 // recordOf is the ledger's record of the release: puff release's on the
-// same data. The core builds a record from a release's data
-// (release.PrepareData); the pipeline holds each series' observation
-// pattern, not its readings, and the record (σ, the mechanism as
-// recorded, ε, each pattern's active quilt, each series' segment)
-// depends on the data only through them. So the core prepares it on a
-// skeleton with one series per distinct pattern (readings of the first
-// state; with windows every reading at time 0, one window: a joint
-// calibration's record is the whole series', docs/math.md §4.8) and each
-// series gets its pattern's segment. No noise is drawn for the skeleton.
-// segs iterates (series, observation pattern as JSON).
-func (c Config) recordOf(class *markov.Class, opts release.Options, step float64, segs func(*string, *string) bool) (*record.Release, error) {
-	csv, err := c.Spec.CSV()
-	if err != nil {
-		return nil, err
-	}
-	sk := &release.Data{States: class.States, Levels: csv.Levels, Step: step}
-	index := map[string]string{} // pattern → skeleton series
-	type seg struct{ series, pattern string }
-	var all []seg
+// same data. The pipeline holds each series' observation pattern, not its
+// readings, and the record depends on the data only through them, so the
+// core writes it from the patterns (release.Pending.RecordSeries), in
+// series order. segs iterates (series, observation pattern as JSON).
+func recordOf(p *release.Pending, segs func(*string, *string) bool) error {
+	var pats []release.SeriesPattern
 	var series, pattern string
 	for segs(&series, &pattern) {
-		all = append(all, seg{series, pattern})
-		if _, ok := index[pattern]; ok {
-			continue
-		}
 		var ob mqm.Observation
 		if err := json.Unmarshal([]byte(pattern), &ob); err != nil {
-			return nil, fmt.Errorf("series %q: pattern: %w", series, err)
+			return fmt.Errorf("series %q: pattern: %w", series, err)
 		}
-		name := fmt.Sprint(len(index))
-		index[pattern] = name
-		var off []int
-		if ob.Times != nil {
-			off = make([]int, len(ob.Times))
-			for j, t := range ob.Times {
-				off[j] = t - ob.Times[0]
-			}
-		}
-		sk.Seqs = append(sk.Seqs, make([]int, ob.Len))
-		sk.Series = append(sk.Series, name)
-		sk.Offsets = append(sk.Offsets, off)
-		sk.Times = append(sk.Times, make([]float64, ob.Len))
-		if ob.Start != 1 {
-			return nil, fmt.Errorf("series %q starts at chain time %d, want 1", series, ob.Start)
+		pats = append(pats, release.SeriesPattern{Series: series, Observation: ob})
+	}
+	if len(pats) == 0 {
+		return errors.New("no observations to release")
+	}
+	slices.SortFunc(pats, func(a, b release.SeriesPattern) int { return strings.Compare(a.Series, b.Series) })
+	for i := 1; i < len(pats); i++ {
+		if pats[i].Series == pats[i-1].Series {
+			return fmt.Errorf("series %q is counted twice", pats[i].Series)
 		}
 	}
-	if len(all) == 0 {
-		return nil, errors.New("no observations to release")
-	}
-	if c.Window == 0 {
-		sk.Times = nil
-	}
-	p, err := release.PrepareData(sk, class, c.Fit, opts, c.Window, time.UTC)
-	if err != nil {
-		return nil, err
-	}
-	bySkeleton := map[string]record.Segment{}
-	for _, s := range p.Record.Segments {
-		bySkeleton[s.Series] = s
-	}
-	rec := *p.Record
-	rec.Segments = make([]record.Segment, 0, len(all))
-	slices.SortFunc(all, func(a, b seg) int {
-		switch {
-		case a.series < b.series:
-			return -1
-		case a.series > b.series:
-			return 1
-		}
-		return 0
-	})
-	for i, s := range all {
-		if i > 0 && all[i-1].series == s.series {
-			return nil, fmt.Errorf("series %q is counted twice", s.series)
-		}
-		sg, ok := bySkeleton[index[s.pattern]]
-		if !ok {
-			return nil, fmt.Errorf("series %q: no segment for its pattern", s.series)
-		}
-		sg.Series = s.series
-		rec.Segments = append(rec.Segments, sg)
-	}
-	return &rec, nil
+	return p.RecordSeries(pats)
 }
 
 // publish releases p (computed from the summary, no noise drawn yet)
@@ -227,13 +166,11 @@ func (c Config) recordOf(class *markov.Class, opts release.Options, step float64
 // any noise is drawn and commits the record with its noisy result in one
 // transaction; then the report is written, with the "ledger" field of
 // puff release --json --ledger. Nothing is written when it is refused.
-func (c Config) publish(ctx context.Context, p *release.Pending, class *markov.Class, opts release.Options, step float64, t commit.Target, segs func(*string, *string) bool) error {
+func (c Config) publish(ctx context.Context, p *release.Pending, t commit.Target, segs func(*string, *string) bool) error {
 	if t.Recorded() {
-		rec, err := c.recordOf(class, opts, step, segs)
-		if err != nil {
+		if err := recordOf(p, segs); err != nil {
 			return err
 		}
-		p.Record = rec
 	}
 	res, err := commit.Release(ctx, p, t)
 	if err != nil {

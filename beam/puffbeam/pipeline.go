@@ -13,7 +13,8 @@
 // (Config.Ledger) or a compose log (Config.Log) the release stage records
 // the release through release/commit, as puff release --ledger and --log
 // do: budget checked before any noise is drawn, the record (puff
-// release's for the same series, recordOf) and the noisy result committed
+// release's for the same series, written by the core from each series'
+// pattern: release.Pending.RecordSeries) and the noisy result committed
 // together, a retried stage replaying the recorded release.
 package puffbeam
 
@@ -429,7 +430,7 @@ func (f *reportFn) ProcessElement(ctx context.Context, a Acc, dataStep float64, 
 	if err != nil {
 		return err
 	}
-	return f.Cfg.publish(ctx, p, class, opts, sum.Step, t, segs)
+	return f.Cfg.publish(ctx, p, t, segs)
 }
 
 // class is the class Θ: given, or fitted from the summed transition
@@ -617,5 +618,5 @@ func (f *windowReportFn) ProcessElement(ctx context.Context, _ []byte, dataStep 
 	if err != nil {
 		return err
 	}
-	return f.Cfg.publish(ctx, p, class, opts, wholeSum.Step, t, segs)
+	return f.Cfg.publish(ctx, p, t, segs)
 }
