@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 
@@ -46,7 +45,7 @@ func ledgerInitCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return emit(cmd, asJSON, st, func(w io.Writer) error { _, err := fmt.Fprintln(w, st.Line()); return err })
+				return emit(cmd, asJSON, st, ledger.States{st}.WriteText)
 			})
 		})
 	f := c.Flags()

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"os"
 
 	"github.com/pufferfish-privacy/pufferfish/compose"
 	"github.com/pufferfish-privacy/pufferfish/internal/strictjson"
@@ -29,7 +28,7 @@ type Migration struct {
 // written by puff release --log (compose.Unappend) and that each
 // dataset's total is within budget.
 func ReadMigration(path string, budget *big.Rat, only string) (*Migration, error) {
-	raw, err := os.ReadFile(path)
+	raw, err := readLog(path)
 	if err != nil {
 		return nil, fmt.Errorf("log: %w", err)
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"math/big"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -103,4 +105,18 @@ func importLog(ctx context.Context, s ledger.Store, path string, budget *big.Rat
 		return nil, err
 	}
 	return m.Into(ctx, s)
+}
+
+// A log is read up to strictjson.MaxInput bytes: a device or a runaway
+// file is refused, not read into memory without end.
+func TestImportReadsABoundedLog(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero here")
+	}
+	if _, err := logfile.ReadMigration("/dev/zero", big.NewRat(1, 1), ""); err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Fatalf("reading /dev/zero: %v", err)
+	}
+	if _, err := logfile.ReadMigration(filepath.Join(t.TempDir(), "none.json"), big.NewRat(1, 1), ""); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("a missing log: %v", err)
+	}
 }

@@ -31,7 +31,7 @@ func Append(path, dataset string, class *markov.Class, rec *record.Release) (com
 	}
 	defer unlock()
 	var lg *compose.Log
-	switch raw, err := os.ReadFile(path); {
+	switch raw, err := readLog(path); {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
 		return compose.Total{}, fmt.Errorf("compose: %w", err)
@@ -91,6 +91,18 @@ func Guarantees(path, dataset string) ([]compose.Guarantee, error) {
 		out = append(out, g)
 	}
 	return out, errors.Join(failed...)
+}
+
+// readLog reads the log file at path, at most strictjson.MaxInput bytes
+// (a device or a runaway file must not exhaust memory); a missing file
+// is an error wrapping fs.ErrNotExist.
+func readLog(path string) ([]byte, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	return strictjson.ReadAll(fh, path)
 }
 
 // Open opens a regular file (a class file named by a log).
