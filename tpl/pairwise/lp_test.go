@@ -1,0 +1,343 @@
+package pairwise
+
+import (
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/optimize/convex/lp"
+)
+
+// referenceLP solves lpRatio's LP with gonum's general simplex on the full
+// k×k formulation (no supports, no structure): variables γ (k²), column
+// slacks (k) and t; rows Σ_j γ_ij = p_i, columns Σ_i G_ij γ_ij + s_j −
+// q_j t = 0; minimise t. Entries G = +Inf are left out as variables.
+func referenceLP(t *testing.T, p, q, G []float64) float64 {
+	t.Helper()
+	k := len(p)
+	var cols [][]float64
+	var cost []float64
+	for i := range k {
+		for j := range k {
+			if math.IsInf(G[i*k+j], 1) {
+				continue
+			}
+			c := make([]float64, 2*k)
+			c[i] = 1
+			c[k+j] = G[i*k+j]
+			cols = append(cols, c)
+			cost = append(cost, 0)
+		}
+	}
+	for j := range k {
+		c := make([]float64, 2*k)
+		c[k+j] = 1
+		cols = append(cols, c)
+		cost = append(cost, 0)
+	}
+	c := make([]float64, 2*k)
+	for j := range k {
+		c[k+j] = -q[j]
+	}
+	cols = append(cols, c)
+	cost = append(cost, 1)
+	A := mat.NewDense(2*k, len(cols), nil)
+	for v, col := range cols {
+		for r, x := range col {
+			A.Set(r, v, x)
+		}
+	}
+	b := make([]float64, 2*k)
+	copy(b, p)
+	opt, _, err := lp.Simplex(cost, A, b, 1e-13, nil)
+	if err != nil {
+		t.Fatalf("reference simplex: %v", err)
+	}
+	return opt
+}
+
+// closedForm is the closed-form plan's t of docs/math.md §8.10:
+// γ = diag(m) + e·wᵀ with m = min(p, q), e = (p − q)⁺, g = eᵀG, feasible
+// iff t ≥ (1 + Σ_j m_j/g_j)/(Σ_j q_j/g_j).
+func closedForm(p, q, G []float64) float64 {
+	k := len(p)
+	e := make([]float64, k)
+	any := false
+	for i := range k {
+		e[i] = math.Max(p[i]-q[i], 0)
+		any = any || e[i] > 0
+	}
+	if !any {
+		return 1
+	}
+	num, den := 1.0, 0.0
+	for j := range k {
+		g := 0.0
+		for i := range k {
+			if e[i] > 0 {
+				g += e[i] * G[i*k+j]
+			}
+		}
+		num += math.Min(p[j], q[j]) / g
+		den += q[j] / g
+	}
+	return num / den
+}
+
+// randRow is a random probability row with about a fraction zero of zeros
+// (never all zero).
+func randRow(rng *rand.Rand, k int, zero float64) []float64 {
+	r := make([]float64, k)
+	s := 0.0
+	for j := range r {
+		if rng.Float64() >= zero {
+			r[j] = rng.ExpFloat64()
+			s += r[j]
+		}
+	}
+	if s == 0 {
+		r[rng.IntN(k)] = 1
+		s = 1
+	}
+	for j := range r {
+		r[j] /= s
+	}
+	return r
+}
+
+// randG is R·Λ off the diagonal with Λ_ij ∈ [1, spread], 1 on it.
+func randG(rng *rand.Rand, k int, R, spread float64) []float64 {
+	G := make([]float64, k*k)
+	for i := range k {
+		for j := range k {
+			if i == j {
+				G[i*k+j] = 1
+			} else {
+				G[i*k+j] = R * (1 + (spread-1)*rng.Float64())
+			}
+		}
+	}
+	return G
+}
+
+// banded returns the k×k chain with P(i, j) ∝ decay^|i−j| for |i−j| ≤ w.
+func banded(k, w int, decay float64) [][]float64 {
+	P := make([][]float64, k)
+	for i := range k {
+		P[i] = make([]float64, k)
+		s := 0.0
+		for j := max(0, i-w); j <= min(k-1, i+w); j++ {
+			P[i][j] = math.Pow(decay, math.Abs(float64(i-j)))
+			s += P[i][j]
+		}
+		for j := range k {
+			P[i][j] /= s
+		}
+	}
+	return P
+}
+
+func checkAgainstReference(t *testing.T, name string, p, q, G []float64) {
+	t.Helper()
+	got, ok := lpRatio(p, q, G)
+	if !ok {
+		t.Fatalf("%s: lpRatio failed", name)
+	}
+	want := referenceLP(t, p, q, G)
+	if got < want*(1-1e-12) || got > want*(1+1e-9) {
+		t.Fatalf("%s: lpRatio %.15g, reference LP %.15g (p=%v q=%v)", name, got, want, p, q)
+	}
+	var s lpSolver
+	if t2, _ := s.ratio(p, q, G); t2 != got || !verifyPlanExact(got, p, q, G, s.plan()) {
+		t.Fatalf("%s: the plan does not prove t = %v", name, got)
+	}
+	if cf := closedForm(p, q, G); got > cf*(1+1e-12) {
+		t.Fatalf("%s: lpRatio %.15g above the closed form %.15g", name, got, cf)
+	}
+}
+
+// verifyPlanExact checks, in exact rational arithmetic, that the plan the
+// solver certified has row sums ≥ p and column loads ≤ t·q: the returned
+// t is backed by a plan whatever the rounding.
+func verifyPlanExact(tv float64, p, q, G, plan []float64) bool {
+	k := len(p)
+	for i := range k {
+		s := new(big.Rat)
+		for j := range k {
+			s.Add(s, new(big.Rat).SetFloat64(plan[i*k+j]))
+		}
+		if s.Cmp(new(big.Rat).SetFloat64(p[i])) < 0 {
+			return false
+		}
+	}
+	for j := range k {
+		s := new(big.Rat)
+		for i := range k {
+			if plan[i*k+j] < 0 {
+				return false
+			}
+			if plan[i*k+j] > 0 {
+				s.Add(s, new(big.Rat).Mul(new(big.Rat).SetFloat64(plan[i*k+j]), new(big.Rat).SetFloat64(G[i*k+j])))
+			}
+		}
+		if s.Cmp(new(big.Rat).Mul(new(big.Rat).SetFloat64(tv), new(big.Rat).SetFloat64(q[j]))) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func TestLPRatioAgainstReferenceRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 300 {
+		k := 2 + rng.IntN(11)
+		zero := []float64{0, 0.3, 0.6}[trial%3]
+		p, q := randRow(rng, k, zero), randRow(rng, k, zero)
+		R := math.Exp(2 / (1 + 40*rng.Float64()))
+		G := randG(rng, k, R, 1+3*rng.Float64())
+		checkAgainstReference(t, "random", p, q, G)
+	}
+}
+
+func TestLPRatioAgainstReferenceBanded(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 200 {
+		k := 3 + rng.IntN(10)
+		P := banded(k, 1+rng.IntN(3), 0.2+0.6*rng.Float64())
+		a, b := rng.IntN(k), rng.IntN(k)
+		if a == b {
+			b = (a + 1) % k
+		}
+		// a closed cost matrix, as a fixed point gives: G = R·Λ with Λ
+		// from a metric (Λ_ij = e^{c|i−j|}), so G is max-times closed.
+		R := math.Exp(2 / (5 + 50*rng.Float64()))
+		c := 0.01 + 0.3*rng.Float64()
+		G := make([]float64, k*k)
+		for i := range k {
+			for j := range k {
+				if i != j {
+					G[i*k+j] = R * math.Exp(c*math.Abs(float64(i-j)))
+				} else {
+					G[i*k+j] = 1
+				}
+			}
+		}
+		checkAgainstReference(t, "banded", P[a], P[b], G)
+	}
+}
+
+// With G = R off the diagonal the LP is the dual of docs/math.md (8.1):
+// the optimum is max over subsets S of (1 + (R−1)p(S))/(1 + (R−1)q(S)).
+func TestLPRatioUniformIsEquation81(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 200 {
+		k := 2 + rng.IntN(7)
+		p, q := randRow(rng, k, 0.3), randRow(rng, k, 0.3)
+		R := 1 + 3*rng.Float64()
+		G := randG(rng, k, R, 1)
+		want := 0.0
+		for S := range 1 << k {
+			ps, qs := 0.0, 0.0
+			for j := range k {
+				if S>>j&1 == 1 {
+					ps += p[j]
+					qs += q[j]
+				}
+			}
+			want = math.Max(want, (1+(R-1)*ps)/(1+(R-1)*qs))
+		}
+		got, ok := lpRatio(p, q, G)
+		if !ok || got < want*(1-1e-12) || got > want*(1+1e-9) {
+			t.Fatalf("k=%d R=%v: lpRatio %v ok=%v, (8.1) %v", k, R, got, ok, want)
+		}
+	}
+}
+
+func TestLPRatioWarmStart(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	var s lpSolver
+	for trial := range 100 {
+		k := 3 + rng.IntN(8)
+		p, q := randRow(rng, k, 0.2), randRow(rng, k, 0.2)
+		G := randG(rng, k, 1.1, 2)
+		cold, ok := s.ratio(p, q, G)
+		if !ok {
+			t.Fatal("cold failed")
+		}
+		for step := range 5 {
+			for i := range G {
+				if G[i] != 1 {
+					G[i] *= 1 + 0.01*rng.Float64()
+				}
+			}
+			warm, ok := s.ratioWarm(p, q, G)
+			want, ok2 := lpRatio(p, q, G)
+			if !ok || !ok2 || math.Abs(warm-want) > 1e-9*want || !verifyPlanExact(warm, p, q, G, s.plan()) {
+				t.Fatalf("trial %d step %d: warm %v (%v), cold %v (%v)", trial, step, warm, ok, want, ok2)
+			}
+			if warm < cold*(1-1e-12) {
+				t.Fatalf("G grew but t fell: %v < %v", warm, cold)
+			}
+			cold = warm
+		}
+	}
+}
+
+func TestLPRatioEdges(t *testing.T) {
+	// identical rows: t = 1
+	p := []float64{0.2, 0.3, 0.5}
+	G := randG(rand.New(rand.NewPCG(1, 1)), 3, 2, 2)
+	if got, ok := lpRatio(p, p, G); !ok || got < 1 || got > 1+1e-12 {
+		t.Fatalf("p = q: %v %v", got, ok)
+	}
+	// a row whose mass can go nowhere: +Inf (the trivial bound)
+	inf := math.Inf(1)
+	G2 := []float64{1, inf, inf, 1}
+	if got, ok := lpRatio([]float64{1, 0}, []float64{0, 1}, G2); !ok || !math.IsInf(got, 1) {
+		t.Fatalf("no route: %v %v", got, ok)
+	}
+	// bad input is refused, not solved
+	for _, bad := range [][]float64{{1, 1.5, 0.5, 1}, {1, math.NaN(), 2, 1}, {2, 2, 2, 1}} {
+		if _, ok := lpRatio([]float64{0.5, 0.5}, []float64{0.3, 0.7}, bad); ok {
+			t.Fatalf("G %v accepted", bad)
+		}
+	}
+	if _, ok := lpRatio([]float64{0.5, -0.5}, []float64{0.3, 0.7}, []float64{1, 2, 2, 1}); ok {
+		t.Fatal("negative p accepted")
+	}
+}
+
+func benchBanded(b *testing.B, k int) {
+	P := banded(k, 3, 0.5)
+	R := math.Exp(2.0 / 50)
+	G := make([]float64, k*k)
+	for i := range k {
+		for j := range k {
+			if i != j {
+				G[i*k+j] = R * math.Exp(0.05*math.Abs(float64(i-j)))
+			} else {
+				G[i*k+j] = 1
+			}
+		}
+	}
+	var s lpSolver
+	b.ResetTimer()
+	n := 0
+	for b.Loop() {
+		a := n % k
+		a2 := (n/k + a + 1) % k
+		if a2 == a {
+			a2 = (a + 1) % k
+		}
+		if _, ok := s.ratio(P[a], P[a2], G); !ok {
+			b.Fatal("failed")
+		}
+		n++
+	}
+}
+
+func BenchmarkLPRatioBanded51(b *testing.B)  { benchBanded(b, 51) }
+func BenchmarkLPRatioBanded101(b *testing.B) { benchBanded(b, 101) }
+func BenchmarkLPRatioBanded201(b *testing.B) { benchBanded(b, 201) }
