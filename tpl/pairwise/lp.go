@@ -93,7 +93,16 @@ func (s *lpSolver) solve(p, q, G []float64) (float64, bool) {
 		if !(p[i] >= 0) || !(q[i] >= 0) || math.IsInf(p[i], 0) || math.IsInf(q[i], 0) {
 			return 0, false
 		}
+	}
+	// Only the entries between the supports enter the LP: check those.
+	for i := range k {
+		if p[i] == 0 {
+			continue
+		}
 		for j := range k {
+			if q[j] == 0 {
+				continue
+			}
 			g := G[i*k+j]
 			if math.IsNaN(g) || (i == j && g != 1) || g < 1 {
 				return 0, false

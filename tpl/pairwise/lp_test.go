@@ -299,7 +299,7 @@ func TestLPRatioEdges(t *testing.T) {
 		t.Fatalf("no route: %v %v", got, ok)
 	}
 	// bad input is refused, not solved
-	for _, bad := range [][]float64{{1, 1.5, 0.5, 1}, {1, math.NaN(), 2, 1}, {2, 2, 2, 1}} {
+	for _, bad := range [][]float64{{1, 1.5, 0.5, 1}, {1, math.NaN(), 2, 1}, {2, 2, 2, 1}, {1, 2, 2, 0.5}} {
 		if _, ok := lpRatio([]float64{0.5, 0.5}, []float64{0.3, 0.7}, bad); ok {
 			t.Fatalf("G %v accepted", bad)
 		}
@@ -341,3 +341,43 @@ func benchBanded(b *testing.B, k int) {
 func BenchmarkLPRatioBanded51(b *testing.B)  { benchBanded(b, 51) }
 func BenchmarkLPRatioBanded101(b *testing.B) { benchBanded(b, 101) }
 func BenchmarkLPRatioBanded201(b *testing.B) { benchBanded(b, 201) }
+
+// benchDense is the UCI-like case: every entry positive (a fitted chain
+// with smoothing), most of the mass near the diagonal.
+func benchDense(b *testing.B, k int) {
+	P := banded(k, k, 0.3)
+	for i := range P {
+		for j := range P[i] {
+			P[i][j] += 1e-4
+		}
+	}
+	R := math.Exp(2.0 / 500)
+	G := make([]float64, k*k)
+	for i := range k {
+		for j := range k {
+			if i != j {
+				G[i*k+j] = R * math.Exp(0.002*math.Abs(float64(i-j)))
+			} else {
+				G[i*k+j] = 1
+			}
+		}
+	}
+	var s lpSolver
+	pivots := 0
+	n := 0
+	for b.Loop() {
+		a := n % k
+		a2 := (n/k + a + 1) % k
+		if a2 == a {
+			a2 = (a + 1) % k
+		}
+		if _, ok := s.ratio(P[a], P[a2], G); !ok {
+			b.Fatal("failed")
+		}
+		pivots += s.pivots
+		n++
+	}
+	b.ReportMetric(float64(pivots)/float64(n), "pivots/op")
+}
+
+func BenchmarkLPRatioDense51(b *testing.B) { benchDense(b, 51) }
