@@ -173,7 +173,7 @@ func Calibrate(class *markov.Class, T int, eps float64, opts *Options) (float64,
 			break
 		}
 		if T > 0 || hi > 1e15 {
-			return 0, info, fmt.Errorf("tpl: ε = %v: %w (bound %.6g at b = %.6g)", eps, errNoScale, r.Loss, hi)
+			return 0, info, fmt.Errorf("tpl: ε = %v: %w (bound %.6g at b = %.6g)", eps, ErrNoScale, r.Loss, hi)
 		}
 		lo, hi = hi, 2*hi
 	}

@@ -44,3 +44,8 @@ func LeakageCYXX(ch *markov.Chain, eps []float64, unbounded bool) (float64, erro
 	}
 	return best, nil
 }
+
+// Birkhoff is τ(M) = tanh(Δ(M)/4), Birkhoff's contraction coefficient of
+// M in Hilbert's projective metric (docs/math.md §8.5); 1 when M has a
+// zero entry. Package tpl/pairwise uses it for the "any" start.
+func Birkhoff(M [][]float64) float64 { return birkhoff(M) }

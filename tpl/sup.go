@@ -155,4 +155,40 @@ func primitivePower(P [][]float64) (int, [][]float64) {
 	return 0, nil
 }
 
-var errNoScale = errors.New("no finite per-bin scale reaches the target")
+// ErrNoScale is returned (wrapped) by Calibrate when no finite scale reaches ε.
+var ErrNoScale = errors.New("no finite per-bin scale reaches the target")
+
+// MessageBound is the scalar recursion's bound on every message of a
+// kernel, pair by pair: for M = P (forward) or its time reversal P*
+// (backward, stationary start), every message m = M(h∘m'), h ∈ K_{e^ε}
+// and m' a message or 1, has m(a)/m(b) ≤ exp λ_M(a, b; A*), A* the least
+// fixed point of A = λ_M(A) + ε (docs/math.md §8.4: the spread of h∘m'
+// never exceeds A*, and (8.1) bounds the ratio of the means). Package
+// tpl/pairwise takes it as a second certificate (docs/math.md §8.10).
+type MessageBound struct{ kn *kernel }
+
+// NewMessageBound prepares the bound for the rows of M (nil rows: states
+// of zero probability, skipped).
+func NewMessageBound(M [][]float64) *MessageBound {
+	return &MessageBound{kn: newKernel(rowsOf(M), nil)}
+}
+
+// Ratios returns the k×k matrix (row-major) of exp λ_M(a, b; A*) at ε:
+// 1 on the diagonal, +Inf for pairs with an undefined row.
+func (m *MessageBound) Ratios(eps float64) []float64 {
+	kn := m.kn
+	k := kn.k
+	out := make([]float64, k*k)
+	for i := range out {
+		out[i] = math.Inf(1)
+	}
+	A := kn.sup(eps)
+	vals, _ := kn.at(A)
+	for a := range k {
+		out[a*k+a] = 1
+	}
+	for i, pr := range kn.pairs {
+		out[pr.a*k+pr.b] = math.Exp(vals[i])
+	}
+	return out
+}

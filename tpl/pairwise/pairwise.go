@@ -1,0 +1,420 @@
+package pairwise
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/tpl"
+)
+
+// Options refines Loss and Calibrate.
+type Options struct {
+	// Missing lists the 1-based steps with no reading (no release, R = 1
+	// there); their secrets are still protected. Only with T > 0.
+	Missing []int
+	// Sensitivity is the per-reading sensitivity s of the release: each
+	// reading's budget is R = e^{s/b} at per-bin scale b. 0 means 2 (one
+	// reading moves one unit between two bins of a count histogram).
+	Sensitivity float64
+	// ClosedForm skips the linear programs: the closed-form plan only
+	// (faster, a little looser on some chains).
+	ClosedForm bool
+}
+
+func (o *Options) sens() float64 {
+	if o == nil || o.Sensitivity == 0 {
+		return 2
+	}
+	return o.Sensitivity
+}
+
+func (o *Options) lp() bool { return o == nil || !o.ClosedForm }
+
+// Method names the bound, for reports.
+const Method = "pairwise temporal leakage certificate (docs/math.md §8.10), per-step bound for every event-level DP release (docs/math.md §8.6)"
+
+// Result is a certified loss bound of one class at one scale.
+type Result struct {
+	Loss   float64 // upper bound on the privacy loss (natural log); +Inf if none is finite
+	Scalar float64 // package tpl's bound at the same scale (never below Loss)
+	Chain  int     // index of the chain attaining Loss
+	A, B   int     // the secret pair of the maximum (−1 when none is singled out)
+	Sweeps int     // applications of the certificate map (all directions, chains)
+}
+
+// chainSolver holds the certificate state of one chain for an unbounded
+// stream (T = 0): the forward side (P) and, for a stationary start, the
+// backward side (P*). Its estimates are warm starts for the next scale.
+type chainSolver struct {
+	ch     *markov.Chain
+	k      int
+	fwd    *side
+	bwd    *side // nil unless stationary
+	fBound *tpl.MessageBound
+	bBound *tpl.MessageBound
+	tau    float64 // Birkhoff coefficient of P (starts other than stationary)
+	lp     bool
+	sweeps int // applications of the certificate map so far
+}
+
+func newChainSolver(ch *markov.Chain, lp bool) (*chainSolver, error) {
+	cs := &chainSolver{ch: ch, k: ch.K(), lp: lp}
+	cs.fwd = newSide(newKernel(ch.P))
+	cs.fBound = tpl.NewMessageBound(ch.P)
+	if ch.Init == markov.InitStationary {
+		pi, err := ch.Stationary()
+		if err != nil {
+			return nil, fmt.Errorf("pairwise: %w", err)
+		}
+		rev := reversal(ch.P, pi)
+		cs.bwd = newSide(newKernel(rev))
+		cs.bBound = tpl.NewMessageBound(rev)
+	} else {
+		// Given or any start: the past is bounded uniformly over starts
+		// by Birkhoff's contraction (docs/math.md §8.5, §8.10).
+		cs.tau = tpl.Birkhoff(ch.P)
+	}
+	return cs, nil
+}
+
+// reversal is P*(x, y) = π(y)P(y, x)/π(x), nil rows where π(x) = 0.
+func reversal(P [][]float64, pi []float64) [][]float64 {
+	k := len(P)
+	r := make([][]float64, k)
+	for x := range k {
+		if pi[x] <= 0 {
+			continue
+		}
+		r[x] = make([]float64, k)
+		for y := range k {
+			r[x][y] = pi[y] * P[y][x] / pi[x]
+		}
+	}
+	return r
+}
+
+// clampMargin is the relative allowance on the scalar bound taken as a
+// certificate: it is computed at ε(1+clampMargin) and multiplied by
+// 1+clampMargin, far above the rounding of its few operations.
+const clampMargin = 1e-9
+
+func (cs *chainSolver) sides() []*side {
+	if cs.bwd == nil {
+		return []*side{cs.fwd}
+	}
+	return []*side{cs.fwd, cs.bwd}
+}
+
+// setScale recomputes the scalar clamps for the per-reading budget e.
+func (cs *chainSolver) setScale(e float64) {
+	scale := func(r []float64) []float64 {
+		for i := range r {
+			r[i] *= 1 + clampMargin
+		}
+		return r
+	}
+	cs.fwd.clamp = scale(cs.fBound.Ratios(e * (1 + clampMargin)))
+	if cs.bwd != nil {
+		cs.bwd.clamp = scale(cs.bBound.Ratios(e * (1 + clampMargin)))
+	}
+}
+
+// mapFor is the certificate map: the best of the closed form and, unless
+// disabled, the linear program (docs/math.md §8.10).
+func (cs *chainSolver) mapFor(lp bool) ratioMap {
+	if lp {
+		return bestPlan
+	}
+	return cfMap
+}
+
+// lossOf is the loss bound of docs/math.md (8.13) from forward and
+// backward bounds lf, lb (lb nil: a start other than stationary, whose
+// past is bounded by Birkhoff, β* = e/(1 − τ)).
+func (cs *chainSolver) lossOf(lf, lb []float64, e float64) (float64, int, int) {
+	k := cs.k
+	best, ba, bb := math.Inf(-1), -1, -1
+	for a := range k {
+		for b := range k {
+			if a == b || cs.fwd.kn.dead[a] || cs.fwd.kn.dead[b] {
+				continue
+			}
+			v := math.Log(lf[a*k+b])
+			if lb != nil {
+				if cs.bwd.kn.dead[a] || cs.bwd.kn.dead[b] {
+					continue // a state of zero stationary probability: no secret
+				}
+				v += math.Log(lb[a*k+b])
+			}
+			if v > best || math.IsNaN(v) {
+				best, ba, bb = v, a, b
+			}
+		}
+	}
+	if ba < 0 {
+		return 0, -1, -1
+	}
+	if lb == nil {
+		if cs.tau >= 1 {
+			return math.Inf(1), ba, bb
+		}
+		return e/(1-cs.tau) + best, ba, bb
+	}
+	return e + best, ba, bb
+}
+
+// estimate solves the fixed points at budget e and returns the loss of the
+// estimates (not a bound).
+func (cs *chainSolver) estimate(ctx context.Context, e float64, lp bool) (float64, int, error) {
+	cs.setScale(e)
+	R := math.Exp(e)
+	sweeps := 0
+	for _, s := range cs.sides() {
+		n, err := s.solve(ctx, cs.mapFor(lp), R)
+		sweeps += n
+		if err != nil {
+			return math.Inf(1), sweeps, err
+		}
+	}
+	var lb []float64
+	if cs.bwd != nil {
+		lb = cs.bwd.lam
+	}
+	l, _, _ := cs.lossOf(cs.fwd.lam, lb, e)
+	return l, sweeps, nil
+}
+
+// certified inflates the current estimates until Certify accepts them and
+// returns the loss of the certificates, or that of the scalar clamps (a
+// certificate too) when none is accepted or it is lower.
+func (cs *chainSolver) certified(ctx context.Context, e float64, lp bool, maxDelta float64) (float64, int, int, int, error) {
+	R := math.Exp(e)
+	sweeps := 0
+	var cert [2][]float64
+	for i, s := range cs.sides() {
+		cert[i] = s.clamp
+		for delta := 1e-10; delta <= maxDelta*1.0001; delta *= 4 {
+			cand := inflate(s.lam, cs.k, delta)
+			ok, err := certify(ctx, s.kn, R, cand, s.clamp, lp)
+			sweeps++
+			if err != nil {
+				return 0, 0, 0, sweeps, err
+			}
+			if ok {
+				cert[i] = cand
+				break
+			}
+		}
+	}
+	l, a, b := cs.lossOf(cert[0], cert[1], e)
+	return l, a, b, sweeps, nil
+}
+
+// certify is Certify on a kernel: lam ≥ 1 with unit diagonal and
+// min(Φ(lam), clamp) ≤ lam entrywise over the pairs of defined rows, Φ
+// computed with every rounding in the direction that raises it.
+func certify(ctx context.Context, kn *kernel, R float64, lam, clamp []float64, lp bool) (bool, error) {
+	k := kn.k
+	for a := range k {
+		for b := range k {
+			v := lam[a*k+b]
+			if a == b && v != 1 || a != b && !(v >= 1) {
+				return false, nil
+			}
+		}
+	}
+	out := make([]float64, k*k)
+	m := cfMap
+	if lp {
+		m = bestPlan
+	}
+	if err := m(ctx, kn, lam, R*safety(1), safety(kn.k), out); err != nil {
+		return false, err
+	}
+	for a := range k {
+		for b := range k {
+			if a == b || kn.dead[a] || kn.dead[b] {
+				continue
+			}
+			v := out[a*k+b]
+			if clamp != nil {
+				v = min(v, clamp[a*k+b])
+			}
+			if !(v <= lam[a*k+b]) {
+				return false, nil
+			}
+		}
+	}
+	return true, nil
+}
+
+// Certify reports whether lam (k×k, row-major) is a pairwise certificate
+// for the kernel M at per-step budget R (docs/math.md §8.10, Lemma 8.10.1):
+// lam ≥ 1 with unit diagonal and, for every ordered pair a ≠ a' of rows
+// of M, a transport plan (the closed form, or a linear program's unless
+// closedForm) with ratio ≤ lam(a, a'), computed with every rounding
+// raising it. Then every message m = M diag(h_1) M ⋯ M h_n, h_s ∈ K_R, has
+// m(a) ≤ lam(a, a')·m(a'). Rows nil in M are states of zero probability
+// (not checked). The check is independent of how lam was found.
+func Certify(ctx context.Context, M [][]float64, R float64, lam []float64, closedForm bool) (bool, error) {
+	k := len(M)
+	if len(lam) != k*k || !(R >= 1) {
+		return false, errors.New("pairwise: Certify: want a k×k matrix and R ≥ 1")
+	}
+	return certify(ctx, newKernel(M), R, lam, nil, !closedForm)
+}
+
+// bestPlan is the better of the closed-form plan and the linear program's
+// best plan (lpRatio, rounded up) for every pair: Φ_LP ≤ Φ_cf, both valid.
+func bestPlan(ctx context.Context, kn *kernel, lam []float64, R, up float64, out []float64) error {
+	k := kn.k
+	G := gamma(lam, k, R*up, up)
+	f := safety(k)
+	return kn.sweep(ctx, out, func(a, b int, buf []float64) float64 {
+		t := kn.cfRatio(a, b, G, buf)
+		if up > 1 {
+			t *= f
+		}
+		if t > 1 {
+			if v, ok := lpRatio(kn.rows[a*k:(a+1)*k], kn.rows[b*k:(b+1)*k], G); ok && v < t {
+				t = v
+			}
+		}
+		return t
+	})
+}
+
+// checkClass mirrors package tpl's checks.
+func checkClass(class *markov.Class, T int, opts *Options) error {
+	if class == nil || len(class.Chains) == 0 {
+		return errors.New("pairwise: empty class")
+	}
+	if T < 0 {
+		return fmt.Errorf("pairwise: length %d, want ≥ 1 (or 0 for an unbounded stream)", T)
+	}
+	if T == 0 && opts != nil && len(opts.Missing) > 0 {
+		return errors.New("pairwise: missing steps need a finite length T")
+	}
+	if s := opts.sens(); !(s > 0) || math.IsInf(s, 0) {
+		return fmt.Errorf("pairwise: sensitivity %v, want finite > 0", s)
+	}
+	for i, ch := range class.Chains {
+		if ch == nil || ch.K() != len(class.States) {
+			return fmt.Errorf("pairwise: class chain %d does not have the class's %d states", i, len(class.States))
+		}
+	}
+	return nil
+}
+
+// budgets builds the per-step budgets log R_t: s/b observed, 0 missing.
+func budgets(T int, b, s float64, opts *Options) ([]float64, error) {
+	eps := make([]float64, T)
+	for t := range eps {
+		eps[t] = s / b
+	}
+	if opts != nil {
+		for i, m := range opts.Missing {
+			if m < 1 || m > T {
+				return nil, fmt.Errorf("pairwise: Missing[%d] = %d, want a step in 1..%d", i, m, T)
+			}
+			eps[m-1] = 0
+		}
+	}
+	return eps, nil
+}
+
+// Loss bounds the privacy loss, for every chain of the class, of per-step
+// releases of T readings (T = 0: an unbounded stream, every time) each
+// e^{s/b}-DP in its reading (s = opts.Sensitivity, 0 at opts.Missing), by
+// a certified pairwise bound (docs/math.md §8.10); it is never above
+// package tpl's bound at the same scale. By docs/math.md §8.6–8.7 the
+// bound holds for every event-level DP release with those budgets
+// (windowed histograms of any widths, per-bin scale b) of one or several
+// independent series.
+func Loss(ctx context.Context, class *markov.Class, T int, b float64, opts *Options) (Result, error) {
+	if err := checkClass(class, T, opts); err != nil {
+		return Result{}, err
+	}
+	if !(b > 0) || math.IsInf(b, 0) {
+		return Result{}, fmt.Errorf("pairwise: per-bin scale %v, want finite > 0", b)
+	}
+	best := Result{Loss: math.Inf(-1), Scalar: math.Inf(-1)}
+	for i, ch := range class.Chains {
+		r, err := chainLoss(ctx, ch, T, b, opts)
+		if err != nil {
+			return Result{}, fmt.Errorf("chain %d: %w", i, err)
+		}
+		r.Sweeps += best.Sweeps
+		if r.Loss > best.Loss || math.IsNaN(r.Loss) {
+			r.Chain = i
+			r.Scalar = max(r.Scalar, best.Scalar)
+			best = r
+		} else {
+			best.Scalar = max(best.Scalar, r.Scalar)
+			best.Sweeps = r.Sweeps
+		}
+	}
+	return best, nil
+}
+
+// scalarLoss is package tpl's bound for one chain at b (sensitivity s).
+func scalarLoss(ch *markov.Chain, T int, b, s float64, opts *Options) (float64, error) {
+	one, err := markov.NewClass(ch.States, ch)
+	if err != nil {
+		return 0, err
+	}
+	var to *tpl.Options
+	if opts != nil {
+		to = &tpl.Options{Missing: opts.Missing}
+	}
+	// tpl's budget per step is 2/b' = s/b.
+	r, err := tpl.Loss(one, T, 2*b/s, to)
+	if err != nil {
+		return 0, err
+	}
+	return r.Loss, nil
+}
+
+func chainLoss(ctx context.Context, ch *markov.Chain, T int, b float64, opts *Options) (Result, error) {
+	s := opts.sens()
+	sc, err := scalarLoss(ch, T, b, s, opts)
+	if err != nil {
+		return Result{}, err
+	}
+	if T > 0 {
+		eps, err := budgets(T, b, s, opts)
+		if err != nil {
+			return Result{}, err
+		}
+		r, err := finiteLoss(ctx, ch, eps, opts.lp())
+		if err != nil {
+			return Result{}, err
+		}
+		r.Scalar = sc
+		if sc < r.Loss {
+			r.Loss, r.A, r.B = sc, -1, -1
+		}
+		return r, nil
+	}
+	cs, err := newChainSolver(ch, opts.lp())
+	if err != nil {
+		return Result{}, err
+	}
+	e := s / b
+	_, n, err := cs.estimate(ctx, e, cs.lp)
+	if err != nil && !errors.Is(err, errNoConvergence) {
+		return Result{}, err
+	}
+	l, a, bb, m, err := cs.certified(ctx, e, cs.lp, 1e-3)
+	if err != nil {
+		return Result{}, err
+	}
+	r := Result{Loss: l, Scalar: sc, A: a, B: bb, Sweeps: n + m}
+	if sc < r.Loss {
+		r.Loss, r.A, r.B = sc, -1, -1
+	}
+	return r, nil
+}
