@@ -32,7 +32,7 @@ const (
 	lbSweeps      = 4       // coordinate-ascent sweeps per scale at most
 	lbRounds      = 12      // re-optimisations of the output at a new scale at most
 	lbCandidates  = 3       // unordered pairs examined in full (both orders)
-	lbScreenWork  = 4e8     // multiply-adds the pair screening may spend
+	lbScreenWork  = 1.5e8   // multiply-adds the pair screening may spend
 	lbCheckPeriod = 64      // steps between context checks
 )
 
@@ -91,10 +91,7 @@ func LowerBoundPairs(ctx context.Context, P [][]float64, eps, sensitivity float6
 	}
 	bw := reversalCSR(P, pi)
 	lb := &lowerBounder{ctx: ctx, fw: fw, bw: bw, eps: eps, sens: sensitivity,
-		// π by GTH elimination has entrywise relative error ≤ 2k³u
-		// (docs/math.md §8.10); P* and so the past's messages inherit
-		// 2 such factors per step, accounted in margin.
-		piErr: 2 * float64(k) * float64(k) * float64(k) * unitRound}
+		piErr: gthError(k)}
 	if len(pairs) == 0 {
 		if pairs, err = lb.screen(); err != nil {
 			return 0, err
@@ -226,6 +223,15 @@ func stationaryGTH(P [][]float64) ([]float64, error) {
 		}
 	}
 	return pi, nil
+}
+
+// gthError bounds the entrywise relative error of stationaryGTH's π:
+// O'Cinneide's analysis of the elimination gives 2k³u to first order
+// (docs/math.md §8.10); four times that covers the higher-order terms
+// while 8k³u < 10⁻³. P* = diag(π)⁻¹Pᵀdiag(π) inherits two such factors,
+// which margin charges to every step of the past.
+func gthError(k int) float64 {
+	return 8 * float64(k) * float64(k) * float64(k) * unitRound
 }
 
 // reversalCSR is P*(x,y) = π(y)P(y,x)/π(x).
@@ -520,34 +526,51 @@ func (lb *lowerBounder) optimise(f, p *side, b float64) (float64, error) {
 	return prev, nil
 }
 
-// rootScale returns the largest scale found in [lo, ∞) at which the
-// current output's certified loss is ≥ ε, given that it is at lo, by a
-// bracketing search (Illinois) on the scale.
-func (lb *lowerBounder) rootScale(f, p *side, lo float64) (float64, error) {
+// rootScale returns the largest scale ≥ floor found at which the current
+// output's certified loss is ≥ ε, searching up from b when it is there
+// and down from b when not (a bracket, then regula falsi in 1/b, the loss
+// being nearly linear in 1/b, with the Illinois modification); 0 when
+// none ≥ floor is found.
+func (lb *lowerBounder) rootScale(f, p *side, b, floor float64) (float64, error) {
 	g := func(b float64) (float64, error) {
 		l, err := lb.loss(f, p, b)
 		return l - lb.eps, err
 	}
-	glo, err := g(lo)
+	gb, err := g(b)
 	if err != nil {
 		return 0, err
 	}
-	if glo < 0 {
-		return 0, nil
-	}
-	hi := lo
-	var ghi float64
-	for i := 0; ; i++ {
-		hi *= 1.25
-		if ghi, err = g(hi); err != nil {
-			return 0, err
+	lo, hi := b, b
+	var glo, ghi float64
+	if gb >= 0 {
+		glo = gb
+		for i := 0; ; i++ {
+			hi *= 1.25
+			if ghi, err = g(hi); err != nil {
+				return 0, err
+			}
+			if ghi < 0 {
+				break
+			}
+			lo, glo = hi, ghi
+			if i > 200 {
+				return lo, nil
+			}
 		}
-		if ghi < 0 {
-			break
-		}
-		lo, glo = hi, ghi
-		if i > 200 {
-			return lo, nil
+	} else {
+		ghi = gb
+		for {
+			if lo <= floor {
+				return 0, nil
+			}
+			lo = math.Max(lo/1.25, floor)
+			if glo, err = g(lo); err != nil {
+				return 0, err
+			}
+			if glo >= 0 {
+				break
+			}
+			hi, ghi = lo, glo
 		}
 	}
 	side := 0
@@ -555,10 +578,8 @@ func (lb *lowerBounder) rootScale(f, p *side, lo float64) (float64, error) {
 		if hi-lo <= 1e-12*lo {
 			break
 		}
-		// regula falsi in 1/b (the loss is nearly linear in 1/b)
 		x0, x1 := 1/lo, 1/hi
-		x := x1 + (x0-x1)*(-ghi)/(glo-ghi)
-		b := 1 / x
+		b := 1 / (x1 + (x0-x1)*(-ghi)/(glo-ghi))
 		if !(b > lo && b < hi) {
 			b = (lo + hi) / 2
 		}
@@ -583,9 +604,10 @@ func (lb *lowerBounder) rootScale(f, p *side, lo float64) (float64, error) {
 	return lo, nil
 }
 
-// pairBound returns the largest scale at which an output built for the
-// ordered pair (a, a') is certified to lose ≥ ε, or a value ≤ floor when
-// none above floor is found.
+// pairBound returns the largest scale above floor at which an output built
+// for the ordered pair (a, a') is certified to lose ≥ ε, or 0 when it
+// finds none: optimise the output at a scale, move the scale to where that
+// output's loss is ε, and again, until the scale settles.
 func (lb *lowerBounder) pairBound(a, a2 int, floor float64) (float64, error) {
 	f, err := lb.newSide(lb.fw, a, a2)
 	if err != nil {
@@ -596,27 +618,21 @@ func (lb *lowerBounder) pairBound(a, a2 int, floor float64) (float64, error) {
 		return 0, err
 	}
 	// first-order estimate of the pair's limit: sens·(1 + S_F + S_B)/ε
-	b := math.Max(floor, lb.sens*(1+f.tv+p.tv)/lb.eps*0.98)
+	b := math.Max(floor, lb.sens*(1+f.tv+p.tv)/lb.eps*0.99)
 	best := 0.0
 	for range lbRounds {
-		l, err := lb.optimise(f, p, b)
+		if _, err := lb.optimise(f, p, b); err != nil {
+			return 0, err
+		}
+		nb, err := lb.rootScale(f, p, b, floor)
 		if err != nil {
 			return 0, err
 		}
-		if l < lb.eps {
-			// the estimate was too high: step down to a scale it reaches
-			if b <= floor*(1+1e-12) {
-				break
-			}
-			b = math.Max(floor, b*0.97)
-			continue
-		}
-		nb, err := lb.rootScale(f, p, b)
-		if err != nil {
-			return 0, err
+		if nb <= floor {
+			break
 		}
 		best = math.Max(best, nb)
-		if nb <= b*(1+1e-10) {
+		if math.Abs(nb-b) <= 1e-10*b {
 			break
 		}
 		b = nb
@@ -664,7 +680,7 @@ func (lb *lowerBounder) screen() ([][2]int, error) {
 				}
 				budget -= float64(k*k*k) / 2
 			}
-			if n == 64*stride { // TV decays smoothly: sample later steps sparser
+			if n == 32*stride { // TV decays smoothly: sample later steps sparser
 				stride *= 2
 			}
 			for i := range k {

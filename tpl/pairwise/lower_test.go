@@ -60,9 +60,8 @@ func explicitLoss(t *testing.T, P [][]float64, a, a2, nb, nf int, b float64) flo
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := len(P)
 	lb := &lowerBounder{ctx: context.Background(), fw: fw, bw: reversalCSR(P, pi), eps: 1, sens: 2,
-		piErr: 2 * float64(k*k*k) * unitRound}
+		piErr: gthError(len(P))}
 	sides := make([]*side, 2)
 	for i, c := range []struct {
 		m *csr
@@ -354,5 +353,50 @@ func TestLowerBoundContext(t *testing.T) {
 	}
 	if _, err := LowerBoundPairs(ctx, P, 0.5, 2, [][2]int{{0, 50}}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled, given pair: %v", err)
+	}
+}
+
+// π by GTH elimination against the definition πP = π on chains with
+// entries over many orders of magnitude.
+func TestStationaryGTH(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	for range 50 {
+		k := 2 + rng.IntN(30)
+		P := make([][]float64, k)
+		for i := range P {
+			P[i] = make([]float64, k)
+			for j := range P[i] {
+				P[i][j] = math.Exp(-20 * rng.Float64())
+			}
+		}
+		normalise(P)
+		pi, err := stationaryGTH(P)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range k {
+			s := 0.0
+			for i := range k {
+				s += pi[i] * P[i][j]
+			}
+			if math.Abs(s/pi[j]-1) > 1e-12 {
+				t.Fatalf("k=%d: (πP)_%d/π_%d = %v", k, j, j, s/pi[j])
+			}
+		}
+	}
+}
+
+func BenchmarkLowerBoundBanded51(b *testing.B) {
+	P := banded(51, 3, 0.5)
+	for i := range P { // a little everywhere, as smoothing leaves
+		for j := range P[i] {
+			P[i][j] += 1e-3
+		}
+	}
+	normalise(P)
+	for b.Loop() {
+		if _, err := LowerBound(context.Background(), P, 0.5, 2); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
