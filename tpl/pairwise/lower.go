@@ -228,8 +228,7 @@ func stationaryGTH(P [][]float64) ([]float64, error) {
 // gthError bounds the entrywise relative error of stationaryGTH's π:
 // O'Cinneide's analysis of the elimination gives 2k³u to first order
 // (docs/math.md §8.10); four times that covers the higher-order terms
-// while 8k³u < 10⁻³. P* = diag(π)⁻¹Pᵀdiag(π) inherits two such factors,
-// which margin charges to every step of the past.
+// while 8k³u < 10⁻³ (k ≤ 2,000).
 func gthError(k int) float64 {
 	return 8 * float64(k) * float64(k) * float64(k) * unitRound
 }
@@ -457,16 +456,19 @@ func (lb *lowerBounder) ascend(s *side, R float64) error {
 
 // margin bounds the rounding error of a computed loss with horizons nf,
 // nb (docs/math.md §8.10): every entry of a message is a sum of products
-// of nonnegative numbers, so each step (a product with M, the factor R,
-// an exact rescaling) adds at most (k+2)·u to its relative error; the
-// sums over the k entries and the logarithms add a few u more; the past's
-// kernel P* carries π's error 2·piErr per step; R = e^{s/b} itself is
-// computed one ulp low and lowered two more (so it is ≤ the true R, and
-// h ∈ [1, R] is a possible likelihood vector).
+// of nonnegative numbers, so each step (a product with the kernel, whose
+// entries of P* carry 3u of their own; the factor R; an exact rescaling)
+// adds at most (k+6)·u to its relative error, for each of the two
+// messages of a side; the sums over the k entries and the logarithms add
+// a few u more. π's error enters once, not per step: P* = D⁻¹PᵀD with
+// D = diag(π), and diag(h) commutes with D, so a product of n steps of
+// the computed P* is D̂⁻¹(Pᵀ diag(h))ⁿ D̂ — π̂ only at its two ends, where
+// it moves the ratio by at most a factor (1+δ)²/(1−δ)², δ = piErr. R =
+// e^{s/b} is computed one ulp low and lowered two more (ratioAt), so it is
+// ≤ the true R and h ∈ [1, R] is a possible likelihood vector.
 func (lb *lowerBounder) margin(nf, nb int) float64 {
 	k := float64(lb.fw.k)
-	step := (k + 3) * unitRound
-	return 2*(float64(nf)*step+float64(nb)*(step+2*lb.piErr)) + 2*(k+8)*unitRound*4 + 1e-15
+	return 2*float64(nf+nb)*(k+6)*unitRound + 4.5*lb.piErr + 8*(k+8)*unitRound + 1e-15
 }
 
 // ratioAt is the R used at scale b: below e^{sens/b}.
