@@ -1,0 +1,53 @@
+package pairwise_test
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/pufferfish-privacy/pufferfish/release"
+	"github.com/pufferfish-privacy/pufferfish/tpl/pairwise"
+)
+
+// The UCI house, 51 fitted levels (`puff fit --data
+// data/uci_household_power_2007H1_1min.csv.gz --value-col
+// Global_active_power --levels 0:10:51 --time-col index --time-unit 60
+// --smoothing 0.01`), ε = 0.5: an explicit output loses 0.5 at b = 505.73,
+// the worst pair being levels 0 and 40 (docs/math.md §8.10). The certified
+// pairwise bound there is 513.5, so the limit is in [505.73, 513.5].
+func TestLowerBoundUCIHouse(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits the real data (about 2 s of CPU)")
+	}
+	f, err := os.Open("../../data/uci_household_power_2007H1_1min.csv.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	lv, err := release.ParseLevels("0:10:51")
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := release.Request{Fit: true, Smoothing: 0.01}
+	req.CSV = release.DefaultCSV
+	req.CSV.ValueCol, req.CSV.Levels = "Global_active_power", lv
+	req.CSV.TimeCol, req.CSV.RequireTime, req.CSV.TimeUnit = "index", true, 60
+	_, class, err := release.Load(f, "uci", req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	P := class.Chains[0].P
+	b, err := pairwise.LowerBound(context.Background(), P, 0.5, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b < 505.72 || b > 505.74 {
+		t.Fatalf("UCI house: b_lo %.4f, want 505.73", b)
+	}
+	// the pair the pairwise bound finds worst gives it alone
+	b2, err := pairwise.LowerBoundPairs(context.Background(), P, 0.5, 2, [][2]int{{0, 40}})
+	if err != nil || b2 != b {
+		t.Fatalf("pair (0, 40): %v %v, want %v", b2, err, b)
+	}
+	t.Logf("UCI house, 51 levels, ε = 0.5: b_lo = %.4f", b)
+}
