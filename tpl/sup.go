@@ -164,7 +164,7 @@ var ErrNoScale = errors.New("no finite per-bin scale reaches the target")
 // and m' a message or 1, has m(a)/m(b) ≤ exp λ_M(a, b; A*), A* the least
 // fixed point of A = λ_M(A) + ε (docs/math.md §8.4: the spread of h∘m'
 // never exceeds A*, and (8.1) bounds the ratio of the means). Package
-// tpl/pairwise takes it as a second certificate (docs/math.md §8.10).
+// tpl/pairwise takes it as a second certificate (docs/math.md §8.11).
 type MessageBound struct{ kn *kernel }
 
 // NewMessageBound prepares the bound for the rows of M (nil rows: states

@@ -31,7 +31,7 @@ type Info struct {
 }
 
 // Calibrate returns the smallest per-bin Laplace scale b it can certify
-// (docs/math.md §8.10–8.11) such that per-step releases of T readings
+// (docs/math.md §8.11) such that per-step releases of T readings
 // (T = 0: an unbounded stream) each e^{s/b}-DP in its reading lose at most
 // eps for every chain of the class: the smaller of the pairwise
 // certificate's scale and package tpl's. By docs/math.md §8.6–8.7 the
@@ -199,9 +199,6 @@ func (cs *chainSolver) search(ctx context.Context, eps, s, guess float64, lp boo
 		if err != nil {
 			return 0, Result{}, err
 		}
-		if debugSearch {
-			println("search", b, l, lp)
-		}
 		if l > aim {
 			lo = b
 		} else {
@@ -268,5 +265,3 @@ func (cs *chainSolver) search(ctx context.Context, eps, s, guess float64, lp boo
 	}
 	return math.Inf(1), Result{}, nil
 }
-
-var debugSearch = false

@@ -10,7 +10,7 @@ import (
 // kernel is one transition kernel M (the chain P forward, its time
 // reversal P* backward, or a backward kernel of a given start) with the
 // column range of every row's support, for the sparse products of the
-// closed-form plan (docs/math.md §8.10).
+// closed-form plan (docs/math.md §8.11).
 type kernel struct {
 	k      int
 	rows   []float64 // k×k row-major; a row of a state of zero probability is all zero and marked in dead
@@ -41,8 +41,6 @@ func newKernel(M [][]float64) *kernel {
 	return kn
 }
 
-// unitRound is the unit roundoff of float64.
-const unitRound = 0x1p-53
 
 // safety is the factor by which a computed quantity of an n-term chain of
 // positive sums, products and quotients may be below the exact one: every
@@ -53,7 +51,7 @@ func safety(n int) float64 { return 1 + 8*float64(n+4)*unitRound }
 // i→l→…→j of the products of Λ along the path): every message bounded by
 // Λ is bounded by Λ̂ (m_i ≤ Λ_il m_l ≤ Λ_il Λ_lj m_j). Floyd–Warshall,
 // O(k³); up multiplies every product by a factor covering its rounding,
-// so the result is never below the exact closure (docs/math.md §8.10).
+// so the result is never below the exact closure (docs/math.md §8.11).
 func closure(lam []float64, k int, up float64) []float64 {
 	c := append([]float64(nil), lam...)
 	for l := range k {
@@ -74,7 +72,7 @@ func closure(lam []float64, k int, up float64) []float64 {
 	return c
 }
 
-// gamma is Γ_ij = R·Λ̂_ij (i ≠ j), Γ_jj = 1 (docs/math.md §8.10): the bound
+// gamma is Γ_ij = R·Λ̂_ij (i ≠ j), Γ_jj = 1 (docs/math.md §8.11): the bound
 // on v_i/v_j for v = h∘m, h ∈ K_R.
 func gamma(lam []float64, k int, R float64, up float64) []float64 {
 	g := closure(lam, k, up)
@@ -197,14 +195,4 @@ func (kn *kernel) sweep(ctx context.Context, out []float64, f func(a, b int, buf
 		return ctx.Err()
 	}
 	return nil
-}
-
-// phiCF is the closed-form certificate map Φ_cf (docs/math.md §8.10) at R:
-// out = Φ_cf(Λ), with Γ built from Λ by closure, in floating point (no
-// rounding allowance: the iteration's estimate; Certify is the check).
-func (kn *kernel) phiCF(ctx context.Context, lam []float64, R float64, out []float64) error {
-	G := gamma(lam, kn.k, R, 1)
-	return kn.sweep(ctx, out, func(a, b int, buf []float64) float64 {
-		return kn.cfRatio(a, b, G, buf)
-	})
 }

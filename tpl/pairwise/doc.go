@@ -1,6 +1,6 @@
 // Package pairwise bounds the temporal privacy leakage of releases that
 // are differentially private per reading of a Markov chain by a ratio for
-// every pair of states, certified by transport plans (docs/math.md §8.10),
+// every pair of states, certified by transport plans (docs/math.md §8.11),
 // and calibrates their Laplace scale.
 //
 // The scalar recursion of package tpl ([CYXX18] Thm 4, Thm 10) keeps one

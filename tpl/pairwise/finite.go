@@ -9,10 +9,10 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/tpl"
 )
 
-// finiteLoss is the pairwise bound of docs/math.md (8.12) for a stream of
+// finiteLoss is the pairwise bound of docs/math.md (8.13) for a stream of
 // T = len(eps) steps with per-step budgets eps (log R_t; 0 = missing): the
 // recursion Λ_t = min(Φ(Λ_{t±1}), clamp) run with every rounding raising
-// it, so each step is its own certificate (Lemma 8.10.1 applied once).
+// it, so each step is its own certificate (Lemma 8.11.1 applied once).
 func finiteLoss(ctx context.Context, ch *markov.Chain, eps []float64, lp bool) (Result, error) {
 	T, k := len(eps), ch.K()
 	emax := 0.0

@@ -11,7 +11,7 @@ import (
 // rounding allowance of Certify; the iteration uses up = 1).
 type ratioMap func(ctx context.Context, kn *kernel, lam []float64, R, up float64, out []float64) error
 
-// cfMap is Φ_cf (docs/math.md §8.10).
+// cfMap is Φ_cf (docs/math.md §8.11).
 func cfMap(ctx context.Context, kn *kernel, lam []float64, R, up float64, out []float64) error {
 	G := gamma(lam, kn.k, R*up, up)
 	f := safety(kn.k)
@@ -24,19 +24,19 @@ func cfMap(ctx context.Context, kn *kernel, lam []float64, R, up float64, out []
 	})
 }
 
-// side is one direction of an unbounded stream: a kernel, the current
+// fpSide is one direction of an unbounded stream: a kernel, the current
 // estimate of the least fixed point of its (clamped) certificate map, and
 // the scalar recursion's bound (clamp, at the current R; nil: none).
-type side struct {
+type fpSide struct {
 	kn    *kernel
 	lam   []float64
 	clamp []float64
 	out   []float64
 }
 
-func newSide(kn *kernel) *side {
+func newFPSide(kn *kernel) *fpSide {
 	k := kn.k
-	s := &side{kn: kn, lam: make([]float64, k*k), out: make([]float64, k*k)}
+	s := &fpSide{kn: kn, lam: make([]float64, k*k), out: make([]float64, k*k)}
 	for i := range s.lam {
 		s.lam[i] = 1
 	}
@@ -51,7 +51,7 @@ func newSide(kn *kernel) *side {
 }
 
 // step applies the clamped map once: out = min(Φ(lam), clamp).
-func (s *side) step(ctx context.Context, phi ratioMap, R, up float64) error {
+func (s *fpSide) step(ctx context.Context, phi ratioMap, R, up float64) error {
 	if err := phi(ctx, s.kn, s.lam, R, up, s.out); err != nil {
 		return err
 	}
@@ -70,14 +70,14 @@ const (
 
 var errNoConvergence = errors.New("pairwise: the fixed-point iteration did not converge")
 
-// solve finds the fixed point of x ↦ min(Φ(x), clamp) from the side's
+// solve finds the fixed point of x ↦ min(Φ(x), clamp) from the fpSide's
 // current estimate (a warm start) by Anderson acceleration of the value
 // iteration, in log ratios (memory andersonM): plain value iteration
 // converges like ρⁿ with ρ close to 1 on slowly mixing chains (hundreds of
 // sweeps on 51 levels). It stops when the residual ‖log Φ(x) − x‖∞ is below
 // resTol. The estimate need not be a bound: only a certified one is ever
-// used (Certify, docs/math.md §8.10). It returns the number of sweeps.
-func (s *side) solve(ctx context.Context, phi ratioMap, R float64) (int, error) {
+// used (Certify, docs/math.md §8.11). It returns the number of sweeps.
+func (s *fpSide) solve(ctx context.Context, phi ratioMap, R float64) (int, error) {
 	k := s.kn.k
 	n := k * k
 	var idx []int // the finite off-diagonal entries
@@ -116,9 +116,6 @@ func (s *side) solve(ctx context.Context, phi ratioMap, R float64) (int, error) 
 			g[i] = math.Log(v)
 			f[i] = g[i] - x[i]
 			res = max(res, math.Abs(f[i]))
-		}
-		if debugSearch && sweep%20 == 0 {
-			println("  sweep", sweep, res, len(dF))
 		}
 		if res < resTol {
 			for i, e := range idx {

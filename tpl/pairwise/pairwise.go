@@ -34,7 +34,7 @@ func (o *Options) sens() float64 {
 func (o *Options) lp() bool { return o == nil || !o.ClosedForm }
 
 // Method names the bound, for reports.
-const Method = "pairwise temporal leakage certificate (docs/math.md §8.10), per-step bound for every event-level DP release (docs/math.md §8.6)"
+const Method = "pairwise temporal leakage certificate (docs/math.md §8.11), per-step bound for every event-level DP release (docs/math.md §8.6)"
 
 // Result is a certified loss bound of one class at one scale.
 type Result struct {
@@ -46,23 +46,25 @@ type Result struct {
 }
 
 // chainSolver holds the certificate state of one chain for an unbounded
-// stream (T = 0): the forward side (P) and, for a stationary start, the
-// backward side (P*). Its estimates are warm starts for the next scale.
+// stream (T = 0): the forward fpSide (P) and, for a stationary start, the
+// backward fpSide (P*). Its estimates are warm starts for the next scale.
 type chainSolver struct {
 	ch     *markov.Chain
 	k      int
-	fwd    *side
-	bwd    *side // nil unless stationary
+	fwd    *fpSide
+	bwd    *fpSide // nil unless stationary
 	fBound *tpl.MessageBound
 	bBound *tpl.MessageBound
 	tau    float64 // Birkhoff coefficient of P (starts other than stationary)
 	lp     bool
 	sweeps int // applications of the certificate map so far
+	// noClamp drops the scalar bound Σ (tests: the pairwise bound alone).
+	noClamp bool
 }
 
 func newChainSolver(ch *markov.Chain, lp bool) (*chainSolver, error) {
 	cs := &chainSolver{ch: ch, k: ch.K(), lp: lp}
-	cs.fwd = newSide(newKernel(ch.P))
+	cs.fwd = newFPSide(newKernel(ch.P))
 	cs.fBound = tpl.NewMessageBound(ch.P)
 	if ch.Init == markov.InitStationary {
 		pi, err := ch.Stationary()
@@ -70,11 +72,11 @@ func newChainSolver(ch *markov.Chain, lp bool) (*chainSolver, error) {
 			return nil, fmt.Errorf("pairwise: %w", err)
 		}
 		rev := reversal(ch.P, pi)
-		cs.bwd = newSide(newKernel(rev))
+		cs.bwd = newFPSide(newKernel(rev))
 		cs.bBound = tpl.NewMessageBound(rev)
 	} else {
 		// Given or any start: the past is bounded uniformly over starts
-		// by Birkhoff's contraction (docs/math.md §8.5, §8.10).
+		// by Birkhoff's contraction (docs/math.md §8.5, §8.11).
 		cs.tau = tpl.Birkhoff(ch.P)
 	}
 	return cs, nil
@@ -101,15 +103,18 @@ func reversal(P [][]float64, pi []float64) [][]float64 {
 // 1+clampMargin, far above the rounding of its few operations.
 const clampMargin = 1e-9
 
-func (cs *chainSolver) sides() []*side {
+func (cs *chainSolver) sides() []*fpSide {
 	if cs.bwd == nil {
-		return []*side{cs.fwd}
+		return []*fpSide{cs.fwd}
 	}
-	return []*side{cs.fwd, cs.bwd}
+	return []*fpSide{cs.fwd, cs.bwd}
 }
 
 // setScale recomputes the scalar clamps for the per-reading budget e.
 func (cs *chainSolver) setScale(e float64) {
+	if cs.noClamp {
+		return
+	}
 	scale := func(r []float64) []float64 {
 		for i := range r {
 			r[i] *= 1 + clampMargin
@@ -123,7 +128,7 @@ func (cs *chainSolver) setScale(e float64) {
 }
 
 // mapFor is the certificate map: the best of the closed form and, unless
-// disabled, the linear program (docs/math.md §8.10).
+// disabled, the linear program (docs/math.md §8.11).
 func (cs *chainSolver) mapFor(lp bool) ratioMap {
 	if lp {
 		return bestPlan
@@ -252,7 +257,7 @@ func certify(ctx context.Context, kn *kernel, R float64, lam, clamp []float64, l
 }
 
 // Certify reports whether lam (k×k, row-major) is a pairwise certificate
-// for the kernel M at per-step budget R (docs/math.md §8.10, Lemma 8.10.1):
+// for the kernel M at per-step budget R (docs/math.md §8.11, Lemma 8.11.1):
 // lam ≥ 1 with unit diagonal and, for every ordered pair a ≠ a' of rows
 // of M, a transport plan (the closed form, or a linear program's unless
 // closedForm) with ratio ≤ lam(a, a'), computed with every rounding
@@ -268,7 +273,7 @@ func Certify(ctx context.Context, M [][]float64, R float64, lam []float64, close
 }
 
 // bestPlan is the better of the closed-form plan and the linear program's
-// best plan (lpRatio, rounded up) for every pair: Φ_LP ≤ Φ_cf, both valid.
+// best plan (lpRatio, rounded up; docs/math.md §8.10) for every pair: Φ_LP ≤ Φ_cf, both valid.
 func bestPlan(ctx context.Context, kn *kernel, lam []float64, R, up float64, out []float64) error {
 	k := kn.k
 	G := gamma(lam, k, R*up, up)
@@ -329,7 +334,7 @@ func budgets(T int, b, s float64, opts *Options) ([]float64, error) {
 // Loss bounds the privacy loss, for every chain of the class, of per-step
 // releases of T readings (T = 0: an unbounded stream, every time) each
 // e^{s/b}-DP in its reading (s = opts.Sensitivity, 0 at opts.Missing), by
-// a certified pairwise bound (docs/math.md §8.10); it is never above
+// a certified pairwise bound (docs/math.md §8.11); it is never above
 // package tpl's bound at the same scale. By docs/math.md §8.6–8.7 the
 // bound holds for every event-level DP release with those budgets
 // (windowed histograms of any widths, per-bin scale b) of one or several
