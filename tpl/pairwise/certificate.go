@@ -41,7 +41,6 @@ func newKernel(M [][]float64) *kernel {
 	return kn
 }
 
-
 // safety is the factor by which a computed quantity of an n-term chain of
 // positive sums, products and quotients may be below the exact one: every
 // operation errs by at most one unit roundoff, so (1+u)^{4n} covers it.
