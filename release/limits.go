@@ -18,6 +18,11 @@ type Limits struct {
 	// MaxCells is the most released numbers, windows × bins (0:
 	// DefaultMaxCells). CLI: --max-cells; puff serve: --max-cells.
 	MaxCells int
+	// MaxLeakageWork is the most multiply-adds the pairwise leakage bound
+	// (docs/math.md §8.11) may take, estimated up front from the chain's
+	// sparsity (0: DefaultMaxLeakageWork); beyond it the bound is not
+	// computed and the calibration says why. CLI: --max-leakage-work.
+	MaxLeakageWork float64
 }
 
 // Default limits: the README's examples and a day per window of the
@@ -27,6 +32,9 @@ type Limits struct {
 const (
 	DefaultMaxWindows = 10000
 	DefaultMaxCells   = 500000
+	// DefaultMaxLeakageWork: about 30 s of one core; the UCI house (51
+	// dense levels) estimates 3.9·10⁹, a banded 201-level chain less.
+	DefaultMaxLeakageWork = 3e10
 )
 
 // bytesPerWindow and bytesPerCell estimate the JSON of a windowed report
@@ -41,6 +49,13 @@ func (l Limits) windows() int {
 		return l.MaxWindows
 	}
 	return DefaultMaxWindows
+}
+
+func (l Limits) leakageWork() float64 {
+	if l.MaxLeakageWork > 0 {
+		return l.MaxLeakageWork
+	}
+	return DefaultMaxLeakageWork
 }
 
 func (l Limits) cells() int {

@@ -210,12 +210,29 @@ type Options struct {
 type ScaleCache struct {
 	mu     sync.Mutex
 	m      map[string]Scale
+	leak   map[string]Leakage
 	tables *mqm.Tables
 }
 
 // NewScaleCache returns an empty cache.
 func NewScaleCache() *ScaleCache {
-	return &ScaleCache{m: map[string]Scale{}, tables: mqm.NewTables()}
+	return &ScaleCache{m: map[string]Scale{}, leak: map[string]Leakage{}, tables: mqm.NewTables()}
+}
+
+func (c *ScaleCache) getLeak(k string) (Leakage, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	l, ok := c.leak[k]
+	return l, ok
+}
+
+func (c *ScaleCache) putLeak(k string, l Leakage) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.leak == nil || len(c.leak) > 1000 {
+		c.leak = map[string]Leakage{}
+	}
+	c.leak[k] = l
 }
 
 func (c *ScaleCache) get(k string) (Scale, bool) {

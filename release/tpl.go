@@ -1,24 +1,37 @@
 package release
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
+	"strings"
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"github.com/pufferfish-privacy/pufferfish/tpl"
+	"github.com/pufferfish-privacy/pufferfish/tpl/pairwise"
 )
 
 // Calibration says which valid bound set a windowed release's noise and
 // why: the Markov Quilt Mechanism's σ, or the temporal leakage bound that
-// prices every event-level DP release of a chain (docs/math.md §8.6).
+// prices every event-level DP release of a chain (docs/math.md §8.6): the
+// smaller of the scalar recursion ([CYXX18], §8.3–8.5) and the pairwise
+// certificate (§8.11).
 type Calibration struct {
 	Method  string  `json:"method"` // "mqm" or "tpl"
 	Theorem string  `json:"theorem"`
 	Why     string  `json:"why"`
 	MQM     float64 `json:"mqm_sigma"`           // σ of the Markov Quilt Mechanism
 	TPL     float64 `json:"tpl_sigma,omitempty"` // the leakage bound's per-bin scale over L = 2 (0: not computed)
+	// TPLBound names the leakage bound that gave TPL: "pairwise" or
+	// "scalar" (the recursion of [CYXX18]).
+	TPLBound string `json:"tpl_bound,omitempty"`
+	// TPLScalar and TPLPairwise are the two leakage bounds' σ (0: not
+	// computed, for the reason in Why).
+	TPLScalar   float64 `json:"tpl_scalar_sigma,omitempty"`
+	TPLPairwise float64 `json:"tpl_pairwise_sigma,omitempty"`
 }
 
 // Method names of a Calibration.
@@ -27,101 +40,236 @@ const (
 	calibratedTPL = "tpl"
 )
 
-// Cost limits of the leakage bound (its recursion is O(k²)–O(k³) per step
-// and pair and is bisected): the unbounded bound is computed for at most
-// maxTPLStates states, the finite-length one (smaller for short series)
-// only while T·k³ ≤ maxTPLWork.
+// Cost limits of the leakage bounds. The scalar recursion's finite-length
+// bound is computed only while T·k³ ≤ maxTPLWork (its unbounded bound is
+// cheap at every k); the pairwise bound's cost is estimated up front from
+// the chain's sparsity (pairwiseWork) and compared with
+// Limits.MaxLeakageWork.
 const (
-	maxTPLStates = 16
-	maxTPLWork   = 20000
+	maxTPLWork = 20000
 )
 
 var errFixedStart = errors.New("fixed start")
 
-// tplSigma is the σ-equivalent (per-bin scale over L = 2) of the temporal
-// leakage bound for event-level DP releases of series whose last reading
-// is at chain time at most T (T = 0: any length) under class, at ε: every
-// windowed histogram with per-window scale σ·L_j is event-level 1/σ-DP,
-// and docs/math.md §8.6 bounds its loss by the per-step recursion at
-// b = 2σ. Readings missing or before a series' start only lower the bound
-// (it grows with every step's budget), so T = the longest span covers
-// every series. It returns 0 and why when the bound is not computed.
-func tplSigma(class *markov.Class, T int, eps float64, maxStates int, cache *ScaleCache) (float64, string) {
+// Leakage is the leakage bound's σ-equivalent (per-bin scale over L = 2)
+// for event-level DP releases of a class at ε, with the two bounds it is
+// the smaller of, and why it is 0 when neither is computed.
+type Leakage struct {
+	Sigma    float64 `json:"sigma,omitempty"`
+	Scalar   float64 `json:"scalar_sigma,omitempty"`
+	Pairwise float64 `json:"pairwise_sigma,omitempty"`
+	Bound    string  `json:"bound,omitempty"` // "pairwise" or "scalar"
+	Why      string  `json:"why,omitempty"`
+}
+
+// pairwiseSweeps is the number of certificate-map sweeps an unbounded
+// calibration takes on slowly mixing chains (measured on the UCI house,
+// 51 levels: about 600 per side, closed form), the basis of the estimate.
+const pairwiseSweeps = 1200
+
+// pairwiseWork estimates the multiply-adds of the pairwise calibration of
+// class: per sweep, every ordered pair of rows costs |supp e|·|supp q|
+// (docs/math.md (8.11)) plus the closure's k³, times pairwiseSweeps.
+func pairwiseWork(class *markov.Class) float64 {
+	w := 0.0
+	for _, ch := range class.Chains {
+		k := ch.K()
+		width := make([]float64, k)
+		for a, row := range ch.P {
+			lo, hi := k, 0
+			for j, v := range row {
+				if v > 0 {
+					lo, hi = min(lo, j), j+1
+				}
+			}
+			width[a] = float64(max(hi-lo, 0))
+		}
+		sum := 0.0
+		for _, x := range width {
+			sum += x
+		}
+		// Σ_{a≠b} width_a·width_b/2: e has about half a row's support.
+		sweep := (sum*sum)/2 + float64(k*k*k)
+		w += sweep * pairwiseSweeps
+	}
+	return w
+}
+
+// leakageSigma is the leakage bound for event-level DP releases of
+// series whose last reading is at chain time at most T (T = 0: any
+// length) under class, at ε: every windowed histogram with per-window
+// scale σ·L_j is event-level 1/σ-DP, and docs/math.md §8.6 bounds its loss
+// by the per-step bound at b = 2σ, the smaller of the scalar recursion
+// and the pairwise certificate. Readings missing or before a series'
+// start only lower the bound (it grows with every step's budget), so T =
+// the longest span covers every series. The pairwise bound is skipped,
+// saying why, when its estimated work is over limits.leakageWork(). The
+// error is only the context's.
+func leakageSigma(ctx context.Context, class *markov.Class, T int, eps float64, limits Limits, cache *ScaleCache) (Leakage, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	k := len(class.States)
-	if k > maxStates {
-		return 0, fmt.Sprintf("the temporal leakage bound is not computed for %d states (at most %d here: its cost grows as k³)", k, maxStates)
-	}
-	key := fmt.Sprint("tpl ", class.Hash(), " ", strconv.FormatFloat(eps, 'g', -1, 64), " ", T, " ", maxStates)
+	key := fmt.Sprint("leak ", class.Hash(), " ", strconv.FormatFloat(eps, 'g', -1, 64), " ", T, " ", limits.leakageWork())
 	if cache != nil {
-		if s, ok := cache.get(key); ok {
-			return *s.Sigma, s.Guarantee
+		if l, ok := cache.getLeak(key); ok {
+			return l, nil
 		}
 	}
-	// The unbounded bound is a fixed point for stationary and "any"
-	// starts; for a fixed start it runs the recursion up to a long
-	// horizon (docs/math.md §8.5), far too slow to bisect inside a
-	// release, so a fixed start gets only the finite bound, within the
-	// work limit.
-	b, err := 0.0, error(errFixedStart)
+	var whys []string
+	// Scalar recursion ([CYXX18]; docs/math.md §8.3–8.5). The unbounded
+	// bound is a fixed point for stationary and "any" starts; for a fixed
+	// start it runs the recursion up to a long horizon (§8.5), far too
+	// slow to bisect inside a release, so a fixed start gets only the
+	// finite bound, within the work limit.
+	bs, err := 0.0, error(errFixedStart)
 	if !class.FixedStart() {
-		b, _, err = tpl.Calibrate(class, 0, eps, nil)
+		bs, _, err = tpl.Calibrate(class, 0, eps, nil)
 	}
-	if T > 0 && float64(T)*float64(k*k*k) <= maxTPLWork {
-		if bt, _, errT := tpl.Calibrate(class, T, eps, nil); errT == nil && (err != nil || bt < b) {
-			b, err = bt, nil
+	finite := T > 0 && float64(T)*float64(k*k*k) <= maxTPLWork
+	if finite {
+		if bt, _, errT := tpl.Calibrate(class, T, eps, nil); errT == nil && (err != nil || bt < bs) {
+			bs, err = bt, nil
 		}
 	}
-	sigma, why := 0.0, ""
 	switch {
 	case err == errFixedStart:
-		why = fmt.Sprintf("the temporal leakage bound is not computed for a fixed initial distribution over %d steps of %d states (its cost grows as steps × k³)", T, k)
+		whys = append(whys, fmt.Sprintf("the scalar leakage recursion is not computed for a fixed initial distribution over %d steps of %d states (its cost grows as steps × k³)", T, k))
+		bs = 0
 	case err != nil:
-		why = "the temporal leakage bound is infinite for this class: " + err.Error()
-	default:
-		sigma = b / 2
+		whys = append(whys, "the scalar leakage recursion is infinite for this class: "+err.Error())
+		bs = 0
+	}
+	// Pairwise certificate (docs/math.md §8.11): the unbounded stream's
+	// (valid for every length; a fixed start is bounded through "any",
+	// §8.11), or the finite recursion when that is cheap.
+	bp := 0.0
+	if work := pairwiseWork(class); work > limits.leakageWork() {
+		whys = append(whys, fmt.Sprintf("the pairwise leakage bound is not computed: about %.2g multiply-adds (%s here), over --max-leakage-work %.2g", work, approxSeconds(work), limits.leakageWork()))
+	} else {
+		opts := &pairwise.Options{ClosedForm: !lpCheap(class)}
+		b, _, err := pairwise.Calibrate(ctx, class, 0, eps, opts)
+		if finite {
+			if bt, _, errT := pairwise.Calibrate(ctx, class, T, eps, opts); errT == nil && (err != nil || bt < b) {
+				b, err = bt, nil
+			}
+		}
+		switch {
+		case ctx.Err() != nil:
+			return Leakage{}, fmt.Errorf("release stopped: %w", context.Cause(ctx))
+		case err != nil:
+			whys = append(whys, "the pairwise leakage bound is infinite for this class: "+err.Error())
+		default:
+			bp = b
+		}
+	}
+	l := Leakage{Scalar: bs / 2, Pairwise: bp / 2, Why: strings.Join(whys, "; ")}
+	switch {
+	case bp > 0 && (bs == 0 || bp < bs):
+		l.Sigma, l.Bound = bp/2, "pairwise"
+	case bs > 0:
+		l.Sigma, l.Bound = bs/2, "scalar"
 	}
 	if cache != nil {
-		cache.put(key, Scale{Sigma: &sigma, Guarantee: why})
+		cache.putLeak(key, l)
 	}
-	return sigma, why
+	return l, nil
+}
+
+// lpCheap reports whether the linear programs of the pairwise bound
+// (docs/math.md §8.10) are cheap enough to run: every row's support spans
+// at most lpMaxWidth columns (banded chains). On dense rows (a fitted
+// chain with additive smoothing) one program takes milliseconds and a
+// sweep of k² of them minutes; the closed-form plan is used alone.
+func lpCheap(class *markov.Class) bool {
+	for _, ch := range class.Chains {
+		for _, row := range ch.P {
+			lo, hi := len(row), 0
+			for j, v := range row {
+				if v > 0 {
+					lo, hi = min(lo, j), j+1
+				}
+			}
+			if hi-lo > lpMaxWidth {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+const lpMaxWidth = 12
+
+// approxSeconds is the time work multiply-adds take here (about 10⁹ per
+// second on one core, measured on the closed-form sweeps), in words.
+func approxSeconds(work float64) string {
+	s := work / 1e9
+	if s < 120 {
+		return fmt.Sprintf("≈ %.0f s", math.Ceil(s))
+	}
+	return fmt.Sprintf("≈ %.0f min", math.Ceil(s/60))
 }
 
 // chooseCalibration compares the Markov Quilt Mechanism's σ (base.Sigma)
 // with the leakage bound's and keeps the smaller on base (docs/math.md
 // §4.8 and §8.6): both hold for every window of every series together.
-func chooseCalibration(base *Report, class *markov.Class, T int, eps float64, maxStates int, cache *ScaleCache) {
-	t, why := tplSigma(class, T, eps, maxStates, cache)
-	choose(base, t, why)
+func chooseCalibration(ctx context.Context, base *Report, class *markov.Class, T int, eps float64, limits Limits, cache *ScaleCache) error {
+	l, err := leakageSigma(ctx, class, T, eps, limits, cache)
+	if err != nil {
+		return err
+	}
+	choose(base, l)
+	return nil
 }
 
-// TPLSigma is the leakage bound's σ for streams (any length: T = 0) and
-// why it is 0 when it is not computed.
-func TPLSigma(class *markov.Class, eps float64, maxStates int) (float64, string) {
-	return tplSigma(class, 0, eps, maxStates, nil)
+// StreamLeakage is the leakage bound for streams (any length: T = 0),
+// computed once when a stream is declared; ctx stops it.
+func StreamLeakage(ctx context.Context, class *markov.Class, eps float64, limits Limits) (Leakage, error) {
+	return leakageSigma(ctx, class, 0, eps, limits, nil)
 }
 
-// choose keeps the smaller of base.Sigma and t (the leakage bound's σ, 0:
-// not computed, for the reason why) on base.
-func choose(base *Report, t float64, why string) {
+// choose keeps the smaller of base.Sigma and the leakage bound's σ
+// (l.Sigma, 0: not computed, for the reason l.Why) on base.
+func choose(base *Report, l Leakage) {
+	t, why := l.Sigma, l.Why
 	c := &Calibration{Method: calibratedMQM, Theorem: "[SWC17] Thm 4.3 for the vector of every window's histogram (docs/math.md §4.8)", MQM: base.Sigma}
 	base.Calibration = c
 	if !base.Method.MQM() {
 		c.Method, c.Theorem, c.Why = string(base.Method), jointTheorem(base.Method), "the method asked for"
 		return
 	}
-	c.TPL = t
+	c.TPL, c.TPLBound, c.TPLScalar, c.TPLPairwise = t, l.Bound, l.Scalar, l.Pairwise
 	switch {
 	case t == 0:
 		c.Why = why
 	case t < base.Sigma:
 		c.Method = calibratedTPL
 		c.Theorem = "every event-level DP release of a chain loses at most the per-step temporal leakage ([CYXX18] Thm 4, Thm 10; docs/math.md §8.6, §8.7)"
-		c.Why = fmt.Sprintf("the temporal leakage bound needs σ = %.6g, less than the Markov Quilt Mechanism's %.6g", t, base.Sigma)
+		if l.Bound == "pairwise" {
+			c.Theorem = "every event-level DP release of a chain loses at most the per-step temporal leakage, bounded by a pairwise certificate (docs/math.md §8.6, §8.7, §8.11)"
+		}
+		c.Why = fmt.Sprintf("the temporal leakage bound (%s) needs σ = %.6g, less than the Markov Quilt Mechanism's %.6g", boundName(l), t, base.Sigma)
+		if why != "" {
+			c.Why += "; " + why
+		}
 		base.tpl = t
 		base.Guarantee = fmt.Sprintf("%g-Pufferfish privacy for the class (the temporal leakage bound for event-level DP releases of a chain, docs/math.md §8.6)", base.Epsilon)
 	default:
-		c.Why = fmt.Sprintf("the Markov Quilt Mechanism needs σ = %.6g, no more than the temporal leakage bound's %.6g", base.Sigma, t)
+		c.Why = fmt.Sprintf("the Markov Quilt Mechanism needs σ = %.6g, no more than the temporal leakage bound's (%s) %.6g", base.Sigma, boundName(l), t)
 	}
+}
+
+// boundName says which leakage bound gave l.Sigma and the other's value.
+func boundName(l Leakage) string {
+	switch {
+	case l.Bound == "pairwise" && l.Scalar > 0:
+		return fmt.Sprintf("pairwise certificate; the scalar recursion needs %.6g", l.Scalar)
+	case l.Bound == "pairwise":
+		return "pairwise certificate"
+	case l.Pairwise > 0:
+		return fmt.Sprintf("scalar recursion; the pairwise certificate needs %.6g", l.Pairwise)
+	}
+	return "scalar recursion"
 }
 
 // usedSigma is the σ a report's noise is drawn with.

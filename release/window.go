@@ -233,7 +233,9 @@ func planJoint(whole *Summary, wins []*Summary, keys []int64, class *markov.Clas
 	for _, p := range whole.Patterns {
 		T = max(T, p.Observation.End())
 	}
-	chooseCalibration(base, calibrated(class, opts), T, opts.Epsilon, maxTPLStates, cache)
+	if err := chooseCalibration(opts.Context, base, calibrated(class, opts), T, opts.Epsilon, opts.Limits, cache); err != nil {
+		return nil, nil, nil, err
+	}
 	w := width.Seconds()
 	out := &WindowedReport{Width: width.String(), Zone: loc.String()}
 	draws := make([]func() error, len(wins))
@@ -274,12 +276,12 @@ func fixedSigma(base *Report, sum *Summary, class *markov.Class, fitted bool, op
 
 // StreamBase is the calibration every window of a stream shares: σ from
 // scale (the supremum over lengths, docs/math.md §4.9), with its
-// guarantee, or the leakage bound's σ tpl (TPLSigma, for every length)
-// when it is smaller (why: why tpl is 0).
-func StreamBase(class *markov.Class, opts Options, scale *Scale, tpl float64, why string) *Report {
+// guarantee, or the leakage bound's σ (StreamLeakage, for every length)
+// when it is smaller.
+func StreamBase(class *markov.Class, opts Options, scale *Scale, leak Leakage) *Report {
 	r := &Report{Method: opts.Method, Epsilon: opts.Epsilon, Class: Summarize(class, false), Guarantee: scale.Guarantee,
 		Sigma: *scale.Sigma, Scales: []*Scale{scale}, Noise: noiseText}
-	choose(r, tpl, why)
+	choose(r, leak)
 	return r
 }
 

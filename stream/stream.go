@@ -20,6 +20,7 @@
 package stream
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -58,15 +59,18 @@ type Settings struct {
 	// the two sets every window's noise.
 	TPL    float64 `json:"tpl_sigma,omitempty"`
 	TPLWhy string  `json:"tpl_why,omitempty"`
+	// TPLBound names the leakage bound that gave TPL ("pairwise" or
+	// "scalar"); TPLScalar and TPLPairwise are both bounds' σ (0: not
+	// computed). All computed once, at init (docs/math.md §8.11).
+	TPLBound    string  `json:"tpl_bound,omitempty"`
+	TPLScalar   float64 `json:"tpl_scalar_sigma,omitempty"`
+	TPLPairwise float64 `json:"tpl_pairwise_sigma,omitempty"`
 }
-
-// MaxTPLStates is the most states a stream computes the leakage bound for
-// (once, at init).
-const MaxTPLStates = 64
 
 // base is the calibration every window shares.
 func (s *Settings) base(class *markov.Class) *release.Report {
-	return release.StreamBase(class, release.Options{Epsilon: s.Epsilon, Method: s.Method, Query: s.Query}, s.Scale, s.TPL, s.TPLWhy)
+	return release.StreamBase(class, release.Options{Epsilon: s.Epsilon, Method: s.Method, Query: s.Query}, s.Scale,
+		release.Leakage{Sigma: s.TPL, Why: s.TPLWhy, Bound: s.TPLBound, Scalar: s.TPLScalar, Pairwise: s.TPLPairwise})
 }
 
 // State is a stream's running state: never printed (it holds the counts
@@ -108,6 +112,12 @@ const MaxLength = 1 << 22
 // (T ≥ 2(⌊εσ⌋+1)+1), for the class with every fixed start replaced by
 // "any" (a series may begin anywhere in its chain).
 func Declare(spec release.Spec, window string, eps float64, method mechanism.Name, query string, class *markov.Class) (*Settings, error) {
+	return DeclareContext(context.Background(), release.Limits{}, spec, window, eps, method, query, class)
+}
+
+// DeclareContext is Declare whose leakage bound (computed once, here) ctx
+// stops and limits.MaxLeakageWork caps (docs/math.md §8.11).
+func DeclareContext(ctx context.Context, limits release.Limits, spec release.Spec, window string, eps float64, method mechanism.Name, query string, class *markov.Class) (*Settings, error) {
 	if err := checks.Epsilon(eps); err != nil {
 		return nil, err
 	}
@@ -147,8 +157,12 @@ func Declare(spec release.Spec, window string, eps float64, method mechanism.Nam
 	if err != nil {
 		return nil, err
 	}
-	t, why := release.TPLSigma(any, eps, MaxTPLStates)
-	return &Settings{Spec: spec, Window: window, Epsilon: eps, Method: method, Query: query, Class: cj, Scale: s, TPL: t, TPLWhy: why}, nil
+	l, err := release.StreamLeakage(ctx, any, eps, limits)
+	if err != nil {
+		return nil, err
+	}
+	return &Settings{Spec: spec, Window: window, Epsilon: eps, Method: method, Query: query, Class: cj, Scale: s,
+		TPL: l.Sigma, TPLWhy: l.Why, TPLBound: l.Bound, TPLScalar: l.Scalar, TPLPairwise: l.Pairwise}, nil
 }
 
 func parseWindow(window string, spec release.Spec) (time.Duration, *time.Location, error) {

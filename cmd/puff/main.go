@@ -195,8 +195,8 @@ func releaseCmd() *cobra.Command {
 		}
 		req := release.Request{Fit: fit, Smoothing: df.smoothing, Options: release.Options{Epsilon: eps, EpsilonRat: epsF.Rat(), Method: method,
 			Query: cmp.Or(query, map[bool]string{true: "relative"}[relative]), Context: cmd.Context(), Limits: limits}} // --query, when given, wins over --relative
-		if limits.MaxWindows < 1 || limits.MaxCells < 1 {
-			return fmt.Errorf("--max-windows %d, --max-cells %d: want ≥ 1 each", limits.MaxWindows, limits.MaxCells)
+		if limits.MaxWindows < 1 || limits.MaxCells < 1 || !(limits.MaxLeakageWork > 0) {
+			return fmt.Errorf("--max-windows %d, --max-cells %d, --max-leakage-work %g: want ≥ 1 each (work > 0)", limits.MaxWindows, limits.MaxCells, limits.MaxLeakageWork)
 		}
 		var err error
 		switch {
@@ -267,6 +267,7 @@ func releaseCmd() *cobra.Command {
 	f.StringVar(&calibration, "window-calibration", "joint", "with --window: joint (every window with σ of the whole chain; all windows together cost ε, docs/math.md §4.8) or per-window (each window on its own segment; the total composes them and is far larger)")
 	f.IntVar(&limits.MaxWindows, "max-windows", release.DefaultMaxWindows, "the most calendar windows one --window release may have (refused before any work beyond)")
 	f.IntVar(&limits.MaxCells, "max-cells", release.DefaultMaxCells, "the most released numbers (windows × bins) one release may have (refused before any work beyond)")
+	f.Float64Var(&limits.MaxLeakageWork, "max-leakage-work", release.DefaultMaxLeakageWork, "the most multiply-adds the pairwise leakage bound may take, estimated up front (beyond it the bound is not computed and the calibration says why)")
 	f.StringVar(&query, "query", "", "counts (L = 2), relative (L = 2/N) or mean (the mean level value, numeric readings; L = (max − min level value)/N)")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
 	f.StringVar(&logPath, "log", "", "append the release to this compose log (created if missing) and print the total guarantee; a log has no budget: prefer --ledger (move a log into one with puff ledger import)")

@@ -46,6 +46,7 @@ func serveCmd() *cobra.Command {
 	f.StringVar(&dataDir, "data-dir", ".", "datasets' data files are paths inside this directory (nothing outside it can be read)")
 	f.IntVar(&limits.MaxWindows, "max-windows", release.DefaultMaxWindows, "the most calendar windows one release may have (refused before any work beyond)")
 	f.IntVar(&limits.MaxCells, "max-cells", release.DefaultMaxCells, "the most released numbers (windows × bins) one release may have (refused before any work beyond)")
+	f.Float64Var(&limits.MaxLeakageWork, "max-leakage-work", release.DefaultMaxLeakageWork, "the most multiply-adds the pairwise leakage bound may take, estimated up front (beyond it the bound is not computed and the calibration says why)")
 	f.DurationVar(&releaseTimeout, "release-timeout", 5*time.Minute, "stop a release's computation after this long (nothing is spent); 0: no limit")
 	f.BoolVar(&demo, "demo", false, "register the built-in example as dataset \"activity\" (budget 3) if missing, and print an admin token on stderr if the ledger has none")
 	return c

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pufferfish-privacy/pufferfish/ledger"
 	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/release"
 	"github.com/pufferfish-privacy/pufferfish/stream"
 )
 
@@ -20,6 +21,7 @@ func streamInitCmd() *cobra.Command {
 	var df dataFlags
 	var dsn, dataset, classPath, window, query string
 	var asJSON bool
+	var leakWork float64
 	epsF, methodF := newEps("1"), newMethod()
 	c := command("init --ledger DSN --dataset NAME --class FILE --window D --epsilon E", "Declare a stream on a ledger dataset and charge its budget once", "stream-init", cobra.NoArgs,
 		func(cmd *cobra.Command, _ []string) error {
@@ -34,7 +36,10 @@ func streamInitCmd() *cobra.Command {
 			if _, err := df.CSV(); err != nil {
 				return err
 			}
-			s, err := stream.Declare(spec, window, epsF.Float(), methodF.Name, query, class)
+			if !(leakWork > 0) {
+				return fmt.Errorf("--max-leakage-work %g: want > 0", leakWork)
+			}
+			s, err := stream.DeclareContext(cmd.Context(), release.Limits{MaxLeakageWork: leakWork}, spec, window, epsF.Float(), methodF.Name, query, class)
 			if err == nil && epsF.Rat() != nil {
 				s.EpsilonExact = epsF.Rat().RatString() // charged exactly (record.Release.Charge)
 			}
@@ -58,6 +63,7 @@ func streamInitCmd() *cobra.Command {
 	f.StringVar(&classPath, "class", "", "class file (JSON) describing Θ")
 	f.StringVar(&window, "window", "", "window length (e.g. 1h, 24h); calendar windows in --tz")
 	f.StringVar(&query, "query", "counts", "counts, relative or mean")
+	f.Float64Var(&leakWork, "max-leakage-work", release.DefaultMaxLeakageWork, "the most multiply-adds the pairwise leakage bound may take at init, estimated up front (beyond it the bound is not computed and the stream says why)")
 	f.Var(epsF, "epsilon", "ε for every window of the stream together: a decimal, a fraction (1/2) or ln(r)")
 	f.Var(methodF, "method", "exact | approx")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
