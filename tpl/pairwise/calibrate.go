@@ -53,7 +53,11 @@ func Calibrate(ctx context.Context, class *markov.Class, T int, eps float64, opt
 	if opts != nil && len(opts.Missing) > 0 {
 		to = &tpl.Options{Missing: opts.Missing}
 	}
-	if bs, _, err := tpl.Calibrate(class, T, eps, to); err == nil {
+	sc := class
+	if T == 0 {
+		sc = class.AnyStart() // see scalarLoss
+	}
+	if bs, _, err := tpl.Calibrate(sc, T, eps, to); err == nil {
 		info.Scalar = bs * s / 2 // tpl's budget 2/b' = s/b
 	} else if !errors.Is(err, tpl.ErrNoScale) {
 		return 0, info, err
@@ -179,10 +183,13 @@ func calibrateStream(ctx context.Context, class *markov.Class, eps float64, opts
 // (lp false) or the best plan. It returns +Inf when it certifies nothing
 // below 10¹⁵.
 func (cs *chainSolver) search(ctx context.Context, eps, s, guess float64, lp bool) (float64, Result, error) {
+	if cs.bwd == nil && cs.tau >= 1 {
+		return math.Inf(1), Result{}, nil // no finite bound on the past (§8.5)
+	}
 	aim := eps * (1 - aimMargin)
 	target := eps * (1 - Slack)
 	est := func(b float64) (float64, error) {
-		l, n, err := cs.estimate(ctx, s/b, lp)
+		l, n, err := cs.estimateUpTo(ctx, s/b, lp, 4*aim)
 		cs.sweeps += n
 		if errors.Is(err, errNoConvergence) {
 			return math.Inf(1), nil

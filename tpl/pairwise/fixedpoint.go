@@ -77,7 +77,11 @@ var errNoConvergence = errors.New("pairwise: the fixed-point iteration did not c
 // sweeps on 51 levels). It stops when the residual ‖log Φ(x) − x‖∞ is below
 // resTol. The estimate need not be a bound: only a certified one is ever
 // used (Certify, docs/math.md §8.11). It returns the number of sweeps.
-func (s *fpSide) solve(ctx context.Context, phi ratioMap, R float64) (int, error) {
+//
+// When the largest log ratio of an iterate passes giveUp (a loss far above
+// the target: the fixed point is there or beyond, or there is none), it
+// stops with errNoConvergence: the search treats the scale as too small.
+func (s *fpSide) solve(ctx context.Context, phi ratioMap, R, giveUp float64) (int, error) {
 	k := s.kn.k
 	n := k * k
 	var idx []int // the finite off-diagonal entries
@@ -116,6 +120,15 @@ func (s *fpSide) solve(ctx context.Context, phi ratioMap, R float64) (int, error
 			g[i] = math.Log(v)
 			f[i] = g[i] - x[i]
 			res = max(res, math.Abs(f[i]))
+		}
+		if sweep%25 == 0 {
+			top := 0.0
+			for _, v := range g {
+				top = max(top, v)
+			}
+			if top > giveUp {
+				return sweep, errNoConvergence
+			}
 		}
 		if res < resTol {
 			for i, e := range idx {

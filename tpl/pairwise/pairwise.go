@@ -174,11 +174,20 @@ func (cs *chainSolver) lossOf(lf, lb []float64, e float64) (float64, int, int) {
 // estimate solves the fixed points at budget e and returns the loss of the
 // estimates (not a bound).
 func (cs *chainSolver) estimate(ctx context.Context, e float64, lp bool) (float64, int, error) {
+	return cs.estimateUpTo(ctx, e, lp, math.Inf(1))
+}
+
+// estimateUpTo is estimate, giving up (errNoConvergence) once a side's
+// log ratios pass giveUp.
+func (cs *chainSolver) estimateUpTo(ctx context.Context, e float64, lp bool, giveUp float64) (float64, int, error) {
+	if cs.bwd == nil && cs.tau >= 1 {
+		return math.Inf(1), 0, nil // no finite bound on the past (§8.5)
+	}
 	cs.setScale(e)
 	R := math.Exp(e)
 	sweeps := 0
 	for _, s := range cs.sides() {
-		n, err := s.solve(ctx, cs.mapFor(lp), R)
+		n, err := s.solve(ctx, cs.mapFor(lp), R, giveUp)
 		sweeps += n
 		if err != nil {
 			return math.Inf(1), sweeps, err
@@ -366,10 +375,16 @@ func Loss(ctx context.Context, class *markov.Class, T int, b float64, opts *Opti
 }
 
 // scalarLoss is package tpl's bound for one chain at b (sensitivity s).
+// For an unbounded stream from a given start it is tpl's bound for every
+// start (docs/math.md §8.5, Birkhoff): tpl's own runs the recursion to a
+// long horizon, minutes on slowly mixing chains.
 func scalarLoss(ch *markov.Chain, T int, b, s float64, opts *Options) (float64, error) {
 	one, err := markov.NewClass(ch.States, ch)
 	if err != nil {
 		return 0, err
+	}
+	if T == 0 {
+		one = one.AnyStart()
 	}
 	var to *tpl.Options
 	if opts != nil {
