@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"compress/gzip"
+	"context"
 	"crypto/sha256"
 	"encoding/csv"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/pufferfish-privacy/pufferfish/baseline"
 	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/tpl/pairwise"
 )
 
 // fixtures writes small synthetic stand-ins for the four real data files
@@ -262,32 +264,52 @@ func TestDataChecksums(t *testing.T) {
 	}
 }
 
-// streams: the orderings the theorems guarantee, and issue 28's numbers.
+// streams: the orderings the theorems guarantee, issue 28's numbers and
+// issue 33's limits (the pairwise bound within 2% of the exact limit of
+// the sticky and banded chains, above it).
 func TestStreamsFast(t *testing.T) {
 	outs, err := Run("streams", Options{Out: t.TempDir(), Seed: 1, Fast: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	rows := mdRows(t, outs[0].Markdown, "| chain |")
-	if len(rows) != 6 {
+	if len(rows) != 12 {
 		t.Fatalf("%d rows", len(rows))
 	}
 	want := map[string]float64{"[[0.8,0.2],[0.1,0.9]] ∞": 11.83, "[[0.8,0.2],[0.1,0.9]] 10": 9.67, "[[0.95,0.05],[0.05,0.95]] ∞": 36.47, "4 states, 0.7 diagonal ∞": 8.70}
+	// exact limits of the unbounded stream at α = 1 (tpl/pairwise's
+	// LowerBound: an explicit output reaches α there)
+	limits := map[string]float64{}
 	for _, r := range rows {
-		cyxx, ours, dp := num(t, r[3]), num(t, r[4]), num(t, r[7])
+		cyxx, ours, pw, dp := num(t, r[3]), num(t, r[4]), num(t, r[5]), num(t, r[8])
 		if ours > cyxx+0.005 || ours <= dp {
 			t.Errorf("%v: tpl %v outside [DP %v, TPL constant %v]", r, ours, dp, cyxx)
 		}
+		if pw > ours+0.005 || pw <= dp {
+			t.Errorf("%v: pairwise %v outside [DP %v, tpl %v]", r, pw, dp, ours)
+		}
 		if r[2] != "∞" {
-			if mqm := num(t, r[5]); ours > mqm {
-				t.Errorf("%v: tpl %v above MQM %v", r, ours, mqm)
+			if mqm := num(t, r[6]); pw > mqm {
+				t.Errorf("%v: pairwise %v above MQM %v", r, pw, mqm)
 			}
 		}
-		if r[9] != "—" && num(t, r[9]) > ours+0.005 {
-			t.Errorf("%v: exact b* %v above the calibrated %v", r, r[9], ours)
+		if r[10] != "—" && num(t, r[10]) > pw+0.005 {
+			t.Errorf("%v: exact b* %v above the calibrated %v", r, r[10], pw)
 		}
 		if v, ok := want[r[0]+" "+r[2]]; ok && math.Abs(ours-v) > 0.005 {
 			t.Errorf("%v: tpl %v, issue 28 has %v", r, ours, v)
+		}
+		if r[2] == "∞" {
+			limits[r[0]] = pw
+		}
+	}
+	for name, P := range map[string][][]float64{"[[.8,.15,.05],[.1,.8,.1],[.05,.15,.8]]": streamChains[3].P, "banded 4 levels": streamChains[4].P} {
+		lo, err := pairwise.LowerBound(context.Background(), P, 1, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pw := limits[name]; pw < lo || pw > 1.02*lo {
+			t.Errorf("%s: pairwise %v not within 2%% above the explicit output's %v", name, pw, lo)
 		}
 	}
 }
