@@ -128,7 +128,8 @@ func scaleCmd() *cobra.Command {
 	var classPath string
 	epsF, methodF := newEps("1"), newMethod()
 	var T, start int
-	var asJSON bool
+	var asJSON, leakage bool
+	var leakWork float64
 	c := command("scale --class FILE --length T [--epsilon E] [--method M] [--json]", "Laplace scale σ for a 1-Lipschitz query on chains of length T", "scale", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error {
 		eps, method := epsF.Float(), methodF.Name
 		if err := checkEps(eps); err != nil {
@@ -147,6 +148,16 @@ func scaleCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
+		if leakage {
+			if !(leakWork > 0) {
+				return fmt.Errorf("--max-leakage-work %g: want > 0", leakWork)
+			}
+			r, err := release.LeakageFor(cmd.Context(), class, T, eps, release.Limits{MaxLeakageWork: leakWork})
+			if err != nil {
+				return err
+			}
+			return emit(cmd, asJSON, r, r.WriteText)
+		}
 		s, err := release.ComputeScaleAt(class, mqm.Consecutive(start, T), eps, method)
 		if err != nil {
 			return err
@@ -161,6 +172,8 @@ func scaleCmd() *cobra.Command {
 	f.IntVar(&start, "start", 1, "time step (1-based) at which the segment of T readings begins; a later start is calibrated from the marginal q·P^(S−1)")
 	f.Var(methodF, "method", "exact | approx | gk16 | groupdp | dp")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
+	f.BoolVar(&leakage, "leakage", false, "print instead the temporal leakage bounds' per-bin scale for windowed histograms of any widths of T readings (docs/math.md §8.6): the scalar recursion, the pairwise certificate, and the smaller")
+	f.Float64Var(&leakWork, "max-leakage-work", release.DefaultMaxLeakageWork, "with --leakage: the most multiply-adds the pairwise bound may take, estimated up front")
 	return c
 }
 
