@@ -206,6 +206,9 @@ func (cs *chainSolver) search(ctx context.Context, eps, s, guess float64, lp boo
 		if err != nil {
 			return 0, Result{}, err
 		}
+		if traceSearch != nil {
+			traceSearch(b, l)
+		}
 		if l > aim {
 			lo = b
 		} else {
@@ -252,11 +255,14 @@ func (cs *chainSolver) search(ctx context.Context, eps, s, guess float64, lp boo
 	// Certify at hi, raising it until the certificate fits under ε.
 	b = hi
 	for try := 0; try < 12; try++ {
-		if _, err := est(b); err != nil {
+		le, err := est(b)
+		if err != nil {
 			return 0, Result{}, err
 		}
+		// Inflate by up to a third of the room between the estimate and
+		// the target (at least aimMargin·ε): the loss grows by about 2δ.
 		e := s / b
-		l, a, a2, n, err := cs.certified(ctx, e, lp, eps*aimMargin)
+		l, a, a2, n, err := cs.certified(ctx, e, lp, max(eps*aimMargin, (target-le)/3))
 		cs.sweeps += n
 		if err != nil {
 			return 0, Result{}, err
@@ -272,3 +278,6 @@ func (cs *chainSolver) search(ctx context.Context, eps, s, guess float64, lp boo
 	}
 	return math.Inf(1), Result{}, nil
 }
+
+// traceSearch, when set (tests), sees every estimate of the search.
+var traceSearch func(b, l float64)

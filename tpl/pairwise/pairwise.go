@@ -210,6 +210,7 @@ func (cs *chainSolver) certified(ctx context.Context, e float64, lp bool, maxDel
 	var cert [2][]float64
 	for i, s := range cs.sides() {
 		cert[i] = s.clamp
+		var last []float64
 		for delta := 1e-10; delta <= maxDelta*1.0001; delta *= 4 {
 			cand := inflate(s.lam, cs.k, delta)
 			ok, err := certify(ctx, s.kn, R, cand, s.clamp, lp)
@@ -221,11 +222,69 @@ func (cs *chainSolver) certified(ctx context.Context, e float64, lp bool, maxDel
 				cert[i] = cand
 				break
 			}
+			last = cand
+		}
+		if cert[i] == nil || &cert[i][0] == &s.clamp[0] {
+			// Pairs of rows with disjoint supports make Φ homogeneous of
+			// degree 1 in Λ there, so a uniform inflation keeps their
+			// residual: raise the candidate where Φ exceeds it, a few
+			// times (each candidate is still checked by certify).
+			if c, n, err := cs.raise(ctx, s, R, last, lp); err != nil {
+				return 0, 0, 0, sweeps, err
+			} else if sweeps += n; c != nil {
+				cert[i] = c
+			}
 		}
 	}
 	l, a, b := cs.lossOf(cert[0], cert[1], e)
 	return l, a, b, sweeps, nil
 }
+
+// raise tries to turn cand into a certificate by cand ← max(cand,
+// Φ̂(cand)·(1 + 10⁻¹²)) (Φ̂ rounded up), at most raiseSweeps times; it
+// returns a candidate certify accepted, or nil.
+func (cs *chainSolver) raise(ctx context.Context, s *fpSide, R float64, cand []float64, lp bool) ([]float64, int, error) {
+	if cand == nil {
+		return nil, 0, nil
+	}
+	cand = append([]float64(nil), cand...)
+	out := make([]float64, len(cand))
+	m := cfMap
+	if lp {
+		m = bestPlan
+	}
+	k := cs.k
+	for n := 1; n <= raiseSweeps; n++ {
+		if err := m(ctx, s.kn, cand, R*safety(1), safety(k), out); err != nil {
+			return nil, n, err
+		}
+		above := false
+		for i, v := range out {
+			if i/k == i%k || s.kn.dead[i/k] || s.kn.dead[i%k] {
+				continue
+			}
+			if s.clamp != nil {
+				v = min(v, s.clamp[i])
+			}
+			if v > cand[i] {
+				cand[i] = v * (1 + 1e-12)
+				above = true
+			}
+		}
+		if !above {
+			ok, err := certify(ctx, s.kn, R, cand, s.clamp, lp)
+			if err != nil {
+				return nil, n, err
+			}
+			if ok {
+				return cand, n + 1, nil
+			}
+		}
+	}
+	return nil, raiseSweeps, nil
+}
+
+const raiseSweeps = 200
 
 // certify is Certify on a kernel: lam ≥ 1 with unit diagonal and
 // min(Φ(lam), clamp) ≤ lam entrywise over the pairs of defined rows, Φ
