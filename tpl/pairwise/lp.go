@@ -51,6 +51,7 @@ type lpSolver struct {
 	y       []float64 // duals
 	w       []float64 // B⁻¹·(entering column)
 	gam     []float64 // plan, np×nq
+	wt      []float64 // Devex reference weights, one per variable
 	scr     []float64 // scratch for factorisation (m×2m)
 	pivots  int       // pivots of the last solve (tests, benchmarks)
 	warmOK  bool      // basis holds an optimal basis for supports rows, cols
@@ -61,7 +62,7 @@ type lpSolver struct {
 
 const (
 	lpMaxPivotsPer  = 50    // pivots allowed per constraint before giving up
-	lpRefactorEvery = 50    // pivots between refactorisations of B
+	lpRefactorEvery = 400   // pivots between refactorisations of B
 	lpDegenerate    = 20    // degenerate pivots in a row before Bland's rule
 	lpTolD          = 1e-11 // relative reduced-cost tolerance
 	lpTolPivot      = 1e-9  // relative pivot tolerance
@@ -146,7 +147,7 @@ func (s *lpSolver) solve(p, q, G []float64) (float64, bool) {
 	if warm {
 		warm = s.factor() && s.setX() && s.primalFeasible()
 	}
-	if !warm {
+	if !warm && !(s.crashBasis() && s.factor() && s.setX() && s.primalFeasible()) {
 		s.coldBasis()
 		if !s.factor() || !s.setX() {
 			return 0, false
@@ -202,6 +203,7 @@ func (s *lpSolver) alloc() {
 		s.inB = make([]int, nv)
 	}
 	s.inB = s.inB[:nv]
+	s.wt = grow(s.wt, nv)
 }
 
 // coldBasis sets a feasible starting basis: every row sends all its mass
@@ -248,6 +250,148 @@ func (s *lpSolver) coldBasis() {
 		s.basis[s.np+c] = v
 		s.inB[v] = s.np + c + 1
 	}
+}
+
+// crashBasis sets a starting basis near the closed-form plan: at a level
+// t0 (first the closed form's t, docs/math.md §8.10) every row keeps
+// min(p_i, t0·q_i) on its own column and sends its excess p_i − t0·q_i
+// whole to one column with spare capacity (the cheapest that fits, else
+// the roomiest); the excess rows' own columns are tight, t is basic at
+// the column that binds and the other columns keep their slacks. With
+// the assignment fixed, the basic solution is linear in t: a receiving
+// column j carries a_j − b_j·t and binds at t_j = a_j/(q_j + b_j), so t is
+// the largest t_j; when that t exceeds p_i/q_i for an excess row (its
+// excess would turn negative) the assignment is redone at the new level,
+// a few times at most. false when no consistent assignment is found (the
+// caller then starts from coldBasis) or there is no excess at all.
+func (s *lpSolver) crashBasis() bool {
+	k, G, p, q := s.k, s.G, s.p, s.q
+	np, nq := s.np, s.nq
+	e := s.xb[:np] // scratch
+	any := false
+	for r, i := range s.rows {
+		e[r] = math.Max(p[i]-q[i], 0)
+		any = any || e[r] > 0
+	}
+	if !any {
+		return false
+	}
+	num, den := 1.0, 0.0
+	for _, j := range s.cols {
+		g := 0.0
+		for r, i := range s.rows {
+			if e[r] > 0 {
+				g += e[r] * G[i*k+j]
+			}
+		}
+		if !(g > 0) || math.IsInf(g, 1) {
+			return false
+		}
+		num += math.Min(p[j], q[j]) / g
+		den += q[j] / g
+	}
+	t0 := num / den * (1 + 1e-9)
+	cp := s.y[:nq]    // spare capacity at t0
+	tight := s.w[:nq] // 1: the column of an excess row (slack nonbasic)
+	av := s.scr[:nq]  // receiving columns' loads a_j − b_j·t (scr is free until factor)
+	bv := s.xb[np:]
+	for range 4 {
+		for cc, j := range s.cols {
+			cp[cc] = t0*q[j] - p[j]
+			tight[cc] = 0
+			av[cc], bv[cc] = 0, 0
+		}
+		clear(s.inB)
+		pos := 0
+		put := func(v int) {
+			s.basis[pos] = v
+			s.inB[v] = pos + 1
+			pos++
+		}
+		c := 0
+		okA := true
+		minCap := math.Inf(1) // the least p_i/q_i over excess rows with a column
+		for r, i := range s.rows {
+			for c < nq && s.cols[c] < i {
+				c++
+			}
+			own := c < nq && s.cols[c] == i
+			ex := p[i]
+			if own {
+				put(r*nq + c)
+				ex = p[i] - t0*q[i]
+				if ex <= 0 {
+					av[c] += p[i]
+					continue
+				}
+				tight[c] = 1
+				cp[c] = 0
+				minCap = math.Min(minCap, p[i]/q[i])
+			}
+			best, bg, room, roomC := -1, math.Inf(1), math.Inf(-1), -1
+			for cc, j := range s.cols {
+				if tight[cc] == 1 {
+					continue
+				}
+				g := G[i*k+j]
+				if math.IsInf(g, 1) {
+					continue
+				}
+				if g*ex <= cp[cc] && g < bg {
+					best, bg = cc, g
+				}
+				if r := cp[cc] / g; r > room {
+					room, roomC = r, cc
+				}
+			}
+			if best < 0 {
+				best = roomC
+			}
+			if best < 0 {
+				okA = false
+				break
+			}
+			put(r*nq + best)
+			g := G[i*k+s.cols[best]]
+			cp[best] -= g * ex
+			// its load as a function of t: g·(p_i − t·q_i), or g·p_i
+			av[best] += g * p[i]
+			if own {
+				bv[best] += g * q[i]
+			}
+		}
+		if !okA {
+			return false
+		}
+		// t binds at the receiving column with the largest a_j/(q_j + b_j)
+		worst, t := -1, math.Inf(-1)
+		for cc, j := range s.cols {
+			if tight[cc] == 0 {
+				if v := av[cc] / (q[j] + bv[cc]); v > t {
+					worst, t = cc, v
+				}
+			}
+		}
+		if worst < 0 {
+			return false
+		}
+		if t > minCap || tight[worst] == 1 {
+			t0 = t * (1 + 1e-9)
+			continue
+		}
+		for cc := range nq {
+			if tight[cc] == 1 {
+				continue
+			}
+			if cc == worst {
+				put(s.tVar())
+			} else {
+				put(s.slackVar(cc))
+			}
+		}
+		return pos == s.m
+	}
+	return false
 }
 
 // colEntries calls f(row, value) for the nonzeros of variable v's
@@ -353,6 +497,9 @@ func (s *lpSolver) primalFeasible() bool {
 // feasibility.
 func (s *lpSolver) iterate() bool {
 	m, np, nq, k := s.m, s.np, s.nq, s.k
+	for v := range s.wt {
+		s.wt[v] = 1
+	}
 	degenerate := 0
 	sinceFactor := 0
 	for s.pivots < lpMaxPivotsPer*m {
@@ -363,7 +510,11 @@ func (s *lpSolver) iterate() bool {
 		}
 		copy(s.y, s.binv[pt*m:(pt+1)*m])
 		bland := degenerate >= lpDegenerate
+		// Devex pricing (reference weights wt approximate the steepest
+		// edge): the largest d²/wt; Bland's rule (the first eligible) after
+		// a run of degenerate pivots.
 		enter, best := -1, 0.0
+	price:
 		for r, i := range s.rows {
 			yr := s.y[r]
 			gi := s.G[i*k:]
@@ -378,15 +529,15 @@ func (s *lpSolver) iterate() bool {
 				}
 				yc := s.y[np+c]
 				d := -(yr + g*yc)
-				if d < -lpTolD*(math.Abs(yr)+g*math.Abs(yc)) && d < best {
-					enter, best = v, d
+				if d < -lpTolD*(math.Abs(yr)+g*math.Abs(yc)) {
 					if bland {
-						break
+						enter = v
+						break price
+					}
+					if sc := d * d / s.wt[v]; sc > best {
+						enter, best = v, sc
 					}
 				}
-			}
-			if bland && enter >= 0 {
-				break
 			}
 		}
 		if enter < 0 || !bland {
@@ -395,8 +546,16 @@ func (s *lpSolver) iterate() bool {
 				if s.inB[v] != 0 {
 					continue
 				}
-				if d := -s.y[np+c]; d < -lpTolD*math.Abs(s.y[np+c]) && d < best && (!bland || enter < 0) {
-					enter, best = v, d
+				if d := -s.y[np+c]; d < -lpTolD*math.Abs(s.y[np+c]) {
+					if bland {
+						if enter < 0 {
+							enter = v
+						}
+						break
+					}
+					if sc := d * d / s.wt[v]; sc > best {
+						enter, best = v, sc
+					}
 				}
 			}
 		}
@@ -445,6 +604,7 @@ func (s *lpSolver) iterate() bool {
 		// B⁻¹ update: pivot on w[leave]
 		piv := s.w[leave]
 		lr := s.binv[leave*m : (leave+1)*m]
+		s.devex(lr, piv, enter, s.basis[leave])
 		for c := range m {
 			lr[c] /= piv
 		}
@@ -471,6 +631,44 @@ func (s *lpSolver) iterate() bool {
 		}
 	}
 	return false
+}
+
+// devex updates the reference weights for a pivot on row lr of B⁻¹
+// (before the update) with pivot element piv, q entering and out leaving:
+// wt_e = max(wt_e, (α_e/α_q)²·wt_q) with α_e = (B⁻¹A)_{r,e}.
+func (s *lpSolver) devex(lr []float64, piv float64, q, out int) {
+	np, nq, k := s.np, s.nq, s.k
+	wq := s.wt[q]
+	f := wq / (piv * piv)
+	for r, i := range s.rows {
+		a := lr[r]
+		gi := s.G[i*k:]
+		for c, j := range s.cols {
+			v := r*nq + c
+			if s.inB[v] != 0 || v == q {
+				continue
+			}
+			g := gi[j]
+			if math.IsInf(g, 1) {
+				continue
+			}
+			al := a + g*lr[np+c]
+			if w := al * al * f; w > s.wt[v] {
+				s.wt[v] = w
+			}
+		}
+	}
+	for c := range nq {
+		v := s.slackVar(c)
+		if s.inB[v] != 0 || v == q {
+			continue
+		}
+		al := lr[np+c]
+		if w := al * al * f; w > s.wt[v] {
+			s.wt[v] = w
+		}
+	}
+	s.wt[out] = math.Max(f, 1)
 }
 
 // certify reads the plan off the basis and returns the least t it proves,
