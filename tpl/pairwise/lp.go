@@ -2,6 +2,7 @@ package pairwise
 
 import (
 	"math"
+	"slices"
 )
 
 // The best transport plan of docs/math.md §8.10 (“The best plan and
@@ -54,6 +55,7 @@ type lpSolver struct {
 	wt      []float64 // Devex reference weights, one per variable
 	scr     []float64 // scratch for factorisation (m×2m)
 	pivots  int       // pivots of the last solve (tests, benchmarks)
+	from    lpBasis   // the basis ratioFrom starts from
 	warmOK  bool      // basis holds an optimal basis for supports rows, cols
 }
 
@@ -79,6 +81,95 @@ func (s *lpSolver) ratio(p, q, G []float64) (float64, bool) {
 // for G; otherwise it starts cold. The result is certified as lpRatio's.
 func (s *lpSolver) ratioWarm(p, q, G []float64) (float64, bool) {
 	return s.solve(p, q, G)
+}
+
+// lpBasis is an optimal basis of lpRatio's LP kept for a warm start, in
+// terms of states so that it survives other solves: γ_ij is i·k+j, the
+// slack of column j is k·k+j, t is k·k+k.
+type lpBasis []int32
+
+// savedBasis returns the optimal basis of the last successful solve (nil
+// if there is none); keep one per pair to restart each pair warm.
+func (s *lpSolver) savedBasis() lpBasis {
+	if !s.warmOK {
+		return nil
+	}
+	k, npq := s.k, s.np*s.nq
+	out := make(lpBasis, s.m)
+	for pos, v := range s.basis {
+		switch {
+		case v < npq:
+			out[pos] = int32(s.rows[v/s.nq]*k + s.cols[v%s.nq])
+		case v < npq+s.nq:
+			out[pos] = int32(k*k + s.cols[v-npq])
+		default:
+			out[pos] = int32(k*k + k)
+		}
+	}
+	return out
+}
+
+// ratioFrom is lpRatio started from a basis saved by savedBasis after a
+// solve of the same rows p, q (G may have changed): it needs few pivots
+// when the optimal basis has not moved. A basis that does not fit the
+// supports or is not feasible for G is dropped for a cold start; the
+// result is certified as lpRatio's.
+func (s *lpSolver) ratioFrom(p, q, G []float64, b lpBasis) (float64, bool) {
+	s.warmOK = false
+	s.from = b
+	t, ok := s.solve(p, q, G)
+	s.from = nil
+	return t, ok
+}
+
+// loadBasis sets the basis from s.from; false when it does not fit.
+func (s *lpSolver) loadBasis() bool {
+	k := s.k
+	if len(s.from) != s.m {
+		return false
+	}
+	rowPos := func(i int) int {
+		r, found := slices.BinarySearch(s.rows, i)
+		if !found {
+			return -1
+		}
+		return r
+	}
+	colPos := func(j int) int {
+		c, found := slices.BinarySearch(s.cols, j)
+		if !found {
+			return -1
+		}
+		return c
+	}
+	clear(s.inB)
+	for pos, e := range s.from {
+		var v int
+		switch x := int(e); {
+		case x >= 0 && x < k*k:
+			r, c := rowPos(x/k), colPos(x%k)
+			if r < 0 || c < 0 {
+				return false
+			}
+			v = r*s.nq + c
+		case x >= k*k && x < k*k+k:
+			c := colPos(x - k*k)
+			if c < 0 {
+				return false
+			}
+			v = s.slackVar(c)
+		case x == k*k+k:
+			v = s.tVar()
+		default:
+			return false
+		}
+		if s.inB[v] != 0 {
+			return false
+		}
+		s.basis[pos] = v
+		s.inB[v] = pos + 1
+	}
+	return true
 }
 
 func (s *lpSolver) tVar() int          { return s.np*s.nq + s.nq }
@@ -113,7 +204,7 @@ func (s *lpSolver) solve(p, q, G []float64) (float64, bool) {
 	s.p, s.q, s.G = p, q, G
 	warm := s.warmOK && s.k == k && s.sameSupports()
 	s.warmOK = false
-	if !warm {
+	if !warm || s.from != nil {
 		s.k = k
 		s.rows, s.cols = s.rows[:0], s.cols[:0]
 		for i := range k {
@@ -143,6 +234,9 @@ func (s *lpSolver) solve(p, q, G []float64) (float64, bool) {
 		if !finite {
 			return math.Inf(1), true
 		}
+	}
+	if s.from != nil {
+		warm = s.loadBasis()
 	}
 	if warm {
 		warm = s.factor() && s.setX() && s.primalFeasible()

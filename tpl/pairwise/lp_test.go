@@ -285,6 +285,61 @@ func TestLPRatioWarmStart(t *testing.T) {
 	}
 }
 
+// A basis saved per pair restarts that pair warm after other solves.
+func TestLPRatioFromSavedBasis(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	var s lpSolver
+	for range 50 {
+		k := 4 + rng.IntN(8)
+		P := make([][]float64, k)
+		for i := range P {
+			P[i] = randRow(rng, k, 0.2)
+		}
+		G := randG(rng, k, 1.05, 1.5)
+		saved := map[[2]int]lpBasis{}
+		for a := range k {
+			for b := range k {
+				if a != b {
+					if _, ok := s.ratio(P[a], P[b], G); !ok {
+						t.Fatal("cold failed")
+					}
+					saved[[2]int{a, b}] = s.savedBasis()
+				}
+			}
+		}
+		for i := range G {
+			if G[i] != 1 {
+				G[i] *= 1 + 0.001*rng.Float64()
+			}
+		}
+		for a := range k {
+			for b := range k {
+				if a == b {
+					continue
+				}
+				warm, ok := s.ratioFrom(P[a], P[b], G, saved[[2]int{a, b}])
+				cold, ok2 := lpRatio(P[a], P[b], G)
+				if !ok || !ok2 || math.Abs(warm-cold) > 1e-9*cold || !verifyPlanExact(warm, P[a], P[b], G, s.plan()) {
+					t.Fatalf("pair (%d,%d): warm %v %v, cold %v %v", a, b, warm, ok, cold, ok2)
+				}
+			}
+		}
+	}
+	// a basis of another pair's supports is dropped, not trusted
+	p, q := []float64{0.5, 0.5, 0}, []float64{0, 0.5, 0.5}
+	G := randG(rng, 3, 1.1, 1)
+	s.ratio(p, q, G)
+	b := s.savedBasis()
+	got, ok := s.ratioFrom(q, p, G, b)
+	want, _ := lpRatio(q, p, G)
+	if !ok || got != want {
+		t.Fatalf("foreign basis: %v %v, want %v", got, ok, want)
+	}
+	if got, ok := s.ratioFrom(q, p, G, lpBasis{1, 2, 99}); !ok || got != want {
+		t.Fatalf("bad basis: %v %v, want %v", got, ok, want)
+	}
+}
+
 func TestLPRatioEdges(t *testing.T) {
 	// identical rows: t = 1
 	p := []float64{0.2, 0.3, 0.5}
