@@ -436,3 +436,46 @@ func benchDense(b *testing.B, k int) {
 }
 
 func BenchmarkLPRatioDense51(b *testing.B) { benchDense(b, 51) }
+
+// BenchmarkLPRatioDense51Warm restarts every pair from its saved basis
+// after G grew by 0.1%, as a fixed-point sweep does.
+func BenchmarkLPRatioDense51Warm(b *testing.B) {
+	const k = 51
+	P := banded(k, k, 0.3)
+	for i := range P {
+		for j := range P[i] {
+			P[i][j] += 1e-4
+		}
+	}
+	normalise(P)
+	G := make([]float64, k*k)
+	for i := range k {
+		for j := range k {
+			G[i*k+j] = 1
+			if i != j {
+				G[i*k+j] = math.Exp(2.0/500) * math.Exp(0.002*math.Abs(float64(i-j)))
+			}
+		}
+	}
+	var s lpSolver
+	saved := make([]lpBasis, k)
+	for a := range k {
+		s.ratio(P[a], P[(a+7)%k], G)
+		saved[a] = s.savedBasis()
+	}
+	for i := range G {
+		if G[i] != 1 {
+			G[i] *= 1.001
+		}
+	}
+	n, pivots := 0, 0
+	for b.Loop() {
+		a := n % k
+		if _, ok := s.ratioFrom(P[a], P[(a+7)%k], G, saved[a]); !ok {
+			b.Fatal("failed")
+		}
+		pivots += s.pivots
+		n++
+	}
+	b.ReportMetric(float64(pivots)/float64(n), "pivots/op")
+}
