@@ -25,6 +25,7 @@ type fixture struct {
 	srv                            *httptest.Server
 	store                          ledger.Store
 	admin, releaser, reader, other string
+	feeder                         string // feed:activity, the stream's custodian
 	dir                            string
 }
 
@@ -63,6 +64,7 @@ func newFixture(t *testing.T, dsn string) *fixture {
 		return sec
 	}
 	f.releaser, f.reader, f.other = mk("release:activity"), mk("read:activity"), mk("release:elsewhere")
+	f.feeder = mk("feed:activity")
 	f.srv = httptest.NewServer(s.Handler())
 	t.Cleanup(f.srv.Close)
 	return f
