@@ -15,7 +15,7 @@ import (
 
 var (
 	sticky3 = [][]float64{{0.8, 0.15, 0.05}, {0.1, 0.8, 0.1}, {0.05, 0.15, 0.8}}
-	// the banded 4-level chain of docs/math.md §8.10's table (rows normalised)
+	// the banded 4-level chain of docs/math.md §8.10 (rows normalised)
 	banded4 = normalise([][]float64{
 		{0.6827, 0.2981, 0.0096, 0.0096},
 		{0.1538, 0.6827, 0.1538, 0.0096},
@@ -264,11 +264,11 @@ func TestLowerBoundBelowUpperBounds(t *testing.T) {
 	}
 }
 
-// The two chains of docs/math.md §8.10's table: b_lo sits within 0.003% of
-// the certified pairwise limit. (The table's exact values, from the hull
-// of reachable messages, are 29.285 and 49.197; the pairwise certificate
-// and this explicit output bracket the limit of the banded chain in
-// [49.2141, 49.2143], so the table's value is 0.035% low.)
+// The two chains of docs/math.md §8.10 at ε = 0.5: b_lo and the pairwise
+// bound with the best plans pin the limit to 5 digits (an earlier
+// computation from the hull of reachable messages gave 29.285 and
+// 49.197; the latter is 0.035% below this certified b_lo, so it is
+// slightly low).
 func TestLowerBoundTableChains(t *testing.T) {
 	for _, c := range []struct {
 		name   string
