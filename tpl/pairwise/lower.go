@@ -118,6 +118,7 @@ type csr struct {
 	ptr []int
 	idx []int
 	val []float64
+	dev float64 // the rows' largest distance from sum 1, plus the sum's rounding
 }
 
 func newCSR(P [][]float64) (*csr, error) {
@@ -144,6 +145,7 @@ func newCSR(P [][]float64) (*csr, error) {
 		if math.Abs(s-1) > 1e-9 {
 			return nil, fmt.Errorf("pairwise: lower bound: row %d sums to %v, want 1", i, s)
 		}
+		c.dev = math.Max(c.dev, math.Abs(s-1)+float64(k)*unitRound)
 		c.ptr = append(c.ptr, len(c.idx))
 	}
 	return c, nil
@@ -478,10 +480,15 @@ func (lb *lowerBounder) ascend(s *side, R float64) error {
 // the computed P* is D̂⁻¹(Pᵀ diag(h))ⁿ D̂ — π̂ only at its two ends, where
 // it moves the ratio by at most a factor (1+δ)²/(1−δ)², δ = piErr. R =
 // e^{s/b} is computed one ulp low and lowered two more (ratioAt), so it is
-// ≤ the true R and h ∈ [1, R] is a possible likelihood vector.
+// ≤ the true R and h ∈ [1, R] is a possible likelihood vector. P's rows
+// may sum to 1 only within rounding (a fitted or parsed chain): each
+// step is then charged their distance from 1 (for P* twice, through π).
 func (lb *lowerBounder) margin(nf, nb int) float64 {
 	k := float64(lb.fw.k)
-	return 2*float64(nf+nb)*(k+6)*unitRound + 4.5*lb.piErr + 8*(k+8)*unitRound + 1e-15
+	// rows of P that sum to 1 ± dev change each step's message by that
+	// factor at most against the stochastic chain they stand for
+	dev := 2 * float64(nf+nb) * 2 * lb.fw.dev
+	return 2*float64(nf+nb)*(k+6)*unitRound + 4.5*lb.piErr + 8*(k+8)*unitRound + 1e-15 + dev
 }
 
 // ratioAt is the R used at scale b: below e^{sens/b}.
