@@ -90,7 +90,7 @@ func LowerBoundPairs(ctx context.Context, P [][]float64, eps, sensitivity float6
 	if k == 1 {
 		return best, nil
 	}
-	pi, err := stationaryGTH(P)
+	pi, err := stationaryGTH(ctx, P)
 	if err != nil {
 		return 0, err
 	}
@@ -185,13 +185,18 @@ func (c *csr) row(dst []float64, i int) {
 // stationaryGTH returns the stationary law of an irreducible P by the
 // Grassmann–Taksar–Heyman elimination, which subtracts nothing and so
 // computes every entry to a small relative error (docs/math.md §8.10).
-func stationaryGTH(P [][]float64) ([]float64, error) {
+func stationaryGTH(ctx context.Context, P [][]float64) ([]float64, error) {
 	k := len(P)
 	a := make([]float64, k*k)
 	for i := range k {
 		copy(a[i*k:(i+1)*k], P[i])
 	}
 	for n := k - 1; n >= 1; n-- {
+		if n%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 		s := 0.0
 		for j := range n {
 			s += a[n*k+j]
@@ -684,6 +689,11 @@ func (lb *lowerBounder) screen() ([][2]int, error) {
 			if n%stride == 0 {
 				maxTV := 0.0
 				for a := range k {
+					if a%64 == 63 {
+						if err := lb.ctx.Err(); err != nil {
+							return nil, err
+						}
+					}
 					ra := rows[a*k : (a+1)*k]
 					for a2 := a + 1; a2 < k; a2++ {
 						rb := rows[a2*k : (a2+1)*k]
@@ -706,6 +716,11 @@ func (lb *lowerBounder) screen() ([][2]int, error) {
 				stride *= 2
 			}
 			for i := range k {
+				if i%64 == 63 {
+					if err := lb.ctx.Err(); err != nil {
+						return nil, err
+					}
+				}
 				m.left(next[i*k:(i+1)*k], rows[i*k:(i+1)*k])
 			}
 			rows, next = next, rows

@@ -56,7 +56,7 @@ func explicitLoss(t *testing.T, P [][]float64, a, a2, nb, nf int, b float64) flo
 	if err != nil {
 		t.Fatal(err)
 	}
-	pi, err := stationaryGTH(P)
+	pi, err := stationaryGTH(context.Background(), P)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestLowerBoundExplicitOutputAgainstExact(t *testing.T) {
 	}
 	for ci, P := range chains {
 		k := len(P)
-		pi, err := stationaryGTH(P)
+		pi, err := stationaryGTH(context.Background(), P)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,7 +141,7 @@ func TestLowerBoundExplicitOutputAgainstExact(t *testing.T) {
 func pairwiseUpperLoss(t *testing.T, P [][]float64, b float64) float64 {
 	t.Helper()
 	k := len(P)
-	pi, err := stationaryGTH(P)
+	pi, err := stationaryGTH(context.Background(), P)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,7 +370,7 @@ func TestStationaryGTH(t *testing.T) {
 			}
 		}
 		normalise(P)
-		pi, err := stationaryGTH(P)
+		pi, err := stationaryGTH(context.Background(), P)
 		if err != nil {
 			t.Fatal(err)
 		}
