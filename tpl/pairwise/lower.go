@@ -43,8 +43,10 @@ const unitRound = 0x1p-53
 // releases of the chain P (stationary unbounded stream, sensitivity-scaled R = e^{sensitivity/b}) loses ≥ eps;
 // no valid calibration may be below it.
 //
-// More precisely (docs/math.md §8.10): the per-step release at every
-// scale b' < b_lo has loss > eps, so every calibration of it, and every
+// More precisely (docs/math.md §8.10): the per-step release (Lap(b) on
+// every bin of the one-hot vector scaled by sensitivity/2; the one-hot
+// histogram at sensitivity 2) at every scale b' < b_lo has loss > eps,
+// so every calibration of it, and every
 // calibration by a bound on it (the pairwise and scalar recursions, for
 // windows of any widths, §8.6), is ≥ b_lo. The loss of the output is
 // evaluated in floating point and lowered by a bound on the rounding
