@@ -526,7 +526,7 @@ func (s *lpSolver) factor() bool {
 				pv, piv = v, r
 			}
 		}
-		if piv < 0 || pv < 1e-13 {
+		if piv < 0 || !(pv > 1e-300) {
 			return false
 		}
 		if piv != col {

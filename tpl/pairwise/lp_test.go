@@ -358,6 +358,63 @@ func TestLPRatioFromSavedBasis(t *testing.T) {
 	}
 }
 
+// Masses and costs over many orders of magnitude: whatever the simplex
+// makes of them, a returned t is backed by a plan that holds in exact
+// arithmetic, or the call says it could not solve (and the caller falls
+// back to the closed form). Over 30 orders of masses and 6 of costs
+// nearly every call solves; over 300 and 200 many give up, none lies.
+func TestLPRatioExtremeScalesCertified(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	for _, c := range []struct {
+		mass, cost float64
+		minSolved  int
+	}{{30, 6, 290}, {300, 200, 50}} {
+		solved := 0
+		for range 300 {
+			k := 2 + rng.IntN(9)
+			row := func() []float64 {
+				r := make([]float64, k)
+				s := 0.0
+				for j := range r {
+					if rng.IntN(4) > 0 {
+						r[j] = math.Pow(10, -c.mass*rng.Float64()*rng.Float64())
+						s += r[j]
+					}
+				}
+				if s == 0 {
+					r[0], s = 1, 1
+				}
+				for j := range r {
+					r[j] /= s
+				}
+				return r
+			}
+			p, q := row(), row()
+			G := make([]float64, k*k)
+			for i := range k {
+				for j := range k {
+					G[i*k+j] = 1
+					if i != j {
+						G[i*k+j] = math.Pow(10, c.cost*rng.Float64()*rng.Float64()*rng.Float64())
+					}
+				}
+			}
+			var s lpSolver
+			tv, ok := s.ratio(p, q, G)
+			if !ok || math.IsInf(tv, 1) {
+				continue
+			}
+			solved++
+			if !(tv >= 1) || !verifyPlanExact(tv, p, q, G, s.plan()) {
+				t.Fatalf("t = %v is not backed by its plan (p=%v q=%v)", tv, p, q)
+			}
+		}
+		if solved < c.minSolved {
+			t.Fatalf("10^%v masses, 10^%v costs: only %d of 300 solved", c.mass, c.cost, solved)
+		}
+	}
+}
+
 func TestLPRatioEdges(t *testing.T) {
 	// identical rows: t = 1
 	p := []float64{0.2, 0.3, 0.5}
