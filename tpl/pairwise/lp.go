@@ -3,6 +3,7 @@ package pairwise
 import (
 	"math"
 	"slices"
+	"sync"
 )
 
 // The best transport plan of docs/math.md §8.10 (“The best plan and
@@ -29,9 +30,16 @@ import (
 // with row sums p exists with Σ_i γ_ij·G[i*k+j] ≤ t·q[j] for every column j; G is k×k row-major with
 // G[j*k+j] = 1. ok=false if it could not solve (caller falls back to the closed form).
 func lpRatio(p, q, G []float64) (t float64, ok bool) {
-	var s lpSolver
-	return s.ratio(p, q, G)
+	s := lpPool.Get().(*lpSolver)
+	t, ok = s.ratio(p, q, G)
+	s.p, s.q, s.G = nil, nil, nil
+	lpPool.Put(s)
+	return t, ok
 }
+
+// lpPool recycles solvers' buffers (a dense k = 51 pair needs some 250 kB)
+// across calls and goroutines.
+var lpPool = sync.Pool{New: func() any { return new(lpSolver) }}
 
 // lpSolver solves lpRatio's LP with reusable buffers; its zero value is
 // ready. It keeps the last optimal basis: ratioWarm starts from it when

@@ -2,9 +2,11 @@ package pairwise
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"sync"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -412,6 +414,41 @@ func TestLPRatioExtremeScalesCertified(t *testing.T) {
 		if solved < c.minSolved {
 			t.Fatalf("10^%v masses, 10^%v costs: only %d of 300 solved", c.mass, c.cost, solved)
 		}
+	}
+}
+
+// lpRatio may be called from many goroutines at once (its solvers are
+// pooled): the same answers as one at a time.
+func TestLPRatioConcurrent(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 20))
+	type inst struct{ p, q, G []float64 }
+	var ins []inst
+	var want []float64
+	for range 64 {
+		k := 2 + rng.IntN(12)
+		in := inst{randRow(rng, k, 0.3), randRow(rng, k, 0.3), randG(rng, k, 1.1, 2)}
+		v, ok := lpRatio(in.p, in.q, in.G)
+		if !ok {
+			t.Fatal("failed")
+		}
+		ins, want = append(ins, in), append(want, v)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 4*len(ins))
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range ins {
+				j := (i + 17*g) % len(ins)
+				if v, ok := lpRatio(ins[j].p, ins[j].q, ins[j].G); !ok || v != want[j] {
+					errs <- fmt.Sprintf("instance %d: %v %v, want %v", j, v, ok, want[j])
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Fatal(e)
 	}
 }
 
