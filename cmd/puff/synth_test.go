@@ -1,0 +1,108 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pufferfish-privacy/pufferfish/internal/pgtest"
+	"github.com/pufferfish-privacy/pufferfish/ledger"
+	"github.com/pufferfish-privacy/pufferfish/release"
+)
+
+// puff synth on the HAR labels (issue 35's command): 30 synthetic series
+// with the input's lengths, in CSV and Parquet; the ledger records ε = 1
+// with the query "transitions" and the σ the printed per-cell scale is
+// drawn with (scale = 4σ); a release over the budget is refused with
+// nothing written.
+func TestSynthHAR(t *testing.T) {
+	pgtest.Stores(t, func(t *testing.T, db string) {
+		dir := t.TempDir()
+		har := "../../data/uci_har_activity_sequences.csv.gz"
+		args := []string{"synth", "--data", har, "--series-col", "subject", "--state-col", "activity", "--states", "WALKING,WALKING_UPSTAIRS,WALKING_DOWNSTAIRS,SITTING,STANDING,LAYING", "--fit", "--epsilon", "1", "--ledger", db, "--dataset", "har"}
+		if _, err := run("ledger", "init", "--ledger", db, "--dataset", "har", "--budget", "1.5"); err != nil {
+			t.Fatal(err)
+		}
+		csvOut := filepath.Join(dir, "synth.csv")
+		out, err := run(append(args, "--out", csvOut, "--json")...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rep struct {
+			Query       string
+			Lipschitz   float64
+			PerBinScale float64 `json:"per_bin_scale"`
+			Chain       [][]float64
+			Histogram   []struct{ State string }
+			Synthetic   struct{ Series, Rows int }
+			Ledger      struct{ Spent float64 }
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatal(err)
+		}
+		if rep.Query != "transitions" || rep.Lipschitz != 4 || len(rep.Histogram) != 36 || len(rep.Chain) != 6 || rep.Synthetic.Series != 30 || rep.Ledger.Spent != 1 {
+			t.Fatalf("%+v", rep)
+		}
+		exp, err := run("ledger", "export", "--ledger", db, "--json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rec struct {
+			Record struct {
+				Query    string
+				Epsilon  float64
+				Sigma    float64
+				Segments []json.RawMessage
+			}
+		}
+		if err := json.Unmarshal([]byte(strings.SplitN(exp, "\n", 2)[0]), &rec); err != nil || rec.Record.Query != "transitions" || rec.Record.Epsilon != 1 || len(rec.Record.Segments) != 30 || rec.Record.Sigma*4 != rep.PerBinScale {
+			t.Fatalf("recorded %+v, printed scale %g: %v", rec, rep.PerBinScale, err)
+		}
+		// the input's and the output's lengths, series by series
+		lengths := func(path string, opts release.CSVOptions) map[string]int {
+			r, name, err := release.OpenData(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			d, err := release.ReadData(r, name, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := map[string]int{}
+			for i, s := range d.Seqs {
+				m[d.Series[i]] = len(s)
+			}
+			return m
+		}
+		states := strings.Split("WALKING,WALKING_UPSTAIRS,WALKING_DOWNSTAIRS,SITTING,STANDING,LAYING", ",")
+		want := lengths(har, release.CSVOptions{SeriesCol: "subject", StateCol: "activity", States: states})
+		got := lengths(csvOut, release.CSVOptions{SeriesCol: "subject", TimeCol: "time", StateCol: "activity", States: states})
+		if len(want) != 30 || len(got) != 30 {
+			t.Fatalf("%d series in, %d out", len(want), len(got))
+		}
+		for s, n := range want {
+			if got[s] != n {
+				t.Fatalf("series %s: %d rows, want %d", s, got[s], n)
+			}
+		}
+		// a second release does not fit: refused, nothing written
+		pq := filepath.Join(dir, "synth.parquet")
+		if _, err := run(append(args, "--out", pq)...); !errors.Is(err, ledger.ErrRefused) {
+			t.Fatalf("over the budget: %v", err)
+		}
+		if _, err := os.Stat(pq); !os.IsNotExist(err) {
+			t.Fatalf("a refused release left %s: %v", pq, err)
+		}
+		// Parquet, without a ledger
+		if _, err := run("synth", "--data", har, "--series-col", "subject", "--state-col", "activity", "--states", strings.Join(states, ","), "--fit", "--epsilon", "1", "--out", pq, "--seed", "7"); err != nil {
+			t.Fatal(err)
+		}
+		if got := lengths(pq, release.CSVOptions{SeriesCol: "subject", TimeCol: "time", StateCol: "activity", States: states}); len(got) != 30 || got["1"] != want["1"] {
+			t.Fatalf("parquet: %v", got)
+		}
+	})
+}
