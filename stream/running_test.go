@@ -249,3 +249,67 @@ func TestRunningCountsOnly(t *testing.T) {
 		}
 	}
 }
+
+// Two series in the same windows (the second joining an hour later):
+// every node a running stream draws, by exact enumeration over the two
+// series concatenated (the junction's kernel draws the second series'
+// start afresh), loses at most ε for every start of either series.
+func TestRunningTwoSeriesByBruteForce(t *testing.T) {
+	for _, c := range []struct {
+		P       string
+		initial string
+	}{
+		{`[[0.8, 0.2], [0.1, 0.9]]`, `"stationary"`},
+		{`[[0.3, 0.7], [0.6, 0.4]]`, `"any"`},
+		{`[[0.9, 0.1], [0.5, 0.5]]`, `[0, 1]`},
+	} {
+		class, err := markov.ParseClass(strings.NewReader(`{"states": ["0", "1"], "chains": [{"transition": `+c.P+`, "initial": `+c.initial+`}]}`), "class")
+		if err != nil {
+			t.Fatal(err)
+		}
+		P := class.Chains[0].P
+		s, err := Declare(release.Spec{States: "0,1", Step: 3600, SeriesCol: "s", TimeCol: "t", StateCol: "state"}, "1h", 1, mechanism.Exact, "counts", class)
+		if err == nil {
+			err = s.SetRunning()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		// a at hours 0..3 (positions 0..3), b at hours 1..3 (positions 4..6)
+		st, rel, err := s.Append(s.NewState(), strings.NewReader("s,t,state\na,0,0\na,3600,1\nb,3600,1\na,7200,1\nb,7200,0\n"), "f1", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		closeAt := 4 * 3600.0
+		_, more, err := s.Append(st, strings.NewReader("s,t,state\na,10800,0\nb,10800,1\n"), "f2", &closeAt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel = append(rel, more...)
+		windows := [][]int{{0}, {1, 4}, {2, 5}, {3, 6}}
+		if len(rel) != 4 {
+			t.Fatalf("%d totals", len(rel))
+		}
+		var rels []brute.Release
+		for _, r := range rel {
+			var pos []int
+			for w := r.Window.Running.From; w <= r.Window.Running.Windows; w++ {
+				pos = append(pos, windows[w-1]...)
+			}
+			rels = append(rels, brute.Counts(2, pos, r.Window.PerBinScale))
+		}
+		starts := [][]float64{{1, 0}, {0, 1}, {0.3, 0.7}}
+		for _, qa := range starts {
+			for _, qb := range starts {
+				steps := [][][]float64{P, P, P, {qb, qb}, P, P}
+				loss, at, a, b, err := brute.Loss(brute.Chain{Q: qa, P: P, Steps: steps, T: 7}, rels)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if loss > 1+1e-9 {
+					t.Errorf("P %s starts %v %v: the nodes lose %.9g > ε = 1 (position %d: %d vs %d)", c.P, qa, qb, loss, at, a, b)
+				}
+			}
+		}
+	}
+}

@@ -23,6 +23,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strconv"
 
 	"github.com/pufferfish-privacy/pufferfish/release"
 )
@@ -137,16 +138,21 @@ func Stationary(p [][]float64) []float64 {
 }
 
 // Sample draws one synthetic series per series of data from the chain p
-// with initial law pi: the same series names, rows and times (the public
-// observation pattern), the chain running through steps without a row,
-// and a drawn value at every row (which values were missing is not
-// copied). data is not modified.
+// with initial law pi: the same rows and times (the public observation
+// pattern), the chain running through steps without a row, and a drawn
+// value at every row (which values were missing is not copied). Series
+// are named 1, 2, … in data's order: a series' name is an identifier that
+// no report prints, so it is not copied either. data is not modified.
 func Sample(p [][]float64, pi []float64, data *release.Data, rng *rand.Rand) (*release.Data, error) {
 	k := len(data.States)
 	if len(p) != k || len(pi) != k {
 		return nil, errors.New("synth: the chain's states differ from the data's")
 	}
-	out := &release.Data{States: data.States, Series: data.Series, Offsets: data.Offsets, Step: data.Step, StepSource: data.StepSource,
+	names := make([]string, len(data.Seqs))
+	for i := range names {
+		names[i] = strconv.Itoa(i + 1)
+	}
+	out := &release.Data{States: data.States, Series: names, Offsets: data.Offsets, Step: data.Step, StepSource: data.StepSource,
 		Times: data.Times, TimeText: data.TimeText, Levels: data.Levels, Starts: data.Starts, Seqs: make([][]int, len(data.Seqs))}
 	draw := func(w []float64) int {
 		u := rng.Float64()

@@ -268,7 +268,7 @@ func TestSampleKeepsThePattern(t *testing.T) {
 	var b strings.Builder
 	syn.WriteCSV(&b, "s", "t", "state")
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
-	want := []string{"a,0,", "a,1,", "a,3,", "b,5,", "b,6,"}
+	want := []string{"1,0,", "1,1,", "1,3,", "2,5,", "2,6,"}
 	if len(lines) != 6 {
 		t.Fatalf("%s", b.String())
 	}

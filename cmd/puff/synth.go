@@ -70,16 +70,17 @@ func synthCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		// the output file is made before the budget is spent, so that a
-		// release is never paid for and then not written
-		f, err := os.Create(out)
+		// the output is made (beside --out, renamed onto it at the end)
+		// before the budget is spent, so that a release is never paid for
+		// and then not written, and a refused one leaves --out as it was
+		f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*")
 		if err != nil {
 			return err
 		}
+		defer os.Remove(f.Name()) // nothing left behind after the rename
 		res, err := commit.Release(cmd.Context(), p, to)
 		if err != nil {
 			f.Close()
-			os.Remove(out)
 			return err
 		}
 		if res.Output == nil {
@@ -99,6 +100,9 @@ func synthCmd() *cobra.Command {
 		}
 		if cerr := f.Close(); err == nil {
 			err = cerr
+		}
+		if err == nil {
+			err = os.Rename(f.Name(), out)
 		}
 		if err != nil {
 			return fmt.Errorf("the release is recorded, but the synthetic series were not written: %w", err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -61,8 +62,9 @@ func TestSynthHAR(t *testing.T) {
 		if err := json.Unmarshal([]byte(strings.SplitN(exp, "\n", 2)[0]), &rec); err != nil || rec.Record.Query != "transitions" || rec.Record.Epsilon != 1 || len(rec.Record.Segments) != 30 || rec.Record.Sigma*4 != rep.PerBinScale {
 			t.Fatalf("recorded %+v, printed scale %g: %v", rec, rep.PerBinScale, err)
 		}
-		// the input's and the output's lengths, series by series
-		lengths := func(path string, opts release.CSVOptions) map[string]int {
+		// the input's and the output's lengths, series by series in the
+		// input's order (the output's series are named 1, 2, …)
+		lengths := func(path string, opts release.CSVOptions) ([]string, []int) {
 			r, name, err := release.OpenData(path)
 			if err != nil {
 				t.Fatal(err)
@@ -72,36 +74,35 @@ func TestSynthHAR(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m := map[string]int{}
-			for i, s := range d.Seqs {
-				m[d.Series[i]] = len(s)
+			var n []int
+			for _, s := range d.Seqs {
+				n = append(n, len(s))
 			}
-			return m
+			return d.Series, n
 		}
 		states := strings.Split("WALKING,WALKING_UPSTAIRS,WALKING_DOWNSTAIRS,SITTING,STANDING,LAYING", ",")
-		want := lengths(har, release.CSVOptions{SeriesCol: "subject", StateCol: "activity", States: states})
-		got := lengths(csvOut, release.CSVOptions{SeriesCol: "subject", TimeCol: "time", StateCol: "activity", States: states})
-		if len(want) != 30 || len(got) != 30 {
-			t.Fatalf("%d series in, %d out", len(want), len(got))
-		}
-		for s, n := range want {
-			if got[s] != n {
-				t.Fatalf("series %s: %d rows, want %d", s, got[s], n)
-			}
+		_, want := lengths(har, release.CSVOptions{SeriesCol: "subject", StateCol: "activity", States: states})
+		names, got := lengths(csvOut, release.CSVOptions{SeriesCol: "subject", TimeCol: "time", StateCol: "activity", States: states})
+		if len(want) != 30 || !slices.Equal(got, want) || names[0] != "1" || names[29] != "30" {
+			t.Fatalf("lengths %v (series %q), want %v", got, names, want)
 		}
 		// a second release does not fit: refused, nothing written
 		pq := filepath.Join(dir, "synth.parquet")
+		os.WriteFile(pq, []byte("the user's file"), 0o644)
 		if _, err := run(append(args, "--out", pq)...); !errors.Is(err, ledger.ErrRefused) {
 			t.Fatalf("over the budget: %v", err)
 		}
-		if _, err := os.Stat(pq); !os.IsNotExist(err) {
-			t.Fatalf("a refused release left %s: %v", pq, err)
+		if b, err := os.ReadFile(pq); err != nil || string(b) != "the user's file" {
+			t.Fatalf("a refused release changed %s: %q %v", pq, b, err)
+		}
+		if left, _ := filepath.Glob(filepath.Join(dir, ".synth*")); len(left) != 0 {
+			t.Fatalf("left behind: %v", left)
 		}
 		// Parquet, without a ledger
 		if _, err := run("synth", "--data", har, "--series-col", "subject", "--state-col", "activity", "--states", strings.Join(states, ","), "--fit", "--epsilon", "1", "--out", pq, "--seed", "7"); err != nil {
 			t.Fatal(err)
 		}
-		if got := lengths(pq, release.CSVOptions{SeriesCol: "subject", TimeCol: "time", StateCol: "activity", States: states}); len(got) != 30 || got["1"] != want["1"] {
+		if _, got := lengths(pq, release.CSVOptions{SeriesCol: "subject", TimeCol: "time", StateCol: "activity", States: states}); !slices.Equal(got, want) {
 			t.Fatalf("parquet: %v", got)
 		}
 	})
