@@ -16,16 +16,17 @@ import (
 // the Markov Quilt Mechanism's over every series' observation pattern and
 // the leakage bound's for the longest series, as for joint windows (§4.8,
 // §8.6), the per-cell scale σ·lipschitz, and the ledger record (with
-// query) over every series' segment. The report's Query is query, its
-// Histogram empty: nothing is drawn.
-func CalibrateJoint(data *Data, class *markov.Class, fitted bool, opts Options, query string, lipschitz float64) (*Report, error) {
+// query) over every series' segment. cells is the number of released
+// numbers, checked against opts.Limits (LimitError) before any work. The
+// report's Query is query, its Histogram empty: nothing is drawn.
+func CalibrateJoint(data *Data, class *markov.Class, fitted bool, opts Options, query string, lipschitz float64, cells int) (*Report, error) {
 	if data == nil {
 		return nil, errors.New("no observations to release")
 	}
 	if !(lipschitz > 0) || math.IsInf(lipschitz, 0) {
 		return nil, fmt.Errorf("release: Lipschitz constant %v, want a finite number > 0", lipschitz)
 	}
-	if err := checkLimits(data, len(class.States), 0, nil, opts.Limits); err != nil {
+	if err := checkLimits(data, cells, 0, nil, opts.Limits); err != nil {
 		return nil, err
 	}
 	if opts.Origin != nil {

@@ -3,6 +3,7 @@ package synth
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"text/tabwriter"
 
@@ -28,7 +29,8 @@ type Release struct {
 // pending: commit.Release checks the ledger, then draws the noise once
 // (package noise, opts.Source) and makes the chain.
 func Prepare(data *release.Data, class *markov.Class, fitted bool, opts release.Options) (*release.Pending, *Release, error) {
-	r, err := release.CalibrateJoint(data, class, fitted, opts, Query, Lipschitz)
+	k := len(class.States)
+	r, err := release.CalibrateJoint(data, class, fitted, opts, Query, Lipschitz, min(k*k, math.MaxInt32))
 	if err != nil {
 		return nil, nil, err
 	}

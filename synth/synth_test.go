@@ -101,7 +101,7 @@ func TestTransitionsByBruteForce(t *testing.T) {
 		cl := class(t, c.P, c.initial)
 		for _, eps := range []float64{0.5, 1} {
 			data, observed := series(t, k, c.T, c.missing, rng)
-			r, err := release.CalibrateJoint(data, cl, false, release.Options{Epsilon: eps, Method: mechanism.Exact}, Query, Lipschitz)
+			r, err := release.CalibrateJoint(data, cl, false, release.Options{Epsilon: eps, Method: mechanism.Exact}, Query, Lipschitz, k*k)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -128,7 +128,7 @@ func TestTransitionsByBruteForce(t *testing.T) {
 	row := []float64{0.0005, 0.0005, 0.999}
 	P := [][]float64{row, row, row}
 	data, observed := series(t, 3, 3, nil, rng)
-	r, err := release.CalibrateJoint(data, class(t, P, `"stationary"`), false, release.Options{Epsilon: 1, Method: mechanism.Exact}, Query, Lipschitz)
+	r, err := release.CalibrateJoint(data, class(t, P, `"stationary"`), false, release.Options{Epsilon: 1, Method: mechanism.Exact}, Query, Lipschitz, 9)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,7 @@ func synthCmd() *cobra.Command {
 	var classPath, logPath, dataset, ledgerDSN, out, origin string
 	var fit, asJSON bool
 	var seed uint64
+	var limits release.Limits
 	epsF, methodF := newEps("1"), newMethod()
 	c := command("synth --data FILE (--class FILE | --fit --states a,b,c) --epsilon E --out FILE [--ledger DSN --dataset NAME]", "Release the transition counts and write synthetic series drawn from the chain they make", "synth", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error {
 		eps := epsF.Float()
@@ -32,7 +33,10 @@ func synthCmd() *cobra.Command {
 		if out == "" || df.path == "" {
 			return errors.New("--data and --out are required")
 		}
-		req := release.Request{Fit: fit, Smoothing: df.smoothing, Options: release.Options{Epsilon: eps, EpsilonRat: epsF.Rat(), Method: methodF.Name, Context: cmd.Context()}}
+		if limits.MaxCells < 1 {
+			return fmt.Errorf("--max-cells %d: want ≥ 1", limits.MaxCells)
+		}
+		req := release.Request{Fit: fit, Smoothing: df.smoothing, Options: release.Options{Epsilon: eps, EpsilonRat: epsF.Rat(), Method: methodF.Name, Context: cmd.Context(), Limits: limits}}
 		switch {
 		case classPath != "" && fit:
 			return errors.New("give --class FILE or --fit, not both")
@@ -128,6 +132,7 @@ func synthCmd() *cobra.Command {
 	f.StringVar(&out, "out", "", "write the synthetic series here: CSV (series, time, state columns named as the data's), or Parquet when the name ends in .parquet")
 	f.Uint64Var(&seed, "seed", 0, "seed of the synthetic series' sampling (post-processing; 0: a random seed, printed)")
 	f.StringVar(&origin, "origin", "", "time of the chain's first step (as the data's times are written); a ledger dataset's origin is used by default")
+	f.IntVar(&limits.MaxCells, "max-cells", release.DefaultMaxCells, "the most released numbers (states²) the release may have (refused before any work beyond)")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
 	f.StringVar(&logPath, "log", "", "append the release to this compose log (created if missing)")
 	f.StringVar(&dataset, "dataset", "", "dataset name in the ledger (required with --ledger) or the log")

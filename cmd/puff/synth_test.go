@@ -107,3 +107,27 @@ func TestSynthHAR(t *testing.T) {
 		}
 	})
 }
+
+// The matrix's k² cells are checked against --max-cells before any work;
+// bad input is refused with what to give.
+func TestSynthRefusals(t *testing.T) {
+	har := "../../data/uci_har_activity_sequences.csv.gz"
+	states := "WALKING,WALKING_UPSTAIRS,WALKING_DOWNSTAIRS,SITTING,STANDING,LAYING"
+	out := filepath.Join(t.TempDir(), "s.csv")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--data", har, "--series-col", "subject", "--state-col", "activity", "--states", states, "--fit", "--out", out, "--max-cells", "35"}, "36 bins"},
+		{[]string{"--data", har, "--series-col", "subject", "--state-col", "activity", "--states", states, "--fit"}, "--out"},
+		{[]string{"--data", har, "--series-col", "subject", "--state-col", "activity", "--out", out}, "--fit"},
+		{[]string{"--data", har, "--series-col", "subject", "--state-col", "activity", "--states", "WALKING", "--fit", "--out", out}, "not declared"},
+	} {
+		if _, err := run(append([]string{"synth"}, c.args...)...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.args, err, c.want)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Fatalf("%v wrote %s", c.args, out)
+		}
+	}
+}
