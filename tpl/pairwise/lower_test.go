@@ -400,3 +400,45 @@ func BenchmarkLowerBoundBanded51(b *testing.B) {
 		}
 	}
 }
+
+// On fast-mixing chains a short stream already loses nearly what the
+// unbounded one does, so the brute force of the definition (tpl/exact,
+// windows of width 1, stationary start, the secret anywhere) can check
+// b_lo directly: at b_lo the exact loss of a stream of T steps is within
+// 0.2–1.6% below ε (what the steps beyond the short stream add), and not
+// above ε (the short stream loses no more than the unbounded one, which
+// loses exactly ε at the limit: a loss above ε would put b_lo visibly
+// below the limit).
+func TestLowerBoundExactLossAtBLo(t *testing.T) {
+	const eps = 0.5
+	for _, c := range []struct {
+		P   [][]float64
+		T   int
+		tol float64
+	}{
+		{[][]float64{{0.6, 0.4}, {0.4, 0.6}}, 8, 3e-3},
+		{[][]float64{{0.7, 0.3}, {0.45, 0.55}}, 8, 6e-3},
+		{[][]float64{{0.45, 0.33, 0.22}, {0.3, 0.4, 0.3}, {0.25, 0.33, 0.42}}, 5, 2e-2}, // 2 steps each side
+	} {
+		b, err := LowerBound(context.Background(), c.P, eps, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pi, err := stationaryGTH(context.Background(), c.P)
+		if err != nil {
+			t.Fatal(err)
+		}
+		widths := make([]int, c.T)
+		for i := range widths {
+			widths[i] = 1
+		}
+		ex, err := exact.Loss([]exact.Series{{P: c.P, Q: pi}}, widths, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ex < eps*(1-c.tol) || ex > eps*(1+1e-9) {
+			t.Fatalf("%v: at b_lo = %.6f the exact loss of %d steps is %.9f, want within %v of ε = %v", c.P, b, c.T, ex, c.tol, eps)
+		}
+		t.Logf("%v: b_lo %.6f, exact loss of %d steps %.9f", c.P, b, c.T, ex)
+	}
+}
