@@ -61,6 +61,9 @@ type lpSolver struct {
 	w       []float64 // B⁻¹·(entering column)
 	gam     []float64 // plan, np×nq
 	wt      []float64 // Devex reference weights, one per variable
+	ord     []int32   // crashFill: each row's columns by increasing cost
+	fcp     []float64 // crashFill: spare capacity of each column
+	ftight  []bool    // crashFill: columns that are full (slack nonbasic)
 	scr     []float64 // scratch for factorisation (m×2m)
 	pivots  int       // pivots of the last solve (tests, benchmarks)
 	from    lpBasis   // the basis ratioFrom starts from
@@ -249,7 +252,8 @@ func (s *lpSolver) solve(p, q, G []float64) (float64, bool) {
 	if warm {
 		warm = s.factor() && s.setX() && s.primalFeasible()
 	}
-	if !warm && !(s.crashBasis() && s.factor() && s.setX() && s.primalFeasible()) {
+	if !warm && !(s.crashFill() && s.factor() && s.setX() && s.primalFeasible()) &&
+		!(s.crashBasis() && s.factor() && s.setX() && s.primalFeasible()) {
 		s.coldBasis()
 		if !s.factor() || !s.setX() {
 			return 0, false
@@ -306,6 +310,15 @@ func (s *lpSolver) alloc() {
 	}
 	s.inB = s.inB[:nv]
 	s.wt = grow(s.wt, nv)
+	if cap(s.ord) < s.np*s.nq {
+		s.ord = make([]int32, s.np*s.nq)
+	}
+	s.ord = s.ord[:s.np*s.nq]
+	s.fcp = grow(s.fcp, s.nq)
+	if cap(s.ftight) < s.nq {
+		s.ftight = make([]bool, s.nq)
+	}
+	s.ftight = s.ftight[:s.nq]
 }
 
 // coldBasis sets a feasible starting basis: every row sends all its mass
@@ -352,6 +365,186 @@ func (s *lpSolver) coldBasis() {
 		s.basis[s.np+c] = v
 		s.inB[v] = s.np + c + 1
 	}
+}
+
+// crashFill sets a starting basis from a greedy plan at the least level
+// t0 where it succeeds: every row keeps min(p_i, t0·q_i) on its own
+// column, and the excess rows, in order, fill the other columns up to
+// t0·q_j, cheapest G_ij first. Every placement either finishes its row
+// or fills its column, so the plan's support is a forest (as in the
+// north-west corner rule); with the full columns and the excess rows' own
+// columns tight, t basic at the fullest other column and the remaining
+// slacks basic, its basic solution at t = t0 is that plan. t0 is found by
+// bisection between 1 and the closed form's t (or above, if the greedy
+// fails there). false when no such basis is found; the caller checks the
+// basic solution's feasibility.
+func (s *lpSolver) crashFill() bool {
+	k, G, p, q := s.k, s.G, s.p, s.q
+	np, nq := s.np, s.nq
+	for r, i := range s.rows {
+		o := s.ord[r*nq : (r+1)*nq]
+		for c := range o {
+			o[c] = int32(c)
+		}
+		gi := G[i*k:]
+		slices.SortFunc(o, func(x, y int32) int {
+			gx, gy := gi[s.cols[x]], gi[s.cols[y]]
+			switch {
+			case gx < gy:
+				return -1
+			case gx > gy:
+				return 1
+			}
+			return int(x - y)
+		})
+	}
+	// each row's own column position, −1 if q_i = 0
+	ownPos := s.w[:np] // scratch (as float64: exact for small ints)
+	for r, i := range s.rows {
+		ownPos[r] = -1
+		if c, found := slices.BinarySearch(s.cols, i); found {
+			ownPos[r] = float64(c)
+		}
+	}
+	// greedy at level t0; with record it builds the basis
+	greedy := func(t0 float64, record bool) bool {
+		cp, tight := s.fcp, s.ftight
+		for c, j := range s.cols {
+			cp[c] = t0 * q[j]
+			tight[c] = false
+		}
+		for r, i := range s.rows {
+			if c := int(ownPos[r]); c >= 0 {
+				if p[i] >= t0*q[i] {
+					cp[c], tight[c] = 0, true
+				} else {
+					cp[c] -= p[i]
+				}
+			}
+		}
+		pos := 0
+		put := func(v int) {
+			s.basis[pos] = v
+			s.inB[v] = pos + 1
+			pos++
+		}
+		if record {
+			clear(s.inB)
+		}
+		for r, i := range s.rows {
+			ex := p[i]
+			if c := int(ownPos[r]); c >= 0 {
+				if record {
+					put(r*nq + c)
+				}
+				ex -= t0 * q[i]
+				if ex <= 0 {
+					continue
+				}
+			}
+			for _, c32 := range s.ord[r*nq : (r+1)*nq] {
+				c := int(c32)
+				if tight[c] || cp[c] <= 0 {
+					continue
+				}
+				g := G[i*k+s.cols[c]]
+				if math.IsInf(g, 1) {
+					break // sorted: the rest are forbidden too
+				}
+				x := math.Min(ex, cp[c]/g)
+				if record {
+					if pos >= s.m {
+						return false
+					}
+					put(r*nq + c)
+				}
+				ex -= x
+				cp[c] -= g * x
+				if cp[c] <= 1e-12*t0*q[s.cols[c]] {
+					cp[c], tight[c] = 0, true
+				}
+				if ex <= 1e-12*p[i] {
+					ex = 0
+					break
+				}
+			}
+			if ex > 0 {
+				return false
+			}
+		}
+		if !record {
+			return true
+		}
+		worst, wv := -1, math.Inf(1)
+		for c, j := range s.cols {
+			if !tight[c] {
+				if v := cp[c] / q[j]; v < wv {
+					worst, wv = c, v
+				}
+			}
+		}
+		if worst < 0 {
+			return false
+		}
+		for c := range nq {
+			if tight[c] {
+				continue
+			}
+			if pos >= s.m {
+				return false
+			}
+			if c == worst {
+				put(s.tVar())
+			} else {
+				put(s.slackVar(c))
+			}
+		}
+		return pos == s.m
+	}
+	// the closed form's t as the first upper end
+	hi := 1.0
+	{
+		num, den := 1.0, 0.0
+		for _, j := range s.cols {
+			g := 0.0
+			for _, i := range s.rows {
+				if e := p[i] - q[i]; e > 0 {
+					g += e * G[i*k+j]
+				}
+			}
+			if !(g > 0) || math.IsInf(g, 1) {
+				return false
+			}
+			num += math.Min(p[j], q[j]) / g
+			den += q[j] / g
+		}
+		hi = num / den * (1 + 1e-9)
+	}
+	ok := false
+	for range 12 {
+		if ok = greedy(hi, false); ok {
+			break
+		}
+		hi *= 1.5
+	}
+	if !ok {
+		return false
+	}
+	// the structure settles long before the level: the basic solution
+	// then solves for t exactly
+	lo := 1.0
+	for range 40 {
+		if hi-lo <= 1e-7*hi {
+			break
+		}
+		mid := (lo + hi) / 2
+		if greedy(mid, false) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return greedy(hi, true)
 }
 
 // crashBasis sets a starting basis near the closed-form plan: at a level
