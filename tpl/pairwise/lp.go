@@ -25,6 +25,9 @@ import (
 // Columns with q_j = 0 can receive nothing (G_ij ≥ 1 > 0), rows with
 // p_i = 0 send nothing; banded chains give small supports, hence small
 // bases. The basis inverse is kept dense (m = |supp p| + |supp q| ≤ 2k).
+// The start is a greedy plan near the optimum (crashFill), so a dense
+// 51-state pair needs some 6 pivots; the factorisation of the starting
+// basis, O(m³), is then the larger part of the cost.
 
 // lpRatio returns the smallest t (rounded up, never below the true minimum) such that a plan γ ≥ 0
 // with row sums p exists with Σ_i γ_ij·G[i*k+j] ≤ t·q[j] for every column j; G is k×k row-major with
