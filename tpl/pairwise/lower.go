@@ -48,10 +48,10 @@ const unitRound = 0x1p-53
 // histogram at sensitivity 2) at every scale b' < b_lo has loss > eps,
 // so every calibration of it, and every calibration by a bound on it
 // (the pairwise and scalar recursions, for windows of any widths, §8.6),
-// is ≥ b_lo. The loss of the output is
-// evaluated in floating point and lowered by a bound on the rounding
-// error, so b_lo is never above the value exact arithmetic would give. P
-// must be irreducible (the stationary law unique and positive).
+// is ≥ b_lo. The loss of the output is evaluated in floating point and
+// lowered by a bound on the rounding error, so b_lo is never above the
+// value exact arithmetic would give. P must be irreducible (the
+// stationary law unique and positive).
 //
 // The pairs (a, a') examined are the few with the largest first-order
 // leakage Σ_n TV(Pⁿ(a,·), Pⁿ(a',·)) + the same for P*; LowerBoundPairs
