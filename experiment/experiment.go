@@ -50,10 +50,12 @@ var registry = map[string]runner{
 	"power":     runPower,
 	"local":     runLocal,
 	"streams":   runStreams,
+	"running":   runRunning,
+	"synth":     runSynth,
 }
 
 // Names lists the experiments in the order "all" runs them.
-var Names = []string{"synthetic", "region", "activity", "power", "local", "streams"}
+var Names = []string{"synthetic", "region", "activity", "power", "local", "streams", "running", "synth"}
 
 // Run runs one experiment, or every one for "all".
 func Run(name string, o Options) ([]Output, error) {

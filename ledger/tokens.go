@@ -21,7 +21,14 @@ import (
 //
 // Scopes: "admin" (register datasets, everything else), "release:NAME"
 // (release on dataset NAME, and read it), "read:NAME" (read its state and
-// ledger); NAME may be "*" for every dataset.
+// ledger), "feed:NAME" (append readings to the stream NAME and close its
+// windows, and read it); NAME may be "*" for every dataset.
+//
+// Feeding is the data custodian's act, kept apart from releasing: whether
+// an appended reading is accepted depends on the readings appended before
+// it (their order and time grid), so a feeder learns about the stored
+// readings and may end windows early; an analyst's release token must do
+// neither.
 type Token struct {
 	ID      string     `json:"id"`
 	Scopes  []string   `json:"scopes"`
@@ -31,7 +38,8 @@ type Token struct {
 }
 
 // Can reports whether the token holds scope ("admin" holds every scope;
-// "release:NAME" holds "read:NAME"; "*" matches every dataset).
+// "release:NAME" and "feed:NAME" hold "read:NAME"; "*" matches every
+// dataset). Neither of release and feed holds the other.
 func (t Token) Can(scope string) bool {
 	kind, name, _ := strings.Cut(scope, ":")
 	for _, s := range t.Scopes {
@@ -39,10 +47,8 @@ func (t Token) Can(scope string) bool {
 			return true
 		}
 		k, n, _ := strings.Cut(s, ":")
-		if n == "*" && (k == kind || kind == "read" && k == "release") {
-			return true
-		}
-		if kind == "read" && k == "release" && n == name {
+		holds := k == kind || kind == "read" && (k == "release" || k == "feed")
+		if holds && (n == "*" || n == name) {
 			return true
 		}
 	}
@@ -58,8 +64,8 @@ func ValidScope(s string) error {
 		return nil
 	}
 	kind, name, ok := strings.Cut(s, ":")
-	if !ok || (kind != "release" && kind != "read") {
-		return fmt.Errorf("scope %q: want admin, release:DATASET or read:DATASET (DATASET may be *)", s)
+	if !ok || (kind != "release" && kind != "read" && kind != "feed") {
+		return fmt.Errorf("scope %q: want admin, release:DATASET, read:DATASET or feed:DATASET (DATASET may be *)", s)
 	}
 	if name == "*" {
 		return nil

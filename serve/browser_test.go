@@ -378,3 +378,102 @@ func TestStreamChartInBrowser(t *testing.T) {
 		t.Error("a chart for a dataset without a stream")
 	}
 }
+
+// A running stream's chart (docs/math.md §4.12): one point per state and
+// closed window at the window's end, each the released total since the
+// first window (not the node drawn at that window), and the settings say
+// so.
+func TestRunningStreamChartInBrowser(t *testing.T) {
+	needBrowser(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	store, err := ledger.Open(ctx, filepath.Join(dir, "l.db"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	admin, _, err := store.CreateToken(ctx, []string{"admin"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Config{Store: store, DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Demo(ctx, io.Discard); err != nil { // "activity", budget 3
+		t.Fatal(err)
+	}
+	class, err := markov.ParseClass(release.ExampleClass(), "class")
+	if err != nil {
+		t.Fatal(err)
+	}
+	states := []string{"sleep", "sit", "walk", "run"}
+	st, err := stream.Declare(release.Spec{States: strings.Join(states, ","), Step: 600}, "1h", 2, mechanism.Exact, "counts", class)
+	if err == nil {
+		err = st.SetRunning()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stream.Init(ctx, store, "activity", st); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptestServer(t, s)
+	var csv strings.Builder
+	csv.WriteString("series,time,state\n")
+	t0 := time.Date(2026, 11, 25, 7, 0, 0, 0, time.UTC)
+	for i := range 36 {
+		for h := range 2 {
+			fmt.Fprintf(&csv, "h%d,%s,%s\n", h, t0.Add(time.Duration(i)*10*time.Minute).Format(time.RFC3339), states[(i/6+h)%4])
+		}
+	}
+	req, _ := http.NewRequest("POST", srv+"/v1/streams/activity/readings?close=2026-11-25T13:00:00Z", strings.NewReader(csv.String()))
+	req.Header.Set("Authorization", "Bearer "+admin)
+	var served struct {
+		Windows []struct {
+			End     string `json:"end"`
+			Running struct {
+				Total []struct {
+					State string  `json:"state"`
+					Value float64 `json:"value"`
+				} `json:"total"`
+			} `json:"running"`
+		} `json:"windows"`
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = json.NewDecoder(resp.Body).Decode(&served)
+	resp.Body.Close()
+	if err != nil || len(served.Windows) != 6 || len(served.Windows[5].Running.Total) != 4 {
+		t.Fatalf("the released totals: %v %+v", err, served)
+	}
+	want := map[string]float64{}
+	for _, w := range served.Windows {
+		for _, b := range w.Running.Total {
+			want[b.State+", "+w.End] = b.Value
+		}
+	}
+	b := openBrowser(t, dir)
+	b.step("open the page", chromedp.Navigate(srv), chromedp.WaitVisible(chromedp.ID("token")))
+	b.step("sign in", chromedp.SendKeys(chromedp.ID("token"), admin), chromedp.Click(chromedp.ID("login")))
+	b.waitFor(`document.querySelector('#stream-chart') ? 'ok' : ''`, "the stream's chart")
+	f := checkChart(t, "running stream", b.eval(chartFactsJS+`("stream-chart")`), false, states)
+	if !strings.Contains(f.XTitle, "window end") || !strings.Contains(f.YTitle, "cumulative") {
+		t.Errorf("running stream: axis titles %q, %q", f.XTitle, f.YTitle)
+	}
+	if len(f.Points) != 6*len(states) {
+		t.Errorf("running stream: %d points, want %d", len(f.Points), 6*len(states))
+	}
+	for _, p := range f.Points {
+		k, v, _ := strings.Cut(p, ": ")
+		x, err := strconv.ParseFloat(v, 64)
+		if w, ok := want[k]; !ok || err != nil || math.Abs(x-w) > 1e-5*math.Max(1, math.Abs(w)) {
+			t.Errorf("running stream: point %q, released total %v (%v)", p, w, ok)
+		}
+	}
+	if m := b.eval(`document.querySelector('#stream-info li[data-field=method] .value').textContent`); !strings.Contains(m, "running totals") {
+		t.Errorf("running stream: method shown as %q", m)
+	}
+}

@@ -133,7 +133,7 @@ var routes = []route{
 	{"POST", "/v1/datasets/{name}/releases", on("release"), (*Server).createRelease},
 	{"GET", "/v1/datasets/{name}/ledger", on("read"), (*Server).getLedger},
 	{"GET", "/v1/scale", any_, (*Server).scale},
-	{"POST", "/v1/streams/{name}/readings", on("release"), (*Server).appendReadings},
+	{"POST", "/v1/streams/{name}/readings", on("feed"), (*Server).appendReadings},
 	{"GET", "/v1/streams/{name}/windows", on("read"), (*Server).streamWindows},
 }
 
@@ -540,7 +540,10 @@ func (s *Server) load(ctx context.Context, name string) (*dataset, error) {
 		s.mu.Unlock()
 		var ae *apiError
 		if errors.As(d.err, &ae) {
-			return nil, fmt.Errorf("dataset %q: its data can no longer be read: %v", name, ae.msg)
+			// the reason quotes the data file (its lines, times, values):
+			// private, so the operator's log has it and the caller does not
+			s.log.Error("dataset unreadable", "dataset", name, "err", ae.msg)
+			return nil, &apiError{http.StatusInternalServerError, "", fmt.Sprintf("dataset %q: its data can no longer be read (the server's log says why)", name)}
 		}
 		return nil, d.err
 	}

@@ -25,6 +25,7 @@ type fixture struct {
 	srv                            *httptest.Server
 	store                          ledger.Store
 	admin, releaser, reader, other string
+	feeder                         string // feed:activity, the stream's custodian
 	dir                            string
 }
 
@@ -55,17 +56,22 @@ func newFixture(t *testing.T, dsn string) *fixture {
 	}
 	f := &fixture{t: t, store: store, dir: dir}
 	f.admin = strings.TrimSpace(strings.TrimPrefix(buf.String(), "admin token (shown once): "))
-	mk := func(scopes ...string) string {
-		sec, _, err := store.CreateToken(ctx, scopes, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return sec
-	}
+	mk := f.mk
 	f.releaser, f.reader, f.other = mk("release:activity"), mk("read:activity"), mk("release:elsewhere")
+	f.feeder = mk("feed:activity")
 	f.srv = httptest.NewServer(s.Handler())
 	t.Cleanup(f.srv.Close)
 	return f
+}
+
+// mk creates a token with the scopes and returns its secret.
+func (f *fixture) mk(scopes ...string) string {
+	f.t.Helper()
+	sec, _, err := f.store.CreateToken(context.Background(), scopes, nil)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return sec
 }
 
 // do sends a request and returns the status and the decoded JSON body.

@@ -13,7 +13,7 @@ import (
 )
 
 // The stream endpoints: appends release each closing window once, with
-// the same tokens and roles as releases; late readings are 400s that store
+// feed:NAME tokens (release and read tokens are 403s); late readings are 400s that store
 // nothing; the windows listed are the ones released; the stream's charge
 // is the dataset's. SQLite and PostgreSQL.
 func TestStreamEndpoints(t *testing.T) {
@@ -38,12 +38,12 @@ func TestStreamEndpoints(t *testing.T) {
 		for _, c := range []struct {
 			token string
 			want  int
-		}{{"", 401}, {f.reader, 403}, {f.other, 403}} {
+		}{{"", 401}, {f.reader, 403}, {f.other, 403}, {f.releaser, 403}} {
 			if code, _, _ := f.do("POST", "/v1/streams/activity/readings", c.token, day); code != c.want {
 				t.Fatalf("token %q: %d, want %d", c.token, code, c.want)
 			}
 		}
-		code, m, _ := f.do("POST", "/v1/streams/activity/readings", f.releaser, day, "Content-Type", "text/csv")
+		code, m, _ := f.do("POST", "/v1/streams/activity/readings", f.feeder, day, "Content-Type", "text/csv")
 		if code != 200 {
 			t.Fatalf("%d %v", code, m)
 		}
@@ -51,13 +51,13 @@ func TestStreamEndpoints(t *testing.T) {
 		if len(wins) != 1 || wins[0].(map[string]any)["observations"].(float64) != 3 || len(wins[0].(map[string]any)["histogram"].([]any)) != 4 {
 			t.Fatalf("windows %v", wins)
 		}
-		if code, m, _ = f.do("POST", "/v1/streams/activity/readings", f.releaser, day); code != 200 || m["duplicate"] != true || len(m["windows"].([]any)) != 0 {
+		if code, m, _ = f.do("POST", "/v1/streams/activity/readings", f.feeder, day); code != 200 || m["duplicate"] != true || len(m["windows"].([]any)) != 0 {
 			t.Fatalf("the same body again: %d %v", code, m)
 		}
-		if code, m, _ = f.do("POST", "/v1/streams/activity/readings", f.releaser, "series,time,state\np3,600,sit\n"); code != 400 || !strings.Contains(m["error"].(string), "readings:2") {
+		if code, m, _ = f.do("POST", "/v1/streams/activity/readings", f.feeder, "series,time,state\np3,600,sit\n"); code != 400 || !strings.Contains(m["error"].(string), "readings:2") {
 			t.Fatalf("a late reading: %d %v", code, m)
 		}
-		if code, m, _ = f.do("POST", "/v1/streams/activity/readings?close=7200", f.releaser, ""); code != 200 || len(m["windows"].([]any)) != 1 {
+		if code, m, _ = f.do("POST", "/v1/streams/activity/readings?close=7200", f.feeder, ""); code != 200 || len(m["windows"].([]any)) != 1 {
 			t.Fatalf("closing: %d %v", code, m)
 		}
 		code, m, _ = f.do("GET", "/v1/streams/activity/windows", f.reader, "")
@@ -69,4 +69,62 @@ func TestStreamEndpoints(t *testing.T) {
 			t.Fatalf("the stream's charge: %d %v", code, m)
 		}
 	})
+}
+
+// Feeding a stream is the custodian's act (feed:NAME): a release-only
+// token can neither append readings nor close windows early (which used
+// to make the curator's real readings "already closed"), and its refusal
+// is the same whatever it posts, so it learns nothing of the stored
+// readings (an off-grid reading used to answer "is 6.5 steps of 3600
+// after its previous reading", dating that reading). Issue 34.
+func TestReleaseTokenCannotFeedOrProbeStream(t *testing.T) {
+	f := newFixture(t, "")
+	class, err := markov.ParseClass(release.ExampleClass(), "class")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := stream.Declare(release.Spec{States: "sleep,sit,walk,run"}, "24h", 1, mechanism.Exact, "counts", class)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stream.Init(context.Background(), f.store, "activity", s); err != nil {
+		t.Fatal(err)
+	}
+	if code, m, _ := f.do("POST", "/v1/streams/activity/readings", f.feeder, "series,time,state\nm1,2024-03-01T00:00:00Z,sit\nm1,2024-03-01T01:00:00Z,sit\nm1,2024-03-01T17:00:00Z,walk\n"); code != 200 {
+		t.Fatalf("the custodian's readings: %d %v", code, m)
+	}
+	var bodies []string
+	for _, probe := range []struct{ path, body string }{
+		{"/v1/streams/activity/readings", "series,time,state\nm1,2024-03-01T23:30:00Z,sit\n"}, // 6.5 steps after the stored reading
+		{"/v1/streams/activity/readings", "series,time,state\nm1,2024-03-01T18:00:00Z,sit\n"}, // on the grid
+		{"/v1/streams/activity/readings", "series,time,state\nm9,2024-03-01T18:00:00Z,sit\n"}, // a series never seen
+		{"/v1/streams/activity/readings?close=2030-01-01T00:00:00Z", ""},
+	} {
+		for _, tok := range []string{f.releaser, f.reader, f.other} {
+			code, m, _ := f.do("POST", probe.path, tok, probe.body)
+			if code != 403 {
+				t.Fatalf("%s %q with a token that may not feed: %d %v", probe.path, probe.body, code, m)
+			}
+			if tok == f.releaser {
+				bodies = append(bodies, m["error"].(string))
+			}
+		}
+	}
+	for _, b := range bodies {
+		if b != "this token lacks the scope feed:activity" {
+			t.Fatalf("the refusal depends on what was posted or stored: %q", b)
+		}
+	}
+	// nothing was closed: the custodian's next reading of the same day is taken
+	code, m, _ := f.do("POST", "/v1/streams/activity/readings", f.feeder, "series,time,state\nm1,2024-03-01T18:00:00Z,sit\n")
+	if code != 200 || len(m["windows"].([]any)) != 0 {
+		t.Fatalf("the custodian's reading after the refused probes: %d %v", code, m)
+	}
+	// the feeder reads what it fed, and cannot release
+	if code, _, _ := f.do("GET", "/v1/streams/activity/windows", f.feeder, ""); code != 200 {
+		t.Fatalf("feed:activity reads its stream: %d", code)
+	}
+	if code, _, _ := f.do("POST", "/v1/datasets/activity/releases", f.feeder, `{"epsilon": 1}`); code != 403 {
+		t.Fatalf("feed:activity released: %d", code)
+	}
 }

@@ -54,7 +54,8 @@ func (s *Settings) Summary() (json.RawMessage, error) {
 		Length      int                  `json:"sigma_length"`
 		Guarantee   string               `json:"guarantee"`
 		Calibration *release.Calibration `json:"calibration"`
-	}{s.Window, tzName(s.Spec.TZ), s.Epsilon, string(s.Method), s.Query, *s.Scale.Sigma, s.Scale.Length, b.Guarantee, b.Calibration})
+		Running     bool                 `json:"running,omitempty"`
+	}{s.Window, tzName(s.Spec.TZ), s.Epsilon, string(s.Method), s.Query, *s.Scale.Sigma, s.Scale.Length, b.Guarantee, b.Calibration, s.Running})
 }
 
 func tzName(tz string) string {

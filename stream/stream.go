@@ -35,6 +35,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
+	"github.com/pufferfish-privacy/pufferfish/noise"
 	"github.com/pufferfish-privacy/pufferfish/record"
 	"github.com/pufferfish-privacy/pufferfish/release"
 )
@@ -65,6 +66,13 @@ type Settings struct {
 	TPLBound    string  `json:"tpl_bound,omitempty"`
 	TPLScalar   float64 `json:"tpl_scalar_sigma,omitempty"`
 	TPLPairwise float64 `json:"tpl_pairwise_sigma,omitempty"`
+	// Running releases, after every closed window, the count histogram
+	// since the first window by the binary-tree mechanism instead of the
+	// window's own (SetRunning; docs/math.md §4.12).
+	Running bool `json:"running,omitempty"`
+	// Source draws the noise: nil (always, for a stream read from a
+	// ledger) is crypto/rand; experiments inject a seeded one.
+	Source noise.Source `json:"-"`
 }
 
 // base is the calibration every window shares.
@@ -88,6 +96,8 @@ type State struct {
 	Last map[string]float64 `json:"last"`
 	// Open are the windows still open, by calendar index.
 	Open map[string]*Open `json:"open"`
+	// Tree is a running stream's binary tree (nil otherwise).
+	Tree *Tree `json:"tree,omitempty"`
 }
 
 // Open is one open window: readings per state, pooled over the series,
@@ -185,16 +195,30 @@ func parseWindow(window string, spec release.Spec) (time.Duration, *time.Locatio
 // ε-Pufferfish release when the leakage bound sets the noise.
 func (s *Settings) Record(class *markov.Class) *record.Release {
 	b := s.base(class)
-	return &record.Release{Mechanism: release.RecordedMechanism(b), Epsilon: s.Epsilon, EpsilonExact: s.EpsilonExact, Class: class.Hash(), Query: s.Query, Stream: true, Sigma: release.UsedSigma(b)}
+	query := s.Query
+	if s.Running {
+		// every node moves by e^{1/σ} per reading, like a window (§4.12)
+		query = "running " + query
+	}
+	return &record.Release{Mechanism: release.RecordedMechanism(b), Epsilon: s.Epsilon, EpsilonExact: s.EpsilonExact, Class: class.Hash(), Query: query, Stream: true, Sigma: release.UsedSigma(b)}
 }
 
 // NewState is the state of a stream with nothing appended.
 func (s *Settings) NewState() State {
-	return State{Step: s.Spec.Step, Last: map[string]float64{}, Open: map[string]*Open{}}
+	st := State{Step: s.Spec.Step, Last: map[string]float64{}, Open: map[string]*Open{}}
+	if s.Running {
+		st.Tree = &Tree{}
+	}
+	return st
 }
 
-// Window is one released window, as puff release --window prints it.
-type Window = release.Window
+// Window is one released window, as puff release --window prints it; a
+// running stream's report is the node drawn at the window, and Running
+// the total since the first window.
+type Window struct {
+	release.Window
+	Running *Running `json:"running,omitempty"`
+}
 
 // Released is a window and its calendar index.
 type Released struct {
@@ -331,12 +355,20 @@ func (s *Settings) append(st State, r io.Reader, name string, close *float64) (S
 		if len(keys) > MaxWindows {
 			return st, nil, fmt.Errorf("%s: this append would release %d windows, more than %d at once: append the readings in smaller parts (or use longer windows)", name, len(keys), MaxWindows)
 		}
-		opt := release.Options{Epsilon: s.Epsilon, Method: s.Method, Query: s.Query}
+		opt := release.Options{Epsilon: s.Epsilon, Method: s.Method, Query: s.Query, Source: s.Source}
 		base := s.base(class)
 		for _, k := range keys {
 			key := strconv.FormatInt(k, 10)
-			sum := next.Open[key].summary(class.States, opts.Levels, next.Step)
-			w, err := release.ReleaseWindow(base, sum, class, opt, k, width, loc)
+			var w Window
+			if s.Running {
+				if next.Tree == nil {
+					return st, nil, errors.New("a running stream's state has no tree")
+				}
+				w, err = next.Tree.close(next.Open[key], class.States, opts.Levels, next.Step, base, class, opt, k, width, loc)
+			} else {
+				sum := next.Open[key].summary(class.States, opts.Levels, next.Step)
+				w.Window, err = release.ReleaseWindow(base, sum, class, opt, k, width, loc)
+			}
 			if err != nil {
 				return st, nil, err
 			}

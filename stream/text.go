@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 
 	"github.com/pufferfish-privacy/pufferfish/internal/strictjson"
@@ -62,7 +63,15 @@ func WriteWindows(w io.Writer, wins []Window, duplicate bool) error {
 		return err
 	}
 	for _, win := range wins {
-		fmt.Fprintf(w, "== window %s – %s\n", win.Start, win.End)
+		if r := win.Running; r != nil {
+			fmt.Fprintf(w, "== running total %s – %s (%d windows, %d readings; the sum of %d tree nodes, per-bin noise standard deviation %.4g)\n", r.Start, win.End, r.Windows, r.Observations, r.Nodes, math.Sqrt(r.Variance))
+			for _, b := range r.Total {
+				fmt.Fprintf(w, "  %-12s %12.2f\n", b.State, b.Value)
+			}
+			fmt.Fprintf(w, "node drawn at this window: windows %d–%d, %d levels (Lipschitz %g, per-bin scale %.6g):\n", r.From, r.Windows, r.Levels, win.Lipschitz, win.PerBinScale)
+		} else {
+			fmt.Fprintf(w, "== window %s – %s\n", win.Start, win.End)
+		}
 		if err := win.Report.WriteText(w); err != nil {
 			return err
 		}

@@ -19,7 +19,7 @@ func TestWindowsText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rel := []Released{{Index: 3, Window: Window{Start: "2024-03-01T00:00:00Z", End: "2024-03-02T00:00:00Z", Report: rep}}}
+	rel := []Released{{Index: 3, Window: Window{Window: release.Window{Start: "2024-03-01T00:00:00Z", End: "2024-03-02T00:00:00Z", Report: rep}}}}
 	wins := WindowsOf(rel)
 	var raw []json.RawMessage
 	for _, w := range wins {

@@ -76,7 +76,7 @@ func root(stdout io.Writer) *cobra.Command {
 		SilenceErrors: true,
 	}
 	c.SetOut(stdout)
-	c.AddCommand(scaleCmd(), releaseCmd(), fitCmd(), convertCmd(), localCmd(), verifyCmd(), wassersteinCmd(), robustCmd(), bnCmd(), composeCmd(), ledgerCmd(), streamCmd(), serveCmd(), tokenCmd(), experimentCmd())
+	c.AddCommand(scaleCmd(), releaseCmd(), fitCmd(), convertCmd(), localCmd(), verifyCmd(), wassersteinCmd(), robustCmd(), bnCmd(), composeCmd(), ledgerCmd(), streamCmd(), synthCmd(), serveCmd(), tokenCmd(), experimentCmd())
 	return c
 }
 

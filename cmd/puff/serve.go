@@ -59,7 +59,7 @@ func tokenCmd() *cobra.Command {
 	create := command("create --ledger DSN --scope S [--scope S...] [--budget E]", "Create a token and print it (alone, once) on stdout", "token-create", cobra.NoArgs,
 		func(cmd *cobra.Command, _ []string) error {
 			if dsn == "" || len(scopes) == 0 {
-				return fmt.Errorf("--ledger and at least one --scope are required (admin, release:DATASET, read:DATASET)")
+				return fmt.Errorf("--ledger and at least one --scope are required (admin, release:DATASET, read:DATASET, feed:DATASET)")
 			}
 			var b *big.Rat
 			if budget != "" {
@@ -84,7 +84,7 @@ func tokenCmd() *cobra.Command {
 			})
 		})
 	create.Flags().StringVar(&dsn, "ledger", "", "the ledger (SQLite file or postgres:// URL)")
-	create.Flags().StringArrayVar(&scopes, "scope", nil, "admin | release:DATASET | read:DATASET (DATASET may be *); repeatable")
+	create.Flags().StringArrayVar(&scopes, "scope", nil, "admin | release:DATASET | read:DATASET | feed:DATASET (append readings to the stream DATASET: its custodian's) (DATASET may be *); repeatable")
 	create.Flags().StringVar(&budget, "budget", "", "optional ε budget of this token inside each dataset's")
 	var rdsn, id string
 	revoke := command("revoke --ledger DSN --id ID", "Revoke a token (its requests get 401 from then on)", "token-revoke", cobra.NoArgs,

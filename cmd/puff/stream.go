@@ -20,7 +20,7 @@ func streamCmd() *cobra.Command {
 func streamInitCmd() *cobra.Command {
 	var df dataFlags
 	var dsn, dataset, classPath, window, query string
-	var asJSON bool
+	var asJSON, running bool
 	var leakWork float64
 	epsF, methodF := newEps("1"), newMethod()
 	c := command("init --ledger DSN --dataset NAME --class FILE --window D --epsilon E", "Declare a stream on a ledger dataset and charge its budget once", "stream-init", cobra.NoArgs,
@@ -46,6 +46,11 @@ func streamInitCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if running {
+				if err := s.SetRunning(); err != nil {
+					return err
+				}
+			}
 			return withLedger(cmd, dsn, false, func(store ledger.Store) error {
 				st, err := stream.Start(cmd.Context(), store, dataset, s)
 				if err != nil {
@@ -66,6 +71,7 @@ func streamInitCmd() *cobra.Command {
 	f.Float64Var(&leakWork, "max-leakage-work", release.DefaultMaxLeakageWork, "the most multiply-adds the pairwise leakage bound may take at init, estimated up front (beyond it the bound is not computed and the stream says why)")
 	f.Var(epsF, "epsilon", "ε for every window of the stream together: a decimal, a fraction (1/2) or ln(r)")
 	f.Var(methodF, "method", "exact | approx")
+	f.BoolVar(&running, "running", false, "after every closed window, release the count histogram since the first window (binary-tree mechanism: noise grows as log³ t in variance, not t)")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
 	return c
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -259,6 +260,86 @@ func TestStreamSurvivesKill(t *testing.T) {
 			if w.Observations != 6000 {
 				t.Fatalf("window %d (%s) holds %d readings, want 6000: a reading was lost or counted twice", i, w.Start, w.Observations)
 			}
+		}
+	})
+}
+
+// puff stream init --running (docs/math.md §4.12): the one charge is ε,
+// recorded with the query "running counts" and the σ every node is drawn
+// with (the calibration's: the smaller bound), exactly as printed; every
+// closed window prints the total since the first window beside the node
+// it drew, and show reads them back from the ledger without drawing.
+func TestStreamRunning(t *testing.T) {
+	pgtest.Stores(t, func(t *testing.T, db string) {
+		class := write(t, "class.json", `{"states": ["0", "1"], "chains": [{"transition": [[0.8, 0.2], [0.1, 0.9]], "initial": "stationary"}]}`)
+		if _, err := run("ledger", "init", "--ledger", db, "--dataset", "d", "--budget", "1"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := run("stream", "init", "--ledger", db, "--dataset", "d", "--class", class, "--window", "1h", "--epsilon", "1", "--running", "--query", "relative"); err == nil || !strings.Contains(err.Error(), "--query counts") {
+			t.Fatalf("a running stream of relative frequencies: %v", err)
+		}
+		out, err := run("stream", "init", "--ledger", db, "--dataset", "d", "--class", class, "--window", "1h", "--epsilon", "1", "--running", "--json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var init struct {
+			Running     bool
+			Calibration struct {
+				Method string
+				MQM    float64 `json:"mqm_sigma"`
+				TPL    float64 `json:"tpl_sigma"`
+			}
+			Ledger struct{ Spent float64 }
+		}
+		if err := json.Unmarshal([]byte(out), &init); err != nil || !init.Running || init.Ledger.Spent != 1 {
+			t.Fatalf("%v %s", err, out)
+		}
+		sigma := min(init.Calibration.MQM, init.Calibration.TPL)
+		exp, err := run("ledger", "export", "--ledger", db, "--json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rec struct {
+			Epsilon float64
+			Record  struct {
+				Query   string
+				Sigma   float64
+				Stream  bool
+				Epsilon float64
+			}
+		}
+		if err := json.Unmarshal([]byte(strings.SplitN(exp, "\n", 2)[0]), &rec); err != nil || rec.Record.Query != "running counts" || rec.Record.Sigma != sigma || !rec.Record.Stream || rec.Record.Epsilon != 1 {
+			t.Fatalf("recorded %+v (σ %g): %v\n%s", rec, sigma, err, exp)
+		}
+		data := write(t, "d.csv", "series,time,state\na,0,0\na,3600,1\na,7200,1\nb,7200,0\na,10800,0\na,14400,1\n")
+		out, err = run("stream", "append", "--ledger", db, "--dataset", "d", "--data", data, "--json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct {
+			Windows []struct {
+				Lipschitz   float64 `json:"lipschitz"`
+				PerBinScale float64 `json:"per_bin_scale"`
+				Running     struct {
+					Windows      int
+					Observations int
+					Nodes        int
+					Total        []struct{ Value float64 }
+				}
+			}
+		}
+		if err := json.Unmarshal([]byte(out), &got); err != nil || len(got.Windows) != 4 {
+			t.Fatalf("%v %s", err, out)
+		}
+		for i, w := range got.Windows {
+			h := []float64{1, 2, 2, 3}[i]
+			if r := w.Running; r.Windows != i+1 || r.Observations != []int{1, 2, 4, 5}[i] || r.Nodes != []int{1, 2, 2, 3}[i] || len(r.Total) != 2 || w.Lipschitz != 2*h || math.Abs(w.PerBinScale-sigma*2*h) > 1e-12*w.PerBinScale {
+				t.Fatalf("window %d: %+v (σ %g)", i, w, sigma)
+			}
+		}
+		shown, err := run("stream", "show", "--ledger", db, "--dataset", "d")
+		if err != nil || strings.Count(shown, "== running total 1970-01-01T00:00:00Z") != 4 || !strings.Contains(shown, "with running totals") {
+			t.Fatalf("%v\n%s", err, shown)
 		}
 	})
 }

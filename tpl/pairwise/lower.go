@@ -29,6 +29,7 @@ import (
 const (
 	lbHorizonTol  = 1e-10   // a side stops when TV(Pⁿ(a,·), Pⁿ(a',·)) falls below this
 	lbMaxHorizon  = 1 << 15 // steps per side at most
+	lbPassWork    = 2e7     // multiply-adds of one pass over a side's horizon at most
 	lbSweeps      = 4       // coordinate-ascent sweeps per scale at most
 	lbRounds      = 12      // re-optimisations of the output at a new scale at most
 	lbCandidates  = 3       // unordered pairs examined in full (both orders)
@@ -42,20 +43,26 @@ const unitRound = 0x1p-53
 // releases of the chain P (stationary unbounded stream, sensitivity-scaled R = e^{sensitivity/b}) loses ≥ eps;
 // no valid calibration may be below it.
 //
-// More precisely (docs/math.md §8.10): the per-step release at every
-// scale b' < b_lo has loss > eps, so every calibration of it, and every
-// calibration by a bound on it (the pairwise and scalar recursions, for
-// windows of any widths, §8.6), is ≥ b_lo. The loss of the output is
-// evaluated in floating point and lowered by a bound on the rounding
-// error, so b_lo is never above the value exact arithmetic would give. P
-// must be irreducible (the stationary law unique and positive).
+// More precisely (docs/math.md §8.10): the per-step release (Lap(b) on
+// every bin of the one-hot vector scaled by sensitivity/2; the one-hot
+// histogram at sensitivity 2) at every scale b' < b_lo has loss > eps,
+// so every calibration of it, and every calibration by a bound on it
+// (the pairwise and scalar recursions, for windows of any widths, §8.6),
+// is ≥ b_lo. The loss of the output is evaluated in floating point and
+// lowered by a bound on the rounding error, so b_lo is never above the
+// value exact arithmetic would give. P must be irreducible (the
+// stationary law unique and positive).
 //
 // The pairs (a, a') examined are the few with the largest first-order
 // leakage Σ_n TV(Pⁿ(a,·), Pⁿ(a',·)) + the same for P*; LowerBoundPairs
-// takes them from the caller. Cost: the screening spends at most 4·10⁸
-// multiply-adds; each pair O(N·nnz(P)) per pass, N the horizon (the
-// steps until the two rows' laws agree to 1e-10, ≤ 32,768 per side),
-// some 50–100 passes. ctx is checked every 64 steps.
+// takes them from the caller. Cost: the screening spends at most
+// 1.5·10⁸ multiply-adds; each pair some 25–40 passes of 2N·nnz(P), N the
+// horizon of a side (the steps until the two rows' laws agree to 1e-10
+// in total variation, at most 32,768 and 10⁷/nnz(P)), so at most about
+// 3·10⁹ per pair. Measured (CPU): the UCI house's 51 fitted levels 1.4 s;
+// banded (half-width 3, no smoothing) k = 51 2 s, k = 101 10 s, k = 201
+// 18 s (there the horizon cap binds); banded k = 201 with 10⁻³ smoothing
+// 3 s. ctx is checked every 64 steps: a report should give it a deadline.
 func LowerBound(ctx context.Context, P [][]float64, eps, sensitivity float64) (float64, error) {
 	return LowerBoundPairs(ctx, P, eps, sensitivity, nil)
 }
@@ -85,7 +92,7 @@ func LowerBoundPairs(ctx context.Context, P [][]float64, eps, sensitivity float6
 	if k == 1 {
 		return best, nil
 	}
-	pi, err := stationaryGTH(P)
+	pi, err := stationaryGTH(ctx, P)
 	if err != nil {
 		return 0, err
 	}
@@ -113,6 +120,7 @@ type csr struct {
 	ptr []int
 	idx []int
 	val []float64
+	dev float64 // the rows' largest distance from sum 1, plus the sum's rounding
 }
 
 func newCSR(P [][]float64) (*csr, error) {
@@ -139,6 +147,7 @@ func newCSR(P [][]float64) (*csr, error) {
 		if math.Abs(s-1) > 1e-9 {
 			return nil, fmt.Errorf("pairwise: lower bound: row %d sums to %v, want 1", i, s)
 		}
+		c.dev = math.Max(c.dev, math.Abs(s-1)+float64(k)*unitRound)
 		c.ptr = append(c.ptr, len(c.idx))
 	}
 	return c, nil
@@ -178,13 +187,18 @@ func (c *csr) row(dst []float64, i int) {
 // stationaryGTH returns the stationary law of an irreducible P by the
 // Grassmann–Taksar–Heyman elimination, which subtracts nothing and so
 // computes every entry to a small relative error (docs/math.md §8.10).
-func stationaryGTH(P [][]float64) ([]float64, error) {
+func stationaryGTH(ctx context.Context, P [][]float64) ([]float64, error) {
 	k := len(P)
 	a := make([]float64, k*k)
 	for i := range k {
 		copy(a[i*k:(i+1)*k], P[i])
 	}
 	for n := k - 1; n >= 1; n-- {
+		if n%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 		s := 0.0
 		for j := range n {
 			s += a[n*k+j]
@@ -279,7 +293,15 @@ type side struct {
 // newSide starts the sets at {x : Pⁿ(a,x) > Pⁿ(a',x)} and takes the
 // horizon N where the two laws agree to lbHorizonTol in total variation.
 func (lb *lowerBounder) newSide(m *csr, a, b int) (*side, error) {
-	return lb.newSideN(m, a, b, lbMaxHorizon, lbHorizonTol)
+	return lb.newSideN(m, a, b, horizonCap(m), lbHorizonTol)
+}
+
+// horizonCap is the longest horizon of a side: lbMaxHorizon, and a pass
+// over the horizon (two messages) within lbPassWork multiply-adds. A
+// shorter horizon gives a valid, looser bound; it binds on slowly mixing
+// sparse chains (banded k = 101 and beyond, without smoothing).
+func horizonCap(m *csr) int {
+	return min(lbMaxHorizon, max(1024, int(lbPassWork/float64(2*len(m.val)))))
 }
 
 // newSideN is newSide with the horizon at most maxN and the tolerance tol
@@ -465,10 +487,15 @@ func (lb *lowerBounder) ascend(s *side, R float64) error {
 // the computed P* is D̂⁻¹(Pᵀ diag(h))ⁿ D̂ — π̂ only at its two ends, where
 // it moves the ratio by at most a factor (1+δ)²/(1−δ)², δ = piErr. R =
 // e^{s/b} is computed one ulp low and lowered two more (ratioAt), so it is
-// ≤ the true R and h ∈ [1, R] is a possible likelihood vector.
+// ≤ the true R and h ∈ [1, R] is a possible likelihood vector. P's rows
+// may sum to 1 only within rounding (a fitted or parsed chain): each
+// step is then charged their distance from 1 (for P* twice, through π).
 func (lb *lowerBounder) margin(nf, nb int) float64 {
 	k := float64(lb.fw.k)
-	return 2*float64(nf+nb)*(k+6)*unitRound + 4.5*lb.piErr + 8*(k+8)*unitRound + 1e-15
+	// rows of P that sum to 1 ± dev change each step's message by that
+	// factor at most against the stochastic chain they stand for
+	dev := 2 * float64(nf+nb) * 2 * lb.fw.dev
+	return 2*float64(nf+nb)*(k+6)*unitRound + 4.5*lb.piErr + 8*(k+8)*unitRound + 1e-15 + dev
 }
 
 // ratioAt is the R used at scale b: below e^{sens/b}.
@@ -664,6 +691,11 @@ func (lb *lowerBounder) screen() ([][2]int, error) {
 			if n%stride == 0 {
 				maxTV := 0.0
 				for a := range k {
+					if a%64 == 63 {
+						if err := lb.ctx.Err(); err != nil {
+							return nil, err
+						}
+					}
 					ra := rows[a*k : (a+1)*k]
 					for a2 := a + 1; a2 < k; a2++ {
 						rb := rows[a2*k : (a2+1)*k]
@@ -686,6 +718,11 @@ func (lb *lowerBounder) screen() ([][2]int, error) {
 				stride *= 2
 			}
 			for i := range k {
+				if i%64 == 63 {
+					if err := lb.ctx.Err(); err != nil {
+						return nil, err
+					}
+				}
 				m.left(next[i*k:(i+1)*k], rows[i*k:(i+1)*k])
 			}
 			rows, next = next, rows

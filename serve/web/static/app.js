@@ -335,11 +335,15 @@ async function streamChart() {
     return;
   }
   const st = r.body.stream, wins = r.body.windows;
+  // a running stream (docs/math.md §4.12) draws each total since the first
+  // window at the end of the window that closed it
+  const values = (w) => (st.running && w.running ? w.running.total : w.histogram) || [];
+  const at = (w) => (st.running ? w.end : w.start);
   const states = [], byState = new Map();
-  for (const w of wins) for (const b of w.histogram || []) {
+  for (const w of wins) for (const b of values(w)) {
     if (typeof b.value !== "number" || !isFinite(b.value)) continue;
     if (!byState.has(b.state)) { byState.set(b.state, []); states.push(b.state); }
-    byState.get(b.state).push([wallClock(w.start), b.value, w.start]);
+    byState.get(b.state).push([wallClock(at(w)), b.value, at(w)]);
   }
   const series = states.map((s, i) => ({ name: String(s), points: byState.get(s), color: STATE_COLORS[i % STATE_COLORS.length], dash: i < STATE_COLORS.length ? "" : "5 3" }));
   const sig = (x) => (typeof x === "number" ? String(Number(x.toPrecision(4))) : String(x));
@@ -348,14 +352,14 @@ async function streamChart() {
   const info = el("ul", { id: "stream-info" },
     item("epsilon", "ε", sig(st.epsilon), "the whole stream, every window it releases, costs ε once"),
     item("window", "window", st.window, "in " + st.time_zone + " time"),
-    item("method", "method", `${st.method}, query ${st.query}`),
+    item("method", "method", `${st.method}, query ${st.query}` + (st.running ? ", running totals (binary tree)" : "")),
     item("sigma", "σ", sig(st.sigma), `Markov Quilt Mechanism, series up to ${st.sigma_length} readings` + (cal.tpl_sigma ? `; temporal leakage bound ${sig(cal.tpl_sigma)}` : "")),
     item("calibration", "calibration", cal.method || "—", cal.why || ""),
     item("windows", "windows released", String(wins.length), wins.length && wins[0].per_bin_scale !== undefined ? `per-bin noise scale ${sig(wins[0].per_bin_scale)}` : ""));
   const left = el("div", {});
   if (wins.length) {
     const first = wins[0].start.slice(0, 10);
-    left.append(plot(series, { xtime: true, markers: wins.length <= 150, xlabel: `window start (${st.time_zone} time, from ${first})`, ylabel: `noisy ${st.query} (released)` }));
+    left.append(plot(series, { xtime: true, markers: wins.length <= 150, xlabel: st.running ? `window end (${st.time_zone} time; totals since ${first})` : `window start (${st.time_zone} time, from ${first})`, ylabel: st.running ? `noisy cumulative ${st.query} (released)` : `noisy ${st.query} (released)` }));
     left.lastChild.id = "stream-chart";
   } else left.append(el("p", { class: "muted" }, "No window released yet."));
   box.replaceChildren(left, el("div", {}, info, el("p", { class: "muted" }, "Each point is a window's released (noisy) value; the open window's readings are never shown.")));

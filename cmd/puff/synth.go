@@ -1,0 +1,161 @@
+package main
+
+import (
+	"bytes"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	mrand "math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/release"
+	"github.com/pufferfish-privacy/pufferfish/release/commit"
+	"github.com/pufferfish-privacy/pufferfish/synth"
+)
+
+func synthCmd() *cobra.Command {
+	var df dataFlags
+	var classPath, logPath, dataset, ledgerDSN, out, origin string
+	var fit, asJSON bool
+	var seed uint64
+	var limits release.Limits
+	epsF, methodF := newEps("1"), newMethod()
+	c := command("synth --data FILE (--class FILE | --fit --states a,b,c) --epsilon E --out FILE [--ledger DSN --dataset NAME]", "Release the transition counts and write synthetic series drawn from the chain they make", "synth", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error {
+		eps := epsF.Float()
+		if err := checkEps(eps); err != nil {
+			return err
+		}
+		if out == "" || df.path == "" {
+			return errors.New("--data and --out are required")
+		}
+		if limits.MaxCells < 1 {
+			return fmt.Errorf("--max-cells %d: want ≥ 1", limits.MaxCells)
+		}
+		req := release.Request{Fit: fit, Smoothing: df.smoothing, Options: release.Options{Epsilon: eps, EpsilonRat: epsF.Rat(), Method: methodF.Name, Context: cmd.Context(), Limits: limits}}
+		switch {
+		case classPath != "" && fit:
+			return errors.New("give --class FILE or --fit, not both")
+		case classPath != "":
+			var err error
+			if req.Class, err = markov.ReadClassFile(classPath); err != nil {
+				return err
+			}
+		case !fit:
+			return errors.New("give --class FILE (see 'puff scale --help' for the format) or --fit --states a,b,c")
+		}
+		src, name, opts, err := df.Open(df.path)
+		if err != nil {
+			return err
+		}
+		defer src.Close()
+		opts.KeepTimes = true // the synthetic rows are written at the data's times
+		req.CSV = opts
+		to, err := commit.Open(cmd.Context(), ledgerDSN, logPath, dataset, name)
+		if err != nil {
+			return err
+		}
+		defer to.Close()
+		var oc *commit.OriginConflict
+		if err := commit.Place(cmd.Context(), &req, to, origin); errors.As(err, &oc) {
+			return fmt.Errorf("--%w", err)
+		} else if err != nil {
+			return err
+		}
+		data, class, err := release.Load(src, name, req)
+		if err != nil {
+			return err
+		}
+		p, rel, err := synth.Prepare(data, class, req.Fit, req.Options)
+		if err != nil {
+			return err
+		}
+		// the output is made (beside --out, renamed onto it at the end)
+		// before the budget is spent, so that a release is never paid for
+		// and then not written, and a refused one leaves --out as it was
+		f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*")
+		if err != nil {
+			return err
+		}
+		defer os.Remove(f.Name()) // nothing left behind after the rename
+		res, err := commit.Release(cmd.Context(), p, to)
+		if err != nil {
+			f.Close()
+			return err
+		}
+		if res.Output == nil {
+			f.Close()
+			return errors.New("the ledger replayed an earlier release: no chain to sample")
+		}
+		if seed == 0 {
+			var b [8]byte
+			rand.Read(b[:])
+			for _, x := range b {
+				seed = seed<<8 | uint64(x)
+			}
+		}
+		syn, err := synth.Sample(rel.Chain, rel.Stationary, data, mrand.New(mrand.NewPCG(seed, 0x5e)))
+		if err == nil {
+			err = writeSynthetic(f, out, syn, df.Spec)
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Rename(f.Name(), out)
+		}
+		if err != nil {
+			return fmt.Errorf("the release is recorded, but the synthetic series were not written: %w", err)
+		}
+		extra, field := res.Ledger()
+		rows := 0
+		for _, s := range syn.Seqs {
+			rows += len(s)
+		}
+		line := fmt.Sprintf("%d series, %d rows → %s (sampling seed %d)", len(syn.Seqs), rows, out, seed)
+		if asJSON {
+			return release.WriteJSON(cmd.OutOrStdout(), rel, field, release.Field{Name: "synthetic", Value: map[string]any{"file": out, "series": len(syn.Seqs), "rows": rows, "seed": seed}})
+		}
+		return rel.WriteText(cmd.OutOrStdout(), append(extra, [2]string{"synthetic", line})...)
+	})
+	df.register(c)
+	f := c.Flags()
+	f.StringVar(&classPath, "class", "", "class file (JSON) describing Θ; see 'puff scale --help'")
+	f.BoolVar(&fit, "fit", false, "fit one chain to the data (stationary start) instead of --class; needs --states")
+	f.Float64Var(&df.smoothing, "smoothing", 0, "additive smoothing α for --fit")
+	f.Var(epsF, "epsilon", "privacy parameter ε > 0: a decimal, a fraction (1/2) or ln(r)")
+	f.Var(methodF, "method", "exact | approx | gk16 | groupdp | dp")
+	f.StringVar(&out, "out", "", "write the synthetic series here: CSV (series, time, state columns named as the data's), or Parquet when the name ends in .parquet")
+	f.Uint64Var(&seed, "seed", 0, "seed of the synthetic series' sampling (post-processing; 0: a random seed, printed)")
+	f.StringVar(&origin, "origin", "", "time of the chain's first step (as the data's times are written); a ledger dataset's origin is used by default")
+	f.IntVar(&limits.MaxCells, "max-cells", release.DefaultMaxCells, "the most released numbers (states²) the release may have (refused before any work beyond)")
+	f.BoolVar(&asJSON, "json", false, "print one JSON object")
+	f.StringVar(&logPath, "log", "", "append the release to this compose log (created if missing)")
+	f.StringVar(&dataset, "dataset", "", "dataset name in the ledger (required with --ledger) or the log")
+	f.StringVar(&ledgerDSN, "ledger", "", "release against this privacy-budget ledger (SQLite file or postgres:// URL): refused with status 4, nothing drawn or written, when the budget would be exceeded")
+	return c
+}
+
+// writeSynthetic writes the synthetic series to f (named path): CSV with
+// the data's column names, or Parquet for a .parquet path.
+func writeSynthetic(f *os.File, path string, syn *release.Data, spec release.Spec) error {
+	col := func(given, def string) string {
+		if given == "" {
+			return def
+		}
+		return strings.Split(given, ",")[0]
+	}
+	var b bytes.Buffer
+	if err := syn.WriteCSV(&b, col(spec.SeriesCol, "series"), col(spec.TimeCol, "time"), col(spec.StateCol, "state")); err != nil {
+		return err
+	}
+	if strings.EqualFold(filepath.Ext(path), ".parquet") {
+		return release.WriteParquet(f, &b, path, nil, 0)
+	}
+	_, err := b.WriteTo(f)
+	return err
+}

@@ -1,0 +1,86 @@
+package synth
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/noise"
+	"github.com/pufferfish-privacy/pufferfish/release"
+)
+
+// Release is the released transition counts with the chain made of them.
+// Its report's histogram holds one bin per transition, "from → to", row
+// by row (the noisy counts); Chain and Stationary are post-processing.
+type Release struct {
+	*release.Report
+	// Chain[i][j] is the released chain's probability of j after i.
+	Chain [][]float64 `json:"chain"`
+	// Stationary is the chain's stationary law, the synthetic series'
+	// first state.
+	Stationary []float64 `json:"stationary"`
+}
+
+// Prepare calibrates the release of data's transition counts for class
+// (docs/math.md §4.13: L = 4, σ the smaller valid bound) and returns it
+// pending: commit.Release checks the ledger, then draws the noise once
+// (package noise, opts.Source) and makes the chain.
+func Prepare(data *release.Data, class *markov.Class, fitted bool, opts release.Options) (*release.Pending, *Release, error) {
+	k := len(class.States)
+	r, err := release.CalibrateJoint(data, class, fitted, opts, Query, Lipschitz, min(k*k, math.MaxInt32))
+	if err != nil {
+		return nil, nil, err
+	}
+	r.Warnings = append(r.Warnings, "transitions are counted between rows one time step apart with known values: a step without a row or a missing value breaks them; one reading is in two transitions (L = 4)")
+	counts := Count(data)
+	out := &Release{Report: r}
+	draw := func() error {
+		k := len(counts)
+		flat := make([]float64, 0, k*k)
+		for _, row := range counts {
+			flat = append(flat, row...)
+		}
+		noisy, err := noise.NewLaplace(opts.Source).Release(flat, release.UsedSigma(r), Lipschitz)
+		if err != nil {
+			return err
+		}
+		c := make([][]float64, k)
+		for i := range c {
+			c[i] = noisy[i*k : (i+1)*k]
+			for j, v := range c[i] {
+				r.Histogram = append(r.Histogram, release.Bin{State: data.States[i] + " → " + data.States[j], Value: v})
+			}
+		}
+		out.Chain = Project(c)
+		out.Stationary = Stationary(out.Chain)
+		return nil
+	}
+	return release.NewPending(class, r.Record, out, draw), out, nil
+}
+
+// WriteText prints the report (the noisy transition counts, the
+// calibration) and then the chain.
+func (s *Release) WriteText(w io.Writer, extra ...[2]string) error {
+	if err := s.Report.WriteText(w, extra...); err != nil {
+		return err
+	}
+	states := s.Report.Class.States
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "\nchain (rows: from, projected onto the simplex)\t%s\n", strings.Join(states, "\t"))
+	for i, row := range s.Chain {
+		fmt.Fprintf(tw, "%s", states[i])
+		for _, p := range row {
+			fmt.Fprintf(tw, "\t%.4f", p)
+		}
+		fmt.Fprintln(tw)
+	}
+	fmt.Fprintf(tw, "stationary")
+	for _, p := range s.Stationary {
+		fmt.Fprintf(tw, "\t%.4f", p)
+	}
+	fmt.Fprintln(tw)
+	return tw.Flush()
+}
