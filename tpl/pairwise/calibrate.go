@@ -206,9 +206,6 @@ func (cs *chainSolver) search(ctx context.Context, eps, s, guess float64, lp boo
 		if err != nil {
 			return 0, Result{}, err
 		}
-		if traceSearch != nil {
-			traceSearch(b, l)
-		}
 		if l > aim {
 			lo = b
 		} else {
@@ -278,6 +275,3 @@ func (cs *chainSolver) search(ctx context.Context, eps, s, guess float64, lp boo
 	}
 	return math.Inf(1), Result{}, nil
 }
-
-// traceSearch, when set (tests), sees every estimate of the search.
-var traceSearch func(b, l float64)
