@@ -189,6 +189,9 @@ func (cs *chainSolver) estimateUpTo(ctx context.Context, e float64, lp bool, giv
 	for _, s := range cs.sides() {
 		n, err := s.solve(ctx, cs.mapFor(lp), R, giveUp)
 		sweeps += n
+		if errors.Is(err, errNoConvergence) {
+			s.lam = newFPSide(s.kn).lam // no warm start from there
+		}
 		if err != nil {
 			return math.Inf(1), sweeps, err
 		}
