@@ -39,6 +39,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"github.com/pufferfish-privacy/pufferfish/mqm"
 	"github.com/pufferfish-privacy/pufferfish/noise"
+	"github.com/pufferfish-privacy/pufferfish/query"
 )
 
 // Scale is the noise scale of one method for a 1-Lipschitz scalar query on
@@ -178,7 +179,7 @@ type Options struct {
 	// noise is calibrated at Epsilon, its nearest float.
 	EpsilonRat *big.Rat
 	Method     mechanism.Name
-	Query      string       // counts, relative or mean ("" : counts); see ParseQuery
+	Query      string       // counts, relative or mean ("" : counts); see package query
 	Source     noise.Source // nil: crypto/rand
 	// PerWindow calibrates each window on its own segment (docs/math.md
 	// §4.7) instead of all windows jointly (§4.8): each window then costs
@@ -279,16 +280,6 @@ type Report struct {
 	// compose). It names the series, so it is not part of the printed
 	// report: it goes to the curator's ledger only.
 	Record *record.Release `json:"-"`
-}
-
-// divUp is a/n rounded up to the next float64 when the quotient is not
-// exact: a Lipschitz constant must never be understated.
-func divUp(a, n float64) float64 {
-	q := a / n
-	if math.FMA(q, n, -a) < 0 {
-		q = math.Nextafter(q, math.Inf(1))
-	}
-	return q
 }
 
 // noiseText says how noise is drawn.
@@ -508,58 +499,38 @@ func calibrate(sum *Summary, class *markov.Class, fitted bool, opts Options, cac
 // answer and Lipschitz constant, the noise scale, the warnings and draw.
 // It reads only the summary's counts and sizes (and never prints them).
 func finish(r *Report, sum *Summary, class *markov.Class, fitted bool, opts Options) (func() error, error) {
-	N := float64(r.Observations)
-	counts := slices.Clone(sum.Counts)
-	query, err := ParseQuery(opts.Query)
+	q, err := query.Parse(opts.Query)
 	if err != nil {
 		return nil, err
 	}
-	values := counts
-	switch query {
-	case "counts":
-		r.Query, r.Lipschitz = "counts", 2
-	case "relative":
-		// one reading moves 1/N from one bin to another: 2/N in L1
-		r.Query, r.Lipschitz = "relative", divUp(2, N)
-		for i := range counts {
-			counts[i] /= N
-		}
-	case "mean":
-		// the mean level value, a reading of unknown value counted at the
-		// midpoint of the level values: one reading changes it by at most
-		// (max − min level value)/N, to or from Unknown by half that
-		// (docs/math.md §4.8, "missing values")
-		if sum.Levels == nil {
-			return nil, errors.New("the mean query needs numeric readings with levels")
-		}
-		lv := sum.Levels.Values
-		sum, known := 0.0, 0.0
-		for i, c := range counts {
-			sum += c * lv[i]
-			known += c
-		}
-		if unknown := N - known; unknown > 0 {
-			sum += unknown * (slices.Min(lv) + (slices.Max(lv)-slices.Min(lv))/2)
-		}
-		spread := slices.Max(lv) - slices.Min(lv)
-		if spread > 0 && math.FMA(-1, slices.Max(lv), spread+slices.Min(lv)) < 0 {
-			spread = math.Nextafter(spread, math.Inf(1)) // the subtraction rounded down
-		}
-		r.Query, r.Lipschitz = "mean", divUp(spread, N)
-		values = []float64{sum / N}
+	g := query.Group{Counts: sum.Counts, N: r.Observations}
+	if sum.Levels != nil {
+		g.Values = sum.Levels.Values
 	}
-	r.PerBinScale = noise.ScaleFor(r.usedSigma(), r.Lipschitz)
+	p, err := query.Price(q, g)
+	if err != nil {
+		return nil, err
+	}
+	r.Query, r.Lipschitz = q.Name(), p.Sensitivity
+	r.PerBinScale = p.Scale(r.usedSigma())
 	r.NoiseScale = noise.EffectiveScale(r.PerBinScale, r.Lipschitz)
 	if math.IsInf(r.NoiseScale, 0) || math.IsNaN(r.NoiseScale) || r.NoiseScale > maxScale {
 		return nil, fmt.Errorf("ε = %g needs a per-bin noise scale of %.3g, beyond what can be sampled (at most %g): choose a larger ε", opts.Epsilon, r.PerBinScale, maxScale)
 	}
 	r.Protects = protects(opts.Method, r.Class)
 	draw := func() error {
-		noisy, err := noise.NewLaplace(opts.Source).Release(values, r.usedSigma(), r.Lipschitz)
+		// the report's constant when the noise is drawn: a caller may
+		// widen it before drawing (a running stream's tree node,
+		// ReleaseNode), never narrow it
+		if !(r.Lipschitz >= p.Sensitivity) {
+			return fmt.Errorf("release: Lipschitz constant %v below the query's %v", r.Lipschitz, p.Sensitivity)
+		}
+		p.Sensitivity = r.Lipschitz
+		noisy, err := p.Draw(opts.Source, r.usedSigma())
 		if err != nil {
 			return err
 		}
-		if query == "mean" {
+		if q.Shape() == query.Scalar {
 			r.Mean = &noisy[0]
 			return nil
 		}
@@ -591,20 +562,13 @@ func finish(r *Report, sum *Summary, class *markov.Class, fitted bool, opts Opti
 	return draw, nil
 }
 
-// queries are the statistics a release answers: the histogram's counts
-// (L = 2), its relative frequencies (L = 2/N) or the mean level value of
-// numeric readings (L = (max − min level value)/N).
-var queries = []string{"counts", "relative", "mean"}
-
-// ParseQuery is the query named by s, one of queries ("" : counts): the
-// one check of a query's name for the CLI, the service, streams and the
-// Beam pipeline.
+// ParseQuery is the query named by s (query.Parse; "" : counts): the one
+// check of a query's name for the CLI, the service, streams and the Beam
+// pipeline.
 func ParseQuery(s string) (string, error) {
-	if s == "" {
-		return "counts", nil
+	q, err := query.Parse(s)
+	if err != nil {
+		return "", err
 	}
-	if !slices.Contains(queries, s) {
-		return "", fmt.Errorf("query %q: want counts, relative or mean", s)
-	}
-	return s, nil
+	return q.Name(), nil
 }
