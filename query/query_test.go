@@ -1,8 +1,10 @@
 package query
 
 import (
+	"fmt"
 	"math"
 	"testing"
+	"time"
 )
 
 // Every query's answer, and the largest L1 change one reading makes, by
@@ -132,5 +134,32 @@ func TestSensitivityRoundsUp(t *testing.T) {
 	m, _ := Mean.Sensitivity(Group{Counts: []float64{1, 2}, N: 3, Values: []float64{0.1, 0.3}})
 	if m*3 < 0.3-0.1 || m < (0.3-0.1)/3 {
 		t.Errorf("(0.3−0.1)/3 rounded to %v, below", m)
+	}
+}
+
+// Profile cells, against the calendar of package time: every hour of
+// 1969–1971 (negative hours too) falls in the cell named by its UTC
+// weekday and hour.
+func TestProfileCells(t *testing.T) {
+	for _, kind := range Profiles {
+		p, err := ParseProfile(kind)
+		if err != nil || p.Name() != kind {
+			t.Fatal(kind, err)
+		}
+		want := map[string]int{"hour-of-day": 24, "day-of-week": 7, "week-hour": 168}[kind]
+		if len(p.Cells()) != want {
+			t.Fatalf("%s: %d cells", kind, len(p.Cells()))
+		}
+		for h := int64(-366 * 24); h < 2*366*24; h += 7 {
+			tm := time.Unix(h*3600, 0).UTC()
+			day := tm.Weekday().String()[:3]
+			name := map[string]string{"hour-of-day": fmt.Sprintf("%02d", tm.Hour()), "day-of-week": day, "week-hour": fmt.Sprintf("%s %02d", day, tm.Hour())}[kind]
+			if got := p.Cells()[p.Cell(h)]; got != name {
+				t.Fatalf("%s: hour %d (%v) in cell %q, want %q", kind, h, tm, got, name)
+			}
+		}
+	}
+	if _, err := ParseProfile("month"); err == nil {
+		t.Error("month was parsed")
 	}
 }

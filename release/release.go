@@ -204,6 +204,10 @@ type Options struct {
 	// Limits bound the release's size, checked before any work
 	// (checkLimits; zero: the defaults).
 	Limits Limits
+	// Profile, when set, releases the query for every cell of a profile
+	// (hour-of-day, day-of-week or week-hour; query.ParseProfile) pooled
+	// over all days, instead of once or per window (docs/math.md §4.12).
+	Profile string
 }
 
 // ScaleCache holds computed scales, and the chains' oracle tables that
