@@ -378,6 +378,7 @@ async function release(e) {
   msg.textContent = "releasing…"; msg.className = "";
   const body = { method: $("#method").value, epsilon: epsilonValue($("#epsilon").value), query: $("#query").value };
   if ($("#window").value.trim()) body.window = $("#window").value.trim();
+  if ($("#profile").value) body.profile = $("#profile").value;
   const r = await api("POST", `/v1/datasets/${encodeURIComponent(current)}/releases`, body);
   if (r.status !== 201) {
     msg.textContent = (r.status === 409 ? "Refused: " : `Error ${r.status}: `) + r.body.error;
@@ -391,12 +392,22 @@ async function release(e) {
   const out = $("#result");
   out.replaceChildren();
   const hist = rep.histogram || (rep.windows ? rep.windows[0].histogram : null);
-  if (hist) {
+  if (rep.profile) {
+    // a profile: the noisy mean of every cell, or every cell's histogram
+    // as one line per state over the cells
+    const cells = rep.profile, q = cells[0].query;
+    const series = cells[0].mean !== undefined && cells[0].mean !== null
+      ? [{ bars: true, points: cells.map((c) => [c.cell, c.mean]), color: "#2b6cb0" }]
+      : cells[0].histogram.map((b, i) => ({ name: b.state, points: cells.map((c, j) => [j, c.histogram[i].value]), color: STATE_COLORS[i % STATE_COLORS.length], dash: i < STATE_COLORS.length ? "" : "5 3" }));
+    out.append(plot(series, { xlabel: `cell (${rep.profile_kind}, ${rep.time_zone} time${series[0].bars ? "" : ", 0 = " + cells[0].cell})`, ylabel: "private " + q }));
+    out.lastChild.id = "histogram";
+  } else if (hist) {
     const first = rep.windows ? ` (window ${rep.windows[0].start}, first of ${rep.windows.length})` : "";
     out.append(plot([{ bars: true, points: hist.map((b) => [b.state, b.value]), color: "#2b6cb0" }], { xlabel: "state" + first, ylabel: "private " + (rep.query || (rep.windows ? rep.windows[0].query : "")) }));
     out.lastChild.id = "histogram";
   }
-  const audit = rep.windows ? { windows: rep.windows.length, total: rep.total } : { method: rep.method, epsilon: rep.epsilon, sigma: rep.sigma, lipschitz: rep.lipschitz, per_bin_scale: rep.per_bin_scale, noise_scale: rep.noise_scale, guarantee: rep.guarantee, protects: rep.protects, sequences: rep.sequences, observations: rep.observations, warnings: rep.warnings };
+  const audit = rep.profile ? { profile: rep.profile_kind, cells: rep.profile.length, time_zone: rep.time_zone, per_bin_scale: rep.profile[0].per_bin_scale, guarantee: rep.profile[0].guarantee, total: rep.total, warnings: rep.profile[0].warnings }
+    : rep.windows ? { windows: rep.windows.length, total: rep.total } : { method: rep.method, epsilon: rep.epsilon, sigma: rep.sigma, lipschitz: rep.lipschitz, per_bin_scale: rep.per_bin_scale, noise_scale: rep.noise_scale, guarantee: rep.guarantee, protects: rep.protects, sequences: rep.sequences, observations: rep.observations, warnings: rep.warnings };
   out.append(el("pre", { id: "audit" }, JSON.stringify(audit, null, 2)));
   await loadDatasets();
   await ledger();
