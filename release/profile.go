@@ -37,6 +37,13 @@ type ProfileReport struct {
 	audit *Report
 }
 
+// CellOf is the profile cell of a reading at time t (seconds): its
+// wall-clock hour in loc by the windows' rule (WindowOf), placed by the
+// profile's kind.
+func CellOf(prof *query.Profile, t float64, loc *time.Location) int {
+	return prof.Cell(WindowOf(t, time.Hour, loc))
+}
+
 // planProfile is a profile of data up to the noise (see plan): every
 // cell of prof gets Laplace noise of scale σ·L_c on every coordinate of
 // its answer, σ the joint calibration of every series' whole pattern
@@ -49,17 +56,12 @@ func planProfile(data *Data, class *markov.Class, fitted bool, opts Options, pro
 	if loc == nil {
 		loc = time.UTC
 	}
-	names := prof.Cells()
-	sums := make([]*Summary, len(names))
+	sums := make([]*Summary, len(prof.Cells()))
 	for c := range sums {
 		sums[c] = NewSummary(data.States, data.Levels)
 		sums[c].Step, sums[c].StepSource = data.Step, data.StepSource
 	}
-	// A cell's readings of one series are far apart in its chain (the
-	// same hour on every day): σ is the whole series' (jointBase), and a
-	// cell's summary only counts them (its pattern is not used, so it
-	// is recorded as consecutive: a cell reports no missing steps).
-	seqs := make([][]int, len(names))
+	seqs := make([][]int, len(sums))
 	for s, ts := range data.Times {
 		if err := opts.ctxErr(); err != nil {
 			return nil, nil, err
@@ -68,22 +70,43 @@ func planProfile(data *Data, class *markov.Class, fitted bool, opts Options, pro
 			seqs[c] = seqs[c][:0]
 		}
 		for j, t := range ts {
-			c := prof.Cell(WindowOf(t, time.Hour, loc))
+			c := CellOf(prof, t, loc)
 			seqs[c] = append(seqs[c], data.Seqs[s][j])
 		}
 		for c, sq := range seqs {
-			if err := sums[c].AddSeries(sq, mqm.Consecutive(1, len(sq))); err != nil {
+			if err := sums[c].AddSeries(sq, CellPattern(len(sq))); err != nil {
 				return nil, nil, err
 			}
 		}
 	}
-	cache := opts.Cache
+	out, quilts, draw, err := planProfileSummaries(data.Summary(), sums, class, fitted, opts, prof, loc, opts.Cache)
+	if err != nil {
+		return nil, nil, err
+	}
+	out.Record = newRecord(out.Cells[0].Report, opts, class, segmentsOf(data, quilts))
+	return out, draw, nil
+}
+
+// CellPattern is the pattern a cell's summary records for n readings of
+// one series. A cell's readings are far apart in the series' chain (the
+// same hour on every day): σ is the whole series' (jointBase), and a
+// cell's summary only counts them, so its pattern is not used and is
+// recorded as consecutive (a cell reports no missing steps).
+func CellPattern(n int) mqm.Observation { return mqm.Consecutive(1, n) }
+
+// planProfileSummaries is planProfile from summaries: whole, of every
+// whole series (its patterns set σ), and one per cell of prof, in order.
+func planProfileSummaries(whole *Summary, sums []*Summary, class *markov.Class, fitted bool, opts Options, prof *query.Profile, loc *time.Location, cache *ScaleCache) (*ProfileReport, map[string]*mqm.Quilt, func() error, error) {
+	names := prof.Cells()
+	if len(sums) != len(names) {
+		return nil, nil, nil, fmt.Errorf("release: %d cell summaries for the %d cells of %s", len(sums), len(names), prof.Name())
+	}
 	if cache == nil {
 		cache = NewScaleCache()
 	}
-	base, quilts, err := jointBase(data.Summary(), class, fitted, opts, cache)
+	base, quilts, err := jointBase(whole, class, fitted, opts, cache)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if base.Calibration.Method == calibratedMQM && opts.Method.MQM() {
 		base.Calibration.Theorem = profileTheorem
@@ -93,14 +116,14 @@ func planProfile(data *Data, class *markov.Class, fitted bool, opts Options, pro
 	draws := make([]func() error, len(names))
 	for c, sum := range sums {
 		if err := opts.ctxErr(); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		var r *Report
 		if r, draws[c], err = fixedSigma(base, sum, class, fitted, opts); err != nil {
 			if query.IsEmpty(err) {
-				return nil, nil, fmt.Errorf("profile %s, cell %s: %w (the cell has no readings; --query counts releases every cell)", prof.Name(), names[c], err)
+				return nil, nil, nil, fmt.Errorf("profile %s, cell %s: %w (the cell has no readings; --query counts releases every cell)", prof.Name(), names[c], err)
 			}
-			return nil, nil, fmt.Errorf("profile %s, cell %s: %w", prof.Name(), names[c], err)
+			return nil, nil, nil, fmt.Errorf("profile %s, cell %s: %w", prof.Name(), names[c], err)
 		}
 		out.Cells = append(out.Cells, Cell{Cell: names[c], Report: r})
 	}
@@ -109,9 +132,41 @@ func planProfile(data *Data, class *markov.Class, fitted bool, opts Options, pro
 		out.Total.Theorem = profileTheorem
 	}
 	out.audit.Protects = out.Cells[0].Protects
-	out.Record = newRecord(out.Cells[0].Report, opts, class, segmentsOf(data, quilts))
-	out.Record.Profile = prof.Name()
-	return out, drawAll(draws), nil
+	return out, quilts, drawAll(draws), nil
+}
+
+// PrepareProfileSummaries is PrepareData of a profile from summaries, as
+// a pipeline builds them: whole of every whole series (only its patterns
+// are read), and cells by index of opts.Profile's cells (CellOf; a
+// missing one has no readings), each series' readings in a cell added
+// with CellPattern. Its Record is nil until RecordSeries names the series.
+func PrepareProfileSummaries(whole *Summary, cells map[int]*Summary, class *markov.Class, fitted bool, opts Options, loc *time.Location) (*Pending, error) {
+	prof, err := query.ParseProfile(opts.Profile)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkProfile(prof, len(class.States), opts.Limits); err != nil {
+		return nil, err
+	}
+	if loc == nil {
+		loc = time.UTC
+	}
+	sums := make([]*Summary, len(prof.Cells()))
+	for c := range sums {
+		if sums[c] = cells[c]; sums[c] == nil {
+			sums[c] = NewSummary(whole.States, whole.Levels)
+		}
+	}
+	for c := range cells {
+		if c < 0 || c >= len(sums) {
+			return nil, fmt.Errorf("release: cell %d of %s, which has %d", c, prof.Name(), len(sums))
+		}
+	}
+	out, quilts, draw, err := planProfileSummaries(whole, sums, class, fitted, opts, prof, loc, NewScaleCache())
+	if err != nil {
+		return nil, err
+	}
+	return &Pending{Class: class, out: out, draw: draw, opts: opts, quilts: nonNil(quilts)}, nil
 }
 
 // profileTheorem names the theorem behind a profile priced by the Markov
@@ -148,6 +203,9 @@ func (pr *ProfileReport) WriteText(out io.Writer, extra ...[2]string) error {
 		}
 	}
 	a := pr.audit
+	if a == nil {
+		a = first // read back from JSON: the cells carry the calibration
+	}
 	scale := fmt.Sprintf("%.6g", lo)
 	if hi != lo {
 		scale = fmt.Sprintf("%.6g–%.6g by cell (L of each cell's readings)", lo, hi)

@@ -1,6 +1,7 @@
 package release
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -11,6 +12,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/internal/brute"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
+	"github.com/pufferfish-privacy/pufferfish/query"
 )
 
 // profileCase is one small profile release checked by enumeration: a
@@ -326,6 +328,82 @@ func TestProfileTightByBruteForce(t *testing.T) {
 			if f < 1 && loss <= 1 {
 				t.Errorf("%s: loss %.9g at %g of the scale, want > ε = 1", q, loss, f)
 			}
+		}
+	}
+}
+
+// A profile prepared from summaries, as a pipeline builds them (each
+// series' readings per cell, CellOf and CellPattern), is the profile of
+// the data: the same report byte for byte with the same noise, and the
+// same ledger record once the series are named.
+func TestPrepareProfileSummaries(t *testing.T) {
+	r, name, err := OpenData("../examples/stream/day1.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	class, err := markov.ReadClassFile("../examples/stream/class.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := ReadData(r, name, CSVOptions{SeriesCol: "meter", TimeCol: "time", StateCol: "state", States: class.States})
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Skip(err)
+	}
+	for _, kind := range []string{"hour-of-day", "day-of-week", "week-hour"} {
+		opts := func() Options {
+			return Options{Epsilon: 0.5, Method: mechanism.Exact, Profile: kind, Source: rand.NewChaCha8([32]byte{3})}
+		}
+		p1, err := PrepareData(d, class, false, opts(), 0, loc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prof, _ := query.ParseProfile(kind)
+		cells := map[int]*Summary{}
+		for s, ts := range d.Times {
+			per := map[int][]int{}
+			for j, tt := range ts {
+				c := CellOf(prof, tt, loc)
+				per[c] = append(per[c], d.Seqs[s][j])
+			}
+			for c, sq := range per {
+				if cells[c] == nil {
+					cells[c] = NewSummary(d.States, d.Levels)
+				}
+				if err := cells[c].AddSeries(sq, CellPattern(len(sq))); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		p2, err := PrepareProfileSummaries(d.Summary(), cells, class, false, opts(), loc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p2.RecordSeries(patternsOf(d)); err != nil {
+			t.Fatal(err)
+		}
+		var outs [2]string
+		for i, p := range []*Pending{p1, p2} {
+			o, err := p.Draw()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b strings.Builder
+			if err := WriteJSON(&b, o); err != nil {
+				t.Fatal(err)
+			}
+			rec, _ := json.Marshal(p.Record)
+			outs[i] = b.String() + string(rec)
+		}
+		if outs[0] != outs[1] {
+			t.Errorf("%s: from the data and from summaries differ:\n%s\n%s", kind, outs[0][:400], outs[1][:400])
+		}
+		if !strings.Contains(outs[0], `"profile":"`+kind+`"`) {
+			t.Errorf("%s: the record does not name the profile", kind)
 		}
 	}
 }

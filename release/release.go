@@ -368,7 +368,7 @@ func plan(data *Data, class *markov.Class, fitted bool, opts Options, cache *Sca
 // newRecord is the ledger's record of a release calibrated like r (its
 // mechanism as recorded and the σ its noise is drawn with) over segs.
 func newRecord(r *Report, opts Options, class *markov.Class, segs []record.Segment) *record.Release {
-	return &record.Release{Mechanism: r.recordedMechanism(), Epsilon: opts.Epsilon, EpsilonExact: opts.exactText(), Class: class.Hash(), Query: r.Query, Sigma: r.usedSigma(), Segments: segs}
+	return &record.Release{Mechanism: r.recordedMechanism(), Epsilon: opts.Epsilon, EpsilonExact: opts.exactText(), Class: class.Hash(), Query: r.Query, Profile: opts.Profile, Sigma: r.usedSigma(), Segments: segs}
 }
 
 // exactText is EpsilonRat for the record ("" when none, or when it does

@@ -83,7 +83,8 @@ type Pending struct {
 }
 
 // RecordSeries sets the Record of a release prepared from a summary
-// (PrepareSummary, or PrepareWindowSummaries with joint windows): the
+// (PrepareSummary, PrepareWindowSummaries with joint windows, or
+// PrepareProfileSummaries): the
 // record PrepareData writes for the same data, one segment per series at
 // its observation pattern with that pattern's active quilt. A summary
 // names no series; pats does (ReadSummary returns them, a pipeline
@@ -98,6 +99,8 @@ func (p *Pending) RecordSeries(pats []SeriesPattern) error {
 		r = out
 	case *WindowedReport:
 		r = out.Windows[0].Report // the record of joint windows: every series' whole segment
+	case *ProfileReport:
+		r = out.Cells[0].Report // as joint windows
 	}
 	segs := make([]record.Segment, len(pats))
 	for i, pt := range pats {
