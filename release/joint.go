@@ -37,15 +37,10 @@ func CalibrateJoint(data *Data, class *markov.Class, fitted bool, opts Options, 
 	}
 	cache := NewScaleCache()
 	sum := data.Summary()
-	r, quilts, err := calibrate(sum, class, fitted, opts, cache)
+	r, quilts, err := jointBase(sum, class, fitted, opts, cache)
 	if err != nil {
 		return nil, err
 	}
-	T := 0
-	for _, p := range sum.Patterns {
-		T = max(T, p.Observation.End())
-	}
-	chooseCalibration(r, calibrated(class, opts), T, opts.Epsilon, maxTPLStates, cache)
 	if c := r.Calibration; c != nil && c.Method == calibratedMQM {
 		c.Theorem = fmt.Sprintf("[SWC17] Thm 4.3 for a vector query that moves by at most %g in L1 per reading (docs/math.md §4, §4.13)", lipschitz)
 	}

@@ -206,7 +206,7 @@ type Options struct {
 	Limits Limits
 	// Profile, when set, releases the query for every cell of a profile
 	// (hour-of-day, day-of-week or week-hour; query.ParseProfile) pooled
-	// over all days, instead of once or per window (docs/math.md §4.12).
+	// over all days, instead of once or per window (docs/math.md §4.14).
 	Profile string
 }
 

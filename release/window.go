@@ -247,7 +247,7 @@ func planJoint(whole *Summary, wins []*Summary, keys []int64, class *markov.Clas
 }
 
 // jointBase is the calibration every group of a joint release shares
-// (windows, §4.8; profile cells, §4.12): σ the maximum over the
+// (windows, §4.8; profile cells, §4.14): σ the maximum over the
 // observation patterns of the whole series (whole), or the leakage
 // bound's when smaller, with the active quilts.
 func jointBase(whole *Summary, class *markov.Class, fitted bool, opts Options, cache *ScaleCache) (*Report, map[string]*mqm.Quilt, error) {

@@ -66,7 +66,7 @@ type Config struct {
 	Window time.Duration
 	// Profile, when set, releases the query for every cell of a profile
 	// (hour-of-day, day-of-week or week-hour, in Spec.TZ) pooled over all
-	// days, as puff release --profile (docs/math.md §4.12).
+	// days, as puff release --profile (docs/math.md §4.14).
 	Profile string
 	// Ledger, when set, records the release in this privacy-budget
 	// ledger (a SQLite file or a postgres:// URL, ledger.Open) under
@@ -647,7 +647,7 @@ func (f *windowReportFn) ProcessElement(ctx context.Context, _ []byte, dataStep 
 // profileFn places one series on the grid and puts each reading in its
 // profile cell (release.CellOf): one partial summary per cell the series
 // has readings in, and the whole series' pattern, which sets σ for every
-// cell (docs/math.md §4.12).
+// cell (docs/math.md §4.14).
 type profileFn struct {
 	States  int
 	Step    float64
