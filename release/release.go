@@ -34,6 +34,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/record"
 
 	"github.com/pufferfish-privacy/pufferfish/baseline"
+	"github.com/pufferfish-privacy/pufferfish/estimate"
 	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
@@ -240,11 +241,16 @@ type TimeStep struct {
 	Source string  `json:"source"`
 }
 
-// Bin is one released histogram entry.
+// Bin is one released histogram entry: the noisy value and its estimate.
 type Bin struct {
 	State string  `json:"state"`
 	Value float64 `json:"value"`
-	Range string  `json:"range,omitempty"` // numeric readings: the level's interval
+	// Estimate is the bin of the consistent estimate: the noisy values
+	// projected onto the histograms the public number of readings allows
+	// (non-negative, summing to it, or at most to it when values may be
+	// missing), post-processing at no privacy cost (docs/math.md §4.12).
+	Estimate float64 `json:"estimate"`
+	Range    string  `json:"range,omitempty"` // numeric readings: the level's interval
 }
 
 // Report is the private histogram and everything needed to audit it. It
@@ -269,8 +275,11 @@ type Report struct {
 	MinLength    int            `json:"min_length"`
 	MaxLength    int            `json:"max_length"`
 	Mean         *float64       `json:"mean,omitempty"` // the mean query's private answer
-	Histogram    []Bin          `json:"histogram"`
-	Warnings     []string       `json:"warnings,omitempty"`
+	// MeanEstimate is Mean clamped to the level values' range, where the
+	// true mean lies (docs/math.md §4.12).
+	MeanEstimate *float64 `json:"mean_estimate,omitempty"`
+	Histogram    []Bin    `json:"histogram"`
+	Warnings     []string `json:"warnings,omitempty"`
 	// Calibration, for windows and streams, says which bound set the
 	// noise (per_bin_scale is σ·L with the smaller σ) and why.
 	Calibration *Calibration `json:"calibration,omitempty"`
@@ -559,12 +568,20 @@ func finish(r *Report, sum *Summary, class *markov.Class, fitted bool, opts Opti
 		if err != nil {
 			return err
 		}
+		// the estimate reads the noisy values and public sizes only
+		// (docs/math.md §4.12): nothing below reads counts or values
 		if query == "mean" {
-			r.Mean = &noisy[0]
+			lv := sum.Levels.Values
+			e := estimate.Clamp(noisy[0], slices.Min(lv), slices.Max(lv))
+			r.Mean, r.MeanEstimate = &noisy[0], &e
 			return nil
 		}
+		est, err := consistent(noisy, query, N, sum.Complete)
+		if err != nil {
+			return err
+		}
 		for i, v := range noisy {
-			b := Bin{State: class.States[i], Value: v}
+			b := Bin{State: class.States[i], Value: v, Estimate: est[i]}
 			if l := sum.Levels; l != nil {
 				b.Range = fmt.Sprintf("[%g, %g%s", l.Edges[i], l.Edges[i+1], map[bool]string{true: "]", false: ")"}[i == l.N()-1])
 			}
@@ -589,6 +606,21 @@ func finish(r *Report, sum *Summary, class *markov.Class, fitted bool, opts Opti
 		r.Warnings = append(r.Warnings, "dp protects single entries only; correlated entries can be inferred from their neighbours")
 	}
 	return draw, nil
+}
+
+// consistent is the estimate of a noisy count (or relative-frequency)
+// histogram of n readings: its projection onto {c ≥ 0, Σ c = n} when every
+// reading has a value (complete), onto {c ≥ 0, Σ c ≤ n} when a value may
+// be missing, n scaled to 1 for relative frequencies (docs/math.md §4.12).
+// It reads nothing but its arguments, all published or public.
+func consistent(noisy []float64, query string, n float64, complete bool) ([]float64, error) {
+	if query == "relative" {
+		n = 1
+	}
+	if complete {
+		return estimate.Simplex(noisy, n)
+	}
+	return estimate.AtMost(noisy, n)
 }
 
 // queries are the statistics a release answers: the histogram's counts

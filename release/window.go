@@ -154,7 +154,7 @@ func planWindows(data *Data, class *markov.Class, fitted bool, opts Options, wid
 		if err := opts.ctxErr(); err != nil {
 			return nil, nil, err
 		}
-		sub := &Data{States: data.States, Levels: data.Levels, Step: data.Step, StepSource: data.StepSource}
+		sub := &Data{States: data.States, Levels: data.Levels, Step: data.Step, StepSource: data.StepSource, NullValues: data.NullValues}
 		for _, p := range byWindow[k] {
 			full := data.Observation(p.s)
 			first := obsTime(full, p.idx[0])

@@ -246,10 +246,10 @@ type statsFn struct{}
 
 func (statsFn) CreateAccumulator() release.RowStats { return release.RowStats{} }
 func (statsFn) AddInput(a, v release.RowStats) release.RowStats {
-	return release.RowStats{Clipped: a.Clipped + v.Clipped, MissingValues: a.MissingValues + v.MissingValues}
+	return release.RowStats{Clipped: a.Clipped + v.Clipped, MissingValues: a.MissingValues + v.MissingValues, NullValues: a.NullValues || v.NullValues}
 }
 func (statsFn) MergeAccumulators(a, b release.RowStats) release.RowStats {
-	return release.RowStats{Clipped: a.Clipped + b.Clipped, MissingValues: a.MissingValues + b.MissingValues}
+	return release.RowStats{Clipped: a.Clipped + b.Clipped, MissingValues: a.MissingValues + b.MissingValues, NullValues: a.NullValues || b.NullValues}
 }
 
 // Partial is one series' contribution to the summary.
@@ -484,6 +484,9 @@ func (a Acc) Summary(class *markov.Class, spec release.Spec, dataStep float64, s
 	if err := sum.Merge(part); err != nil {
 		return nil, err
 	}
+	// every reading has a value unless a file's format can hold one
+	// without (docs/math.md §4.12)
+	sum.Complete = !st.NullValues
 	return sum, nil
 }
 
