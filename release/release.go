@@ -249,7 +249,9 @@ type Bin struct {
 	// projected onto the histograms the public number of readings allows
 	// (non-negative, summing to it, or at most to it when values may be
 	// missing), post-processing at no privacy cost (docs/math.md §4.12).
-	Estimate float64 `json:"estimate"`
+	// Every release sets it; nil only in a stream window stored before
+	// estimates were released.
+	Estimate *float64 `json:"estimate,omitempty"`
 	Range    string  `json:"range,omitempty"` // numeric readings: the level's interval
 }
 
@@ -581,7 +583,7 @@ func finish(r *Report, sum *Summary, class *markov.Class, fitted bool, opts Opti
 			return err
 		}
 		for i, v := range noisy {
-			b := Bin{State: class.States[i], Value: v, Estimate: est[i]}
+			b := Bin{State: class.States[i], Value: v, Estimate: &est[i]}
 			if l := sum.Levels; l != nil {
 				b.Range = fmt.Sprintf("[%g, %g%s", l.Edges[i], l.Edges[i+1], map[bool]string{true: "]", false: ")"}[i == l.N()-1])
 			}

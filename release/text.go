@@ -31,6 +31,15 @@ func (s *Scale) WriteText(out io.Writer) error {
 	return w.Flush()
 }
 
+// estimateText is the bin's estimate as printed ("—" for a stream window
+// stored before estimates were released).
+func (b Bin) estimateText() string {
+	if b.Estimate == nil {
+		return "—"
+	}
+	return fmt.Sprintf("%.6g", *b.Estimate)
+}
+
 // estimateText says in words why noisy values can be negative and what the
 // estimate column is (docs/math.md §4.12).
 func estimateText(r *Report) string {
@@ -58,15 +67,15 @@ func (r *Report) WriteText(out io.Writer, extra ...[2]string) error {
 	case len(r.Histogram) > 0 && r.Histogram[0].Range != "":
 		fmt.Fprintf(w, "level\trange\tprivate %s\testimate\n", r.Query)
 		for _, b := range r.Histogram {
-			fmt.Fprintf(w, "%s\t%s\t%.6g\t%.6g\n", b.State, b.Range, b.Value, b.Estimate)
+			fmt.Fprintf(w, "%s\t%s\t%.6g\t%s\n", b.State, b.Range, b.Value, b.estimateText())
 		}
 	default:
 		fmt.Fprintf(w, "state\tprivate %s\testimate\n", r.Query)
 		for _, b := range r.Histogram {
-			fmt.Fprintf(w, "%s\t%.6g\t%.6g\n", b.State, b.Value, b.Estimate)
+			fmt.Fprintf(w, "%s\t%.6g\t%s\n", b.State, b.Value, b.estimateText())
 		}
 	}
-	if len(r.Histogram) > 0 {
+	if len(r.Histogram) > 0 && r.Histogram[0].Estimate != nil {
 		fmt.Fprintf(w, "\nestimate\t%s\n", estimateText(r))
 	}
 	fmt.Fprintf(w, "\nguarantee\t%s\nprotects\t%s\nmethod\t%s, ε = %g\nsigma\t%.6g (1-Lipschitz), L = %.6g, per-bin Laplace scale %.6g\n",
