@@ -252,7 +252,7 @@ type Bin struct {
 	// Every release sets it; nil only in a stream window stored before
 	// estimates were released.
 	Estimate *float64 `json:"estimate,omitempty"`
-	Range    string  `json:"range,omitempty"` // numeric readings: the level's interval
+	Range    string   `json:"range,omitempty"` // numeric readings: the level's interval
 }
 
 // Report is the private histogram and everything needed to audit it. It
