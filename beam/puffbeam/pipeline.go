@@ -589,8 +589,10 @@ func (f *windowReportFn) ProcessElement(ctx context.Context, _ []byte, dataStep 
 	var k int64
 	var a Acc
 	for wins(&k, &a) {
-		// per window, as puff release --window: no clipped or missing-value counts
-		sum, err := a.Summary(class, f.Cfg.Spec, dataStep, release.RowStats{})
+		// per window, as puff release --window: no clipped or missing-value
+		// counts; whether the files can hold missing values (a property of
+		// their formats) sets the estimate's constraint (docs/math.md §4.12)
+		sum, err := a.Summary(class, f.Cfg.Spec, dataStep, release.RowStats{NullValues: st.NullValues})
 		if err != nil {
 			return err
 		}
