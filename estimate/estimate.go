@@ -10,7 +10,7 @@
 // and public sizes. An estimate is therefore post-processing of a release
 // and costs no privacy: whatever Pufferfish (or differential) privacy the
 // release has, the release together with its estimate has too ([KM14] §5,
-// transformation invariance; docs/math.md §4.12). When the true answer lies
+// transformation invariance; docs/math.md §4.14). When the true answer lies
 // in the set projected onto, the estimate is never farther from it in the
 // Euclidean norm than the noisy answer (a projection onto a closed convex
 // set is non-expansive), so it never hurts in L2.
@@ -26,7 +26,7 @@ import (
 // Simplex is the Euclidean projection of y onto the scaled simplex
 // {c : c ≥ 0, Σ c = n}: the closest histogram of n readings to the noisy
 // counts y. It is c_i = max(y_i − τ, 0) for the one τ with Σ c = n, found
-// exactly after sorting y (O(k log k); docs/math.md §4.12). n must be
+// exactly after sorting y (O(k log k); docs/math.md §4.14). n must be
 // finite and ≥ 0, y finite and, for n > 0, not empty.
 func Simplex(y []float64, n float64) ([]float64, error) {
 	if err := check(y, n); err != nil {
@@ -50,7 +50,7 @@ func Simplex(y []float64, n float64) ([]float64, error) {
 // counts whose sum is only known to be at most n (numeric readings, some of
 // whose values may be missing and so in no bin; how many is private). It
 // is max(y, 0) when that sums to at most n, else Simplex(y, n)
-// (docs/math.md §4.12).
+// (docs/math.md §4.14).
 func AtMost(y []float64, n float64) ([]float64, error) {
 	if err := check(y, n); err != nil {
 		return nil, err
@@ -87,7 +87,7 @@ func check(y []float64, n float64) error {
 
 // threshold is the τ of Simplex: with u the values in decreasing order and
 // S_j = u_1 + … + u_j, ρ is the largest j with u_j > (S_j − n)/j, and
-// τ = (S_ρ − n)/ρ ([DSSC08] Fig. 1; docs/math.md §4.12). j = 1 always qualifies
+// τ = (S_ρ − n)/ρ ([DSSC08] Fig. 1; docs/math.md §4.14). j = 1 always qualifies
 // (u_1 > u_1 − n for n > 0), and for n = 0 τ = u_1 gives c = 0.
 func threshold(y []float64, n float64) float64 {
 	u := slices.Clone(y)

@@ -36,7 +36,7 @@ type estimateCase struct {
 	hists      []noisyHist
 }
 
-// runEstimates measures what the consistent estimate (docs/math.md §4.12)
+// runEstimates measures what the consistent estimate (docs/math.md §4.14)
 // gains over the raw noisy counts, as the product releases them: each
 // histogram's noisy counts are drawn at the release's own per-bin scale,
 // projected as the release projects them (package estimate), and both are
@@ -139,7 +139,7 @@ func runEstimates(o Options, w *writer) error {
 		return err
 	}
 	w.printf("## estimates: raw noisy counts against their consistent estimate, %d draws\n\n", reps)
-	w.printf("Mean L1 error of one count histogram (over its histograms and %d draws of the release's own noise), raw noisy counts against the estimate the release prints beside them (the projection onto non-negative histograms with the public number of readings; docs/math.md §4.12).\n\n", reps)
+	w.printf("Mean L1 error of one count histogram (over its histograms and %d draws of the release's own noise), raw noisy counts against the estimate the release prints beside them (the projection onto non-negative histograms with the public number of readings; docs/math.md §4.14).\n\n", reps)
 	w.table([]string{"case", "histograms", "readings per histogram", "per-bin scale", "raw L1", "estimate L1", "raw / estimate", "negative raw bins", "draws with the estimate farther in L2"}, trows)
 	for _, c := range cases {
 		w.printf("- %s: %s.\n", c.name, c.what)

@@ -315,7 +315,7 @@ func mdRows(t *testing.T, md, prefix string) [][]string {
 
 // estimates (on the fixtures): every case has a table row, the estimate is
 // never farther from the truth in L2 than the raw noisy counts (the
-// projection's non-expansiveness, docs/math.md §4.12: the truth lies in
+// projection's non-expansiveness, docs/math.md §4.14: the truth lies in
 // the set projected onto), and it has the smaller mean L1 error where the
 // noise dwarfs the counts (per person).
 func TestEstimatesFast(t *testing.T) {

@@ -107,7 +107,7 @@ type Data struct {
 	// (numeric readings, an optional Parquet column): a property of the format
 	// and options, set whether or not any value is missing, so it reveals
 	// nothing. Without it every reading is in a bin and the counts sum
-	// to the number of readings (docs/math.md §4.12).
+	// to the number of readings (docs/math.md §4.14).
 	NullValues bool
 	// Starts[s] is the chain time (1-based) of sequence s's first reading
 	// when the sequence is a later part of its series' chain (a window);

@@ -164,7 +164,7 @@ func mustRead(t *testing.T, csv string, opts CSVOptions) *Data {
 // missing value, so its counts sum to less than its readings, a total a
 // leaky estimate would use — released with noise steered to the same
 // noisy values give byte-identical estimates, for one histogram, joint
-// windows, relative frequencies and the mean (docs/math.md §4.12). It
+// windows, relative frequencies and the mean (docs/math.md §4.14). It
 // fails if the estimate reads the true counts, their sum or the number of
 // missing values.
 func TestEstimateReadsOnlyPublic(t *testing.T) {
@@ -297,7 +297,7 @@ func checkPrinted(t *testing.T, o Output) {
 	}
 }
 
-// The estimate is post-processing (docs/math.md §4.12): drawing it changes
+// The estimate is post-processing (docs/math.md §4.14): drawing it changes
 // neither the ledger's record nor the guarantee. The record a ledger
 // charges is the same before and after the draw, the composed charge is
 // the ε asked for, and the printed report differs from the same draw's

@@ -248,7 +248,7 @@ type Bin struct {
 	// Estimate is the bin of the consistent estimate: the noisy values
 	// projected onto the histograms the public number of readings allows
 	// (non-negative, summing to it, or at most to it when values may be
-	// missing), post-processing at no privacy cost (docs/math.md §4.12).
+	// missing), post-processing at no privacy cost (docs/math.md §4.14).
 	// Every release sets it; nil only in a stream window stored before
 	// estimates were released.
 	Estimate *float64 `json:"estimate,omitempty"`
@@ -278,7 +278,7 @@ type Report struct {
 	MaxLength    int            `json:"max_length"`
 	Mean         *float64       `json:"mean,omitempty"` // the mean query's private answer
 	// MeanEstimate is Mean clamped to the level values' range, where the
-	// true mean lies (docs/math.md §4.12).
+	// true mean lies (docs/math.md §4.14).
 	MeanEstimate *float64 `json:"mean_estimate,omitempty"`
 	Histogram    []Bin    `json:"histogram"`
 	Warnings     []string `json:"warnings,omitempty"`
@@ -571,7 +571,7 @@ func finish(r *Report, sum *Summary, class *markov.Class, fitted bool, opts Opti
 			return err
 		}
 		// the estimate reads the noisy values and public sizes only
-		// (docs/math.md §4.12): nothing below reads counts or values
+		// (docs/math.md §4.14): nothing below reads counts or values
 		if query == "mean" {
 			lv := sum.Levels.Values
 			e := estimate.Clamp(noisy[0], slices.Min(lv), slices.Max(lv))
@@ -613,12 +613,21 @@ func finish(r *Report, sum *Summary, class *markov.Class, fitted bool, opts Opti
 // consistent is the estimate of a noisy count (or relative-frequency)
 // histogram of n readings: its projection onto {c ≥ 0, Σ c = n} when every
 // reading has a value (complete), onto {c ≥ 0, Σ c ≤ n} when a value may
-// be missing, n scaled to 1 for relative frequencies (docs/math.md §4.12).
+// be missing, n scaled to 1 for relative frequencies (docs/math.md §4.14).
 // It reads nothing but its arguments, all published or public.
 func consistent(noisy []float64, query string, n float64, complete bool) ([]float64, error) {
 	if query == "relative" {
 		n = 1
 	}
+	return ConsistentCounts(noisy, n, complete)
+}
+
+// ConsistentCounts is the estimate of noisy counts of n readings: their
+// projection onto {c ≥ 0, Σ c = n} when every reading has a value
+// (Summary.Complete), onto {c ≥ 0, Σ c ≤ n} when a value may be missing
+// (docs/math.md §4.14). n must be public (the pattern's readings), never
+// the true counts' sum.
+func ConsistentCounts(noisy []float64, n float64, complete bool) ([]float64, error) {
 	if complete {
 		return estimate.Simplex(noisy, n)
 	}

@@ -31,7 +31,7 @@ type Summary struct {
 	// Complete says every reading has a value, so Counts sum to
 	// Observations: known from the format (Data.NullValues false), never
 	// from the data. False (the default) when a value may be missing: the
-	// estimate then uses only Σ ≤ Observations (docs/math.md §4.12).
+	// estimate then uses only Σ ≤ Observations (docs/math.md §4.14).
 	Complete bool
 }
 

@@ -41,7 +41,7 @@ func (b Bin) estimateText() string {
 }
 
 // estimateText says in words why noisy values can be negative and what the
-// estimate column is (docs/math.md §4.12).
+// estimate column is (docs/math.md §4.14).
 func estimateText(r *Report) string {
 	total := fmt.Sprintf("the %d readings", r.Observations)
 	if r.Query == "relative" {

@@ -197,7 +197,7 @@ func TestWebPageInBrowser(t *testing.T) {
 		}
 		// the bars are the estimate, each released value is marked on its
 		// bar, and the page says why a released value can be negative and
-		// what the estimate is (docs/math.md §4.12)
+		// what the estimate is (docs/math.md §4.14)
 		if !slices.Equal(h.Legend, []string{"estimate", "released noisy value"}) {
 			t.Errorf("histogram: legend %q", h.Legend)
 		}

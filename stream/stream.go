@@ -105,7 +105,7 @@ type Open struct {
 	// without a value (release.Summary.Complete): its counts sum to its
 	// readings. A property of the files' formats, never of their values;
 	// false (windows stored before it was kept, or numeric readings) is
-	// the safe side (docs/math.md §4.12).
+	// the safe side (docs/math.md §4.14).
 	Complete bool `json:"complete,omitempty"`
 }
 

@@ -485,7 +485,7 @@ func (a Acc) Summary(class *markov.Class, spec release.Spec, dataStep float64, s
 		return nil, err
 	}
 	// every reading has a value unless a file's format can hold one
-	// without (docs/math.md §4.12)
+	// without (docs/math.md §4.14)
 	sum.Complete = !st.NullValues
 	return sum, nil
 }
@@ -591,7 +591,7 @@ func (f *windowReportFn) ProcessElement(ctx context.Context, _ []byte, dataStep 
 	for wins(&k, &a) {
 		// per window, as puff release --window: no clipped or missing-value
 		// counts; whether the files can hold missing values (a property of
-		// their formats) sets the estimate's constraint (docs/math.md §4.12)
+		// their formats) sets the estimate's constraint (docs/math.md §4.14)
 		sum, err := a.Summary(class, f.Cfg.Spec, dataStep, release.RowStats{NullValues: st.NullValues})
 		if err != nil {
 			return err

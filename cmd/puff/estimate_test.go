@@ -10,7 +10,7 @@ import (
 // and in an estimate column (text), with the sentence saying what it is;
 // on the built-in example (states from CSV: every reading has a value)
 // the estimates are non-negative and sum to the readings, as the README's
-// example shows (docs/math.md §4.12).
+// example shows (docs/math.md §4.14).
 func TestReleaseEstimate(t *testing.T) {
 	v := runJSON(t, "release", "--json")
 	sum := 0.0

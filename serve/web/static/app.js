@@ -388,7 +388,7 @@ function epsilonValue(v) {
 }
 
 // estimateNote says why a released value can be negative and what the bars
-// are (docs/math.md §4.12): the words the page owes a reader of the chart.
+// are (docs/math.md §4.14): the words the page owes a reader of the chart.
 function estimateNote(win) {
   const total = win.query === "relative" ? "1" : `the ${win.observations} readings`;
   const numeric = win.histogram.length && win.histogram[0].range;
