@@ -453,8 +453,9 @@ func TestRunningStreamChartInBrowser(t *testing.T) {
 			End     string `json:"end"`
 			Running struct {
 				Total []struct {
-					State string  `json:"state"`
-					Value float64 `json:"value"`
+					State    string  `json:"state"`
+					Value    float64 `json:"value"`
+					Estimate float64 `json:"estimate"`
 				} `json:"total"`
 			} `json:"running"`
 		} `json:"windows"`
@@ -468,10 +469,10 @@ func TestRunningStreamChartInBrowser(t *testing.T) {
 	if err != nil || len(served.Windows) != 6 || len(served.Windows[5].Running.Total) != 4 {
 		t.Fatalf("the released totals: %v %+v", err, served)
 	}
-	want := map[string]float64{}
+	want := map[string]float64{} // the totals' estimates (docs/math.md §4.14)
 	for _, w := range served.Windows {
 		for _, b := range w.Running.Total {
-			want[b.State+", "+w.End] = b.Value
+			want[b.State+", "+w.End] = b.Estimate
 		}
 	}
 	b := openBrowser(t, dir)

@@ -377,7 +377,7 @@ async function streamChart() {
     left.append(plot(series, { xtime: true, markers: wins.length <= 150, xlabel: st.running ? `window end (${st.time_zone} time; totals since ${first})` : `window start (${st.time_zone} time, from ${first})`, ylabel: st.running ? `cumulative ${st.query}, estimate` : `${st.query}, estimate` }));
     left.lastChild.id = "stream-chart";
   } else left.append(el("p", { class: "muted" }, "No window released yet."));
-  box.replaceChildren(left, el("div", {}, info, el("p", { class: "muted", id: "stream-note" }, "Each point is a window's estimate: its released noisy values, which can be negative since the noise is symmetric, moved to the closest histogram with no negative bin and the window's public number of readings (no privacy cost); the raw values are in the windows' JSON. The open window's readings are never shown.")));
+  box.replaceChildren(left, el("div", {}, info, el("p", { class: "muted", id: "stream-note" }, (st.running ? "Each point is the estimate of a total since the first window" : "Each point is a window's estimate") + ": its released noisy values, which can be negative since the noise is symmetric, moved to the closest histogram with no negative bin and the public number of readings (no privacy cost); the raw values are in the windows' JSON. The open window's readings are never shown.")));
 }
 
 // epsilonValue is ε as typed: a number when it is one, else the text
