@@ -286,6 +286,7 @@ type Report struct {
 	// noise (per_bin_scale is σ·L with the smaller σ) and why.
 	Calibration *Calibration `json:"calibration,omitempty"`
 	tpl         float64      // the leakage bound's σ when it is smaller (chooseCalibration)
+	atMost      bool         // the estimate sums to at most the readings (a value may be missing)
 	// Record is what the release leaves for the ledger (package
 	// compose). It names the series, so it is not part of the printed
 	// report: it goes to the curator's ledger only.
@@ -582,6 +583,7 @@ func finish(r *Report, sum *Summary, class *markov.Class, fitted bool, opts Opti
 		if err != nil {
 			return err
 		}
+		r.atMost = !sum.Complete
 		for i, v := range noisy {
 			b := Bin{State: class.States[i], Value: v, Estimate: &est[i]}
 			if l := sum.Levels; l != nil {
