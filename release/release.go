@@ -286,7 +286,8 @@ type Report struct {
 	// noise (per_bin_scale is σ·L with the smaller σ) and why.
 	Calibration *Calibration `json:"calibration,omitempty"`
 	tpl         float64      // the leakage bound's σ when it is smaller (chooseCalibration)
-	atMost      bool         // the estimate sums to at most the readings (a value may be missing)
+	atMost      bool         // the estimate sums to at most its total (a value may be missing)
+	estTotal    string       // what the estimate sums to, in words ("": the readings)
 	// Record is what the release leaves for the ledger (package
 	// compose). It names the series, so it is not part of the printed
 	// report: it goes to the curator's ledger only.
@@ -610,6 +611,14 @@ func finish(r *Report, sum *Summary, class *markov.Class, fitted bool, opts Opti
 		r.Warnings = append(r.Warnings, "dp protects single entries only; correlated entries can be inferred from their neighbours")
 	}
 	return draw, nil
+}
+
+// SetEstimateTotal says what the histogram's estimate sums to when that is
+// not the readings (a query over pairs of readings: "the 40 pairs of rows
+// one step apart"), and whether only an upper bound is known, for the
+// text's note (docs/math.md §4.14).
+func (r *Report) SetEstimateTotal(total string, atMost bool) {
+	r.estTotal, r.atMost = total, atMost
 }
 
 // consistent is the estimate of a noisy count (or relative-frequency)

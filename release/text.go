@@ -44,7 +44,10 @@ func (b Bin) estimateText() string {
 // estimate column is (docs/math.md §4.14).
 func estimateText(r *Report) string {
 	total := fmt.Sprintf("the %d readings", r.Observations)
-	if r.Query == "relative" {
+	switch {
+	case r.estTotal != "":
+		total = r.estTotal
+	case r.Query == "relative":
 		total = "1"
 	}
 	sum := "summing to " + total

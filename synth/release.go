@@ -56,6 +56,7 @@ func Prepare(data *release.Data, class *markov.Class, fitted bool, opts release.
 		if err != nil {
 			return err
 		}
+		r.SetEstimateTotal(fmt.Sprintf("the %d pairs of rows one step apart", pairs), data.NullValues)
 		c := make([][]float64, k)
 		for i := range c {
 			c[i] = noisy[i*k : (i+1)*k]

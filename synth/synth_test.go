@@ -327,4 +327,9 @@ func TestTransitionEstimate(t *testing.T) {
 	if math.Abs(sum-4) > 1e-9 { // a0–a1, a1–a2, a4–a5, b0–b1
 		t.Fatalf("the estimates sum to %v, want the 4 pairs", sum)
 	}
+	var text strings.Builder
+	out.WriteText(&text)
+	if !strings.Contains(text.String(), "summing to the 4 pairs of rows one step apart") {
+		t.Fatalf("the note does not say what the estimate sums to:\n%s", text.String())
+	}
 }
