@@ -3,7 +3,7 @@ package query
 import "fmt"
 
 // Profile is a fixed set of cells and the rule that puts a reading in
-// one of them from its wall-clock time (docs/math.md §4.14): the cells
+// one of them from its wall-clock time (docs/math.md §4.15): the cells
 // depend on the kind alone, never on the data, and every reading falls in
 // exactly one, so a profile of any query costs what one group of it does.
 type Profile struct {

@@ -1,7 +1,7 @@
 // Package query is the statistics a release answers: each query declares
 // what one reading can change — its L1 sensitivity, the Lipschitz
 // constant of the Markov Quilt Mechanism — and the shape of its answer
-// (docs/math.md §4.14).
+// (docs/math.md §4.15).
 //
 // # Guarantee
 //
@@ -187,7 +187,7 @@ func divUp(a, n float64) float64 {
 }
 
 // Priced is a query's answer on one group with its sensitivity: what one
-// draw at the calibration's σ releases (docs/math.md §4.14).
+// draw at the calibration's σ releases (docs/math.md §4.15).
 type Priced struct {
 	Query       Query
 	Sensitivity float64

@@ -25,7 +25,7 @@ type Release struct {
 	Query        string `json:"query"`
 	// Profile is the profile kind when the release answered Query for
 	// every cell of a profile (hour-of-day, day-of-week, week-hour;
-	// docs/math.md §4.14); empty for every other release and in older
+	// docs/math.md §4.15); empty for every other release and in older
 	// records.
 	Profile  string    `json:"profile,omitempty"`
 	Segments []Segment `json:"segments"`

@@ -20,7 +20,7 @@ type Cell struct {
 	*Report
 }
 
-// ProfileReport is a profile (docs/math.md §4.14): one release of the
+// ProfileReport is a profile (docs/math.md §4.15): one release of the
 // query per cell of a fixed set (24 hours of the day, 7 days of the week
 // or 168 hours of the week), every cell pooling the readings of every day
 // and series whose wall-clock time falls in it, and the total guarantee
@@ -48,7 +48,7 @@ func CellOf(prof *query.Profile, t float64, loc *time.Location) int {
 // cell of prof gets Laplace noise of scale σ·L_c on every coordinate of
 // its answer, σ the joint calibration of every series' whole pattern
 // (jointBase) and L_c the query's sensitivity on the cell's readings.
-// Docs/math.md §4.14 proves the whole profile ε-Pufferfish.
+// Docs/math.md §4.15 proves the whole profile ε-Pufferfish.
 func planProfile(data *Data, class *markov.Class, fitted bool, opts Options, prof *query.Profile, loc *time.Location) (*ProfileReport, func() error, error) {
 	if data.Times == nil {
 		return nil, nil, errors.New("a profile needs a time column (the cells are hours and days of the readings' times)")
@@ -110,7 +110,7 @@ func planProfileSummaries(whole *Summary, sums []*Summary, class *markov.Class, 
 	}
 	if base.Calibration.Method == calibratedMQM && opts.Method.MQM() {
 		base.Calibration.Theorem = profileTheorem
-		base.Guarantee += " for every cell of the profile together (docs/math.md §4.14)"
+		base.Guarantee += " for every cell of the profile together (docs/math.md §4.15)"
 	}
 	out := &ProfileReport{Kind: prof.Name(), Zone: loc.String(), audit: base}
 	draws := make([]func() error, len(names))
@@ -171,7 +171,7 @@ func PrepareProfileSummaries(whole *Summary, cells map[int]*Summary, class *mark
 
 // profileTheorem names the theorem behind a profile priced by the Markov
 // Quilt Mechanism.
-const profileTheorem = "[SWC17] Thm 4.3 for the vector of every profile cell's answer (docs/math.md §4.14)"
+const profileTheorem = "[SWC17] Thm 4.3 for the vector of every profile cell's answer (docs/math.md §4.15)"
 
 // WriteText prints every cell's answer, the calibration they share and
 // the total guarantee.

@@ -46,7 +46,7 @@ func cellName(kind string, sec int64, loc *time.Location) string {
 	return fmt.Sprintf("%s %02d", day, tm.Hour())
 }
 
-// Profiles (docs/math.md §4.14) are ε-Pufferfish all together: the exact
+// Profiles (docs/math.md §4.15) are ε-Pufferfish all together: the exact
 // loss of every cell's answer at the scales the release computed, by
 // enumerating every sequence of the chain (internal/brute, which knows
 // nothing of profiles: a cell is the count histogram of its positions),

@@ -34,6 +34,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/record"
 
 	"github.com/pufferfish-privacy/pufferfish/baseline"
+	"github.com/pufferfish-privacy/pufferfish/estimate"
 	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
@@ -206,7 +207,7 @@ type Options struct {
 	Limits Limits
 	// Profile, when set, releases the query for every cell of a profile
 	// (hour-of-day, day-of-week or week-hour; query.ParseProfile) pooled
-	// over all days, instead of once or per window (docs/math.md §4.14).
+	// over all days, instead of once or per window (docs/math.md §4.15).
 	Profile string
 }
 
@@ -245,11 +246,18 @@ type TimeStep struct {
 	Source string  `json:"source"`
 }
 
-// Bin is one released histogram entry.
+// Bin is one released histogram entry: the noisy value and its estimate.
 type Bin struct {
 	State string  `json:"state"`
 	Value float64 `json:"value"`
-	Range string  `json:"range,omitempty"` // numeric readings: the level's interval
+	// Estimate is the bin of the consistent estimate: the noisy values
+	// projected onto the histograms the public number of readings allows
+	// (non-negative, summing to it, or at most to it when values may be
+	// missing), post-processing at no privacy cost (docs/math.md §4.14).
+	// Every release sets it; nil only in a stream window stored before
+	// estimates were released.
+	Estimate *float64 `json:"estimate,omitempty"`
+	Range    string   `json:"range,omitempty"` // numeric readings: the level's interval
 }
 
 // Report is the private histogram and everything needed to audit it. It
@@ -274,12 +282,17 @@ type Report struct {
 	MinLength    int            `json:"min_length"`
 	MaxLength    int            `json:"max_length"`
 	Mean         *float64       `json:"mean,omitempty"` // the mean query's private answer
-	Histogram    []Bin          `json:"histogram"`
-	Warnings     []string       `json:"warnings,omitempty"`
+	// MeanEstimate is Mean clamped to the level values' range, where the
+	// true mean lies (docs/math.md §4.14).
+	MeanEstimate *float64 `json:"mean_estimate,omitempty"`
+	Histogram    []Bin    `json:"histogram"`
+	Warnings     []string `json:"warnings,omitempty"`
 	// Calibration, for windows and streams, says which bound set the
 	// noise (per_bin_scale is σ·L with the smaller σ) and why.
 	Calibration *Calibration `json:"calibration,omitempty"`
 	tpl         float64      // the leakage bound's σ when it is smaller (chooseCalibration)
+	atMost      bool         // the estimate sums to at most its total (a value may be missing)
+	estTotal    string       // what the estimate sums to, in words ("": the readings)
 	// Record is what the release leaves for the ledger (package
 	// compose). It names the series, so it is not part of the printed
 	// report: it goes to the curator's ledger only.
@@ -534,12 +547,21 @@ func finish(r *Report, sum *Summary, class *markov.Class, fitted bool, opts Opti
 		if err != nil {
 			return err
 		}
+		// the estimate reads the noisy values and public sizes only
+		// (docs/math.md §4.14): nothing below reads counts or values
 		if q.Shape() == query.Scalar {
-			r.Mean = &noisy[0]
+			lv := sum.Levels.Values
+			e := estimate.Clamp(noisy[0], slices.Min(lv), slices.Max(lv))
+			r.Mean, r.MeanEstimate = &noisy[0], &e
 			return nil
 		}
+		est, err := consistent(noisy, q.Name(), float64(r.Observations), sum.Complete)
+		if err != nil {
+			return err
+		}
+		r.atMost = !sum.Complete
 		for i, v := range noisy {
-			b := Bin{State: class.States[i], Value: v}
+			b := Bin{State: class.States[i], Value: v, Estimate: &est[i]}
 			if l := sum.Levels; l != nil {
 				b.Range = fmt.Sprintf("[%g, %g%s", l.Edges[i], l.Edges[i+1], map[bool]string{true: "]", false: ")"}[i == l.N()-1])
 			}
@@ -564,6 +586,38 @@ func finish(r *Report, sum *Summary, class *markov.Class, fitted bool, opts Opti
 		r.Warnings = append(r.Warnings, "dp protects single entries only; correlated entries can be inferred from their neighbours")
 	}
 	return draw, nil
+}
+
+// SetEstimateTotal says what the histogram's estimate sums to when that is
+// not the readings (a query over pairs of readings: "the 40 pairs of rows
+// one step apart"), and whether only an upper bound is known, for the
+// text's note (docs/math.md §4.14).
+func (r *Report) SetEstimateTotal(total string, atMost bool) {
+	r.estTotal, r.atMost = total, atMost
+}
+
+// consistent is the estimate of a noisy count (or relative-frequency)
+// histogram of n readings: its projection onto {c ≥ 0, Σ c = n} when every
+// reading has a value (complete), onto {c ≥ 0, Σ c ≤ n} when a value may
+// be missing, n scaled to 1 for relative frequencies (docs/math.md §4.14).
+// It reads nothing but its arguments, all published or public.
+func consistent(noisy []float64, query string, n float64, complete bool) ([]float64, error) {
+	if query == "relative" {
+		n = 1
+	}
+	return ConsistentCounts(noisy, n, complete)
+}
+
+// ConsistentCounts is the estimate of noisy counts of n readings: their
+// projection onto {c ≥ 0, Σ c = n} when every reading has a value
+// (Summary.Complete), onto {c ≥ 0, Σ c ≤ n} when a value may be missing
+// (docs/math.md §4.14). n must be public (the pattern's readings), never
+// the true counts' sum.
+func ConsistentCounts(noisy []float64, n float64, complete bool) ([]float64, error) {
+	if complete {
+		return estimate.Simplex(noisy, n)
+	}
+	return estimate.AtMost(noisy, n)
 }
 
 // ParseQuery is the query named by s (query.Parse; "" : counts): the one

@@ -154,7 +154,7 @@ func planWindows(data *Data, class *markov.Class, fitted bool, opts Options, wid
 		if err := opts.ctxErr(); err != nil {
 			return nil, nil, err
 		}
-		sub := &Data{States: data.States, Levels: data.Levels, Step: data.Step, StepSource: data.StepSource}
+		sub := &Data{States: data.States, Levels: data.Levels, Step: data.Step, StepSource: data.StepSource, NullValues: data.NullValues}
 		for _, p := range byWindow[k] {
 			full := data.Observation(p.s)
 			first := obsTime(full, p.idx[0])
@@ -247,7 +247,7 @@ func planJoint(whole *Summary, wins []*Summary, keys []int64, class *markov.Clas
 }
 
 // jointBase is the calibration every group of a joint release shares
-// (windows, §4.8; profile cells, §4.14): σ the maximum over the
+// (windows, §4.8; profile cells, §4.15): σ the maximum over the
 // observation patterns of the whole series (whole), or the leakage
 // bound's when smaller, with the active quilts.
 func jointBase(whole *Summary, class *markov.Class, fitted bool, opts Options, cache *ScaleCache) (*Report, map[string]*mqm.Quilt, error) {

@@ -604,7 +604,7 @@ type releaseRequest struct {
 	Epsilon json.RawMessage `json:"epsilon"`
 	Query   string          `json:"query,omitempty"`
 	Window  string          `json:"window,omitempty"`
-	Profile string          `json:"profile,omitempty"` // hour-of-day, day-of-week or week-hour (docs/math.md §4.14)
+	Profile string          `json:"profile,omitempty"` // hour-of-day, day-of-week or week-hour (docs/math.md §4.15)
 }
 
 // parseEpsilon reads ε as every command does (package epsilon: a JSON

@@ -66,7 +66,7 @@ type Config struct {
 	Window time.Duration
 	// Profile, when set, releases the query for every cell of a profile
 	// (hour-of-day, day-of-week or week-hour, in Spec.TZ) pooled over all
-	// days, as puff release --profile (docs/math.md §4.14).
+	// days, as puff release --profile (docs/math.md §4.15).
 	Profile string
 	// Ledger, when set, records the release in this privacy-budget
 	// ledger (a SQLite file or a postgres:// URL, ledger.Open) under
@@ -269,10 +269,10 @@ type statsFn struct{}
 
 func (statsFn) CreateAccumulator() release.RowStats { return release.RowStats{} }
 func (statsFn) AddInput(a, v release.RowStats) release.RowStats {
-	return release.RowStats{Clipped: a.Clipped + v.Clipped, MissingValues: a.MissingValues + v.MissingValues}
+	return release.RowStats{Clipped: a.Clipped + v.Clipped, MissingValues: a.MissingValues + v.MissingValues, NullValues: a.NullValues || v.NullValues}
 }
 func (statsFn) MergeAccumulators(a, b release.RowStats) release.RowStats {
-	return release.RowStats{Clipped: a.Clipped + b.Clipped, MissingValues: a.MissingValues + b.MissingValues}
+	return release.RowStats{Clipped: a.Clipped + b.Clipped, MissingValues: a.MissingValues + b.MissingValues, NullValues: a.NullValues || b.NullValues}
 }
 
 // Partial is one series' contribution to the summary.
@@ -507,6 +507,9 @@ func (a Acc) Summary(class *markov.Class, spec release.Spec, dataStep float64, s
 	if err := sum.Merge(part); err != nil {
 		return nil, err
 	}
+	// every reading has a value unless a file's format can hold one
+	// without (docs/math.md §4.14)
+	sum.Complete = !st.NullValues
 	return sum, nil
 }
 
@@ -609,8 +612,10 @@ func (f *windowReportFn) ProcessElement(ctx context.Context, _ []byte, dataStep 
 	var k int64
 	var a Acc
 	for wins(&k, &a) {
-		// per window, as puff release --window: no clipped or missing-value counts
-		sum, err := a.Summary(class, f.Cfg.Spec, dataStep, release.RowStats{})
+		// per window, as puff release --window: no clipped or missing-value
+		// counts; whether the files can hold missing values (a property of
+		// their formats) sets the estimate's constraint (docs/math.md §4.14)
+		sum, err := a.Summary(class, f.Cfg.Spec, dataStep, release.RowStats{NullValues: st.NullValues})
 		if err != nil {
 			return err
 		}
@@ -647,7 +652,7 @@ func (f *windowReportFn) ProcessElement(ctx context.Context, _ []byte, dataStep 
 // profileFn places one series on the grid and puts each reading in its
 // profile cell (release.CellOf): one partial summary per cell the series
 // has readings in, and the whole series' pattern, which sets σ for every
-// cell (docs/math.md §4.14).
+// cell (docs/math.md §4.15).
 type profileFn struct {
 	States  int
 	Step    float64

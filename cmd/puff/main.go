@@ -266,7 +266,7 @@ func releaseCmd() *cobra.Command {
 	f.Var(methodF, "method", "exact | approx | gk16 | groupdp | dp")
 	f.BoolVar(&relative, "relative", false, "release relative frequencies (L = 2/N) instead of counts (L = 2); same as --query relative")
 	f.StringVar(&window, "window", "", "release one histogram per calendar window of this length (e.g. 24h, 168h; UTC unless --tz) with the total guarantee of all")
-	f.StringVar(&profile, "profile", "", "release the query for every cell of a profile pooled over all days: hour-of-day (24 cells), day-of-week (7) or week-hour (168), in --tz; the whole profile costs one ε (docs/math.md §4.14)")
+	f.StringVar(&profile, "profile", "", "release the query for every cell of a profile pooled over all days: hour-of-day (24 cells), day-of-week (7) or week-hour (168), in --tz; the whole profile costs one ε (docs/math.md §4.15)")
 	f.StringVar(&origin, "origin", "", "time of the chain's first step (as the data's times are written): each series is calibrated at its place after it; a ledger dataset's origin (puff ledger init --origin) is used by default")
 	f.StringVar(&calibration, "window-calibration", "joint", "with --window: joint (every window with σ of the whole chain; all windows together cost ε, docs/math.md §4.8) or per-window (each window on its own segment; the total composes them and is far larger)")
 	f.IntVar(&limits.MaxWindows, "max-windows", release.DefaultMaxWindows, "the most calendar windows one --window release may have (refused before any work beyond)")
