@@ -207,6 +207,9 @@ func Price(q Query, g Group) (*Priced, error) {
 	return &Priced{Query: q, Sensitivity: l, answer: a}, nil
 }
 
+// Coordinates is the number of values Draw releases.
+func (p *Priced) Coordinates() int { return len(p.answer) }
+
 // Scale is the per-coordinate Laplace scale at σ: σ·L rounded up
 // (noise.ScaleFor).
 func (p *Priced) Scale(sigma float64) float64 { return noise.ScaleFor(sigma, p.Sensitivity) }

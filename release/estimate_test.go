@@ -90,7 +90,7 @@ func releaseSteered(t *testing.T, data *Data, class *markov.Class, query string,
 		t.Fatalf("%d reports, %d targets", len(reps), len(targets))
 	}
 	for i, r := range reps {
-		src.aim(t, counts[i], targets[i], r.PerBinScale, r.Lipschitz)
+		src.aim(t, counts[i], targets[i], r.PerBinScale, noise.Unit(r.Lipschitz, len(counts[i])))
 	}
 	out, err := p.Draw()
 	if err != nil {

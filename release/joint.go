@@ -46,7 +46,7 @@ func CalibrateJoint(data *Data, class *markov.Class, fitted bool, opts Options, 
 	}
 	r.Query, r.Lipschitz = query, lipschitz
 	r.PerBinScale = noise.ScaleFor(r.usedSigma(), lipschitz)
-	r.NoiseScale = noise.EffectiveScale(r.PerBinScale, lipschitz)
+	r.NoiseScale = noise.Sampled(r.PerBinScale, lipschitz, cells)
 	if math.IsInf(r.NoiseScale, 0) || math.IsNaN(r.NoiseScale) || r.NoiseScale > maxScale {
 		return nil, fmt.Errorf("ε = %g needs a per-cell noise scale of %.3g, beyond what can be sampled (at most %g): choose a larger ε", opts.Epsilon, r.PerBinScale, maxScale)
 	}

@@ -530,7 +530,7 @@ func finish(r *Report, sum *Summary, class *markov.Class, fitted bool, opts Opti
 	}
 	r.Query, r.Lipschitz = q.Name(), p.Sensitivity
 	r.PerBinScale = p.Scale(r.usedSigma())
-	r.NoiseScale = noise.EffectiveScale(r.PerBinScale, r.Lipschitz)
+	r.NoiseScale = noise.Sampled(r.PerBinScale, r.Lipschitz, p.Coordinates())
 	if math.IsInf(r.NoiseScale, 0) || math.IsNaN(r.NoiseScale) || r.NoiseScale > maxScale {
 		return nil, fmt.Errorf("ε = %g needs a per-bin noise scale of %.3g, beyond what can be sampled (at most %g): choose a larger ε", opts.Epsilon, r.PerBinScale, maxScale)
 	}

@@ -204,7 +204,8 @@ func TestRunningTotalsAreSumsOfNodes(t *testing.T) {
 	s, _, _, wins := c.run(t, 1, rng)
 	class, _ := markov.ParseClass(strings.NewReader(string(s.Class)), "class")
 	sigma := release.UsedSigma(s.base(class))
-	window := 2 * noise.EffectiveScale(noise.ScaleFor(sigma, 2), 2) * noise.EffectiveScale(noise.ScaleFor(sigma, 2), 2)
+	one := noise.Sampled(noise.ScaleFor(sigma, 2), 2, 2)
+	window := 2 * one * one
 	for i, w := range wins {
 		tt := int64(i + 1)
 		K := bits.Len64(uint64(tt)) - 1
