@@ -15,7 +15,7 @@
 //
 // The noise is the one package noise samples: each count c plus K·g for a
 // two-sided geometric K with P(K = k) ∝ exp(−λ|k|), λ = g/b', on a grid g
-// (a power of two), b' = noise.EffectiveScale(σ·L, L), L = 2. Counts are
+// (a power of two), b' = noise.Sampled(σ·L, L, k), L = 2, k bins. Counts are
 // multiples of g, and between two consecutive integers (and beyond 0 and T)
 // the likelihood ratio of the outputs is monotone (a Möbius function of
 // exp(o/b') per bin), so the supremum over the product's outputs equals the
@@ -98,7 +98,7 @@ func Histogram(ch *markov.Chain, T int, eps float64, method mechanism.Name) (Rep
 	}
 	rep := Report{Method: method, Epsilon: eps, Length: T, Sigma: *sc.Sigma}
 	rep.PerBinScale = noise.ScaleFor(rep.Sigma, Lipschitz) // what release samples
-	rep.EffectiveScale = noise.EffectiveScale(rep.PerBinScale, Lipschitz)
+	rep.EffectiveScale = noise.Sampled(rep.PerBinScale, Lipschitz, len(cl.States))
 	// α̲ ≤ exp(−1/b'): math.Exp is within one ulp; step one ulp down.
 	af := math.Nextafter(math.Exp(-1/rep.EffectiveScale), 0)
 	alpha := new(big.Rat).SetFloat64(af)

@@ -52,10 +52,11 @@ var registry = map[string]runner{
 	"streams":   runStreams,
 	"running":   runRunning,
 	"synth":     runSynth,
+	"estimates": runEstimates,
 }
 
 // Names lists the experiments in the order "all" runs them.
-var Names = []string{"synthetic", "region", "activity", "power", "local", "streams", "running", "synth"}
+var Names = []string{"synthetic", "region", "activity", "power", "local", "streams", "running", "synth", "estimates"}
 
 // Run runs one experiment, or every one for "all".
 func Run(name string, o Options) ([]Output, error) {

@@ -334,3 +334,27 @@ func mdRows(t *testing.T, md, prefix string) [][]string {
 	}
 	return rows
 }
+
+// estimates (on the fixtures): every case has a table row, the estimate is
+// never farther from the truth in L2 than the raw noisy counts (the
+// projection's non-expansiveness, docs/math.md §4.14: the truth lies in
+// the set projected onto), and it has the smaller mean L1 error where the
+// noise dwarfs the counts (per person).
+func TestEstimatesFast(t *testing.T) {
+	outs, err := Run("estimates", Options{Out: t.TempDir(), Seed: 1, Fast: true, Data: fixtures(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := mdRows(t, outs[0].Markdown, "| case |")
+	if len(rows) != 3 {
+		t.Fatalf("%d rows", len(rows))
+	}
+	for _, r := range rows {
+		if r[8] != "0" {
+			t.Errorf("%v: the estimate is farther than the raw counts in L2 in %s draws", r, r[8])
+		}
+	}
+	if raw, est := num(t, rows[1][4]), num(t, rows[1][5]); est >= raw {
+		t.Errorf("per person: estimate L1 %v, raw %v", est, raw)
+	}
+}

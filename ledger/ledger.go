@@ -271,7 +271,7 @@ type Brief struct {
 
 // Brief summarises the entry; withResult keeps its noisy result.
 func (e Entry) Brief(withResult bool) Brief {
-	b := Brief{e.ID, e.Time, e.Token, string(e.Record.Mechanism), e.Record.Epsilon, e.Record.Query, len(e.Record.Segments), e.Spent, e.Rule, nil}
+	b := Brief{e.ID, e.Time, e.Token, string(e.Record.Mechanism), e.Record.Epsilon, e.Record.QueryName(), len(e.Record.Segments), e.Spent, e.Rule, nil}
 	if withResult {
 		b.Result = e.Result
 	}

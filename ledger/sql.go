@@ -678,7 +678,7 @@ func (s *sqlStore) insertRelease(ctx context.Context, tx *sql.Tx, sp Spend, eps 
 	}
 	var id int64
 	err = tx.QueryRowContext(ctx, s.q(`INSERT INTO releases (dataset, created_at, token, mechanism, epsilon, class_hash, query, record, result, spent, rule, idem_key, request_hash, theorem) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
-		sp.Dataset, now(), sp.Token, string(sp.Record.Mechanism), Decimal(eps), sp.Class.Hash(), sp.Record.Query, string(rec), string(result), spentText(after.Epsilon), after.Rule, key, reqHash, after.Theorem).Scan(&id)
+		sp.Dataset, now(), sp.Token, string(sp.Record.Mechanism), Decimal(eps), sp.Class.Hash(), sp.Record.QueryName(), string(rec), string(result), spentText(after.Epsilon), after.Rule, key, reqHash, after.Theorem).Scan(&id)
 	if err != nil {
 		if sp.IdempotencyKey != "" && strings.Contains(strings.ToLower(err.Error()), "unique") {
 			return 0, ErrKeyReused // the key was used on another dataset

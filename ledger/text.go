@@ -124,7 +124,7 @@ func Export(ctx context.Context, s Store, w io.Writer, dataset string, asJSON bo
 				continue
 			}
 			cw.Write([]string{strconv.FormatInt(e.ID, 10), e.Dataset, e.Time.Format("2006-01-02T15:04:05.000000Z07:00"), e.Token, string(e.Record.Mechanism),
-				fmtFloat(e.Record.Epsilon), e.Record.Query, strconv.Itoa(len(e.Record.Segments)), strconv.Itoa(e.Record.SeriesCount()), e.Spent.String(), e.Rule})
+				fmtFloat(e.Record.Epsilon), e.Record.QueryName(), strconv.Itoa(len(e.Record.Segments)), strconv.Itoa(e.Record.SeriesCount()), e.Spent.String(), e.Rule})
 		}
 	}
 	cw.Flush()

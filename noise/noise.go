@@ -19,10 +19,18 @@
 // inputs x, x' with |x − x'| ≤ s and s ≥ unit, has likelihood ratio at most
 // exp(s/b) — the ratio of x + Lap(b) — at every output. Rounding can move an
 // input by g/2, so the geometric's scale is widened to b·(1 + g/unit), which
-// pays for a shift of s + g whenever s ≥ unit. Callers pass as unit the
-// smallest non-zero change their query can make (the Lipschitz constant L
-// for the Markov Quilt Mechanism, whose proof needs shifts of c·L, c ≥ 1).
-// The noise therefore never falls below the requested scale.
+// pays for a shift of s + g whenever s ≥ unit. The noise therefore never
+// falls below the requested scale.
+//
+// Release adds such noise to every coordinate of a d-coordinate query of
+// Lipschitz constant L (in L1) with unit L/d (Unit). The Markov Quilt
+// Mechanism's proof bounds the loss by c·L/b when the query moves by at
+// most c·L in L1 (c ≥ 1 readings changed); snapping adds up to g on each
+// of the m coordinates that move, and m ≤ d ≤ c·d, so the snapped loss
+// Σ(|δ_i| + g)/b' is at most c·L·(1 + g·d/L)/b' ≤ c·L/b at
+// b' = b·(1 + g/(L/d)). A unit of L itself would pay for one snapped
+// coordinate only: a count histogram moves two bins by 1 per reading,
+// and once g > 1 (b > 2⁴⁰) each bin's shift of 1 can snap to g.
 //
 // The default Source reads crypto/rand. Tests inject a deterministic
 // Source; nothing in the release path can construct one.
@@ -164,6 +172,27 @@ func (l *Laplace) geometric(lambda float64) int64 {
 	return hi
 }
 
+// Unit is the unit Release samples a d-coordinate query of Lipschitz
+// constant lipschitz with: lipschitz/d rounded down (see the package
+// comment), so that every coordinate's snapping is paid for.
+func Unit(lipschitz float64, d int) float64 {
+	if d <= 1 {
+		return lipschitz
+	}
+	u := lipschitz / float64(d)
+	if math.FMA(u, float64(d), -lipschitz) > 0 {
+		u = math.Nextafter(u, 0)
+	}
+	return u
+}
+
+// Sampled is the scale Release's geometric noise has for a d-coordinate
+// query of Lipschitz constant lipschitz at per-coordinate scale b
+// (EffectiveScale at Unit): what a report prints as the noise sampled.
+func Sampled(b, lipschitz float64, d int) float64 {
+	return EffectiveScale(b, Unit(lipschitz, d))
+}
+
 // ScaleFor is the Laplace scale for a query with Lipschitz constant
 // lipschitz (in L1 for vectors) released with the 1-Lipschitz scale sigma
 // of the Markov Quilt Mechanism: σ·L, rounded up to the next float64 when
@@ -177,7 +206,8 @@ func ScaleFor(sigma, lipschitz float64) float64 {
 }
 
 // Release returns values with independent noise at least as private as
-// Lap(ScaleFor(sigma, lipschitz)) added to every coordinate: the release
+// Lap(ScaleFor(sigma, lipschitz)) added to every coordinate, at unit
+// Unit(lipschitz, len(values)) (the package comment says why): the release
 // step of every mechanism whose privacy proof shifts the query by multiples
 // of its Lipschitz constant (MQM on chains and networks, [SWC17] Thm 4.3,
 // applied coordinate-wise to vector queries). A query with Lipschitz
@@ -193,9 +223,9 @@ func (l *Laplace) Release(values []float64, sigma, lipschitz float64) ([]float64
 	if !(lipschitz > 0) || math.IsInf(lipschitz, 0) {
 		return nil, fmt.Errorf("noise: Lipschitz constant %v, want a finite number ≥ 0", lipschitz)
 	}
-	b := ScaleFor(sigma, lipschitz)
+	b, unit := ScaleFor(sigma, lipschitz), Unit(lipschitz, len(values))
 	for i, x := range values {
-		v, err := l.Add(x, b, lipschitz)
+		v, err := l.Add(x, b, unit)
 		if err != nil {
 			return nil, err
 		}

@@ -183,3 +183,67 @@ func TestReleaseLipschitzZeroIsExact(t *testing.T) {
 		t.Fatal("NaN Lipschitz constant accepted")
 	}
 }
+
+// A vector release's loss is the sum of its coordinates' worst log
+// ratios (independent noise), and the Markov Quilt Mechanism's proof needs
+// it at most c·L/b when the query moves by at most c·L in L1. A count
+// histogram moves two bins by 1 per reading: once g > 1 each such shift
+// can snap to g, so sampling at unit L (as Release did) lost up to
+// 2·g/(b·(1 + g/2)) — 3.2/b at g = 8 — against 2/b; at unit L/d it never
+// exceeds c·L/b. Enumerated exactly for counts (g from 1/2 to 1024, every
+// pair of integer centres of two moving bins) and relative frequencies.
+func TestReleaseVectorSnapping(t *testing.T) {
+	worst := func(x, xp, b, unit float64) float64 {
+		g := Granularity(b)
+		lambda := g / EffectiveScale(b, unit)
+		c, cp := int64(math.Round(x/g)), int64(math.Round(xp/g))
+		return lambda * float64(abs64(c-cp)) // the log ratio's maximum over outputs
+	}
+	for _, d := range []int{2, 4, 51} {
+		for _, b := range []float64{0x1p39, 0x1p41, 0x1p43, 0x1p48, 9e14} {
+			const L = 2.0 // counts: one reading moves two bins by 1
+			unit := Unit(L, d)
+			for x := range 40 {
+				for y := range 40 {
+					// one reading moves from bin 0 (x+1 → x) to bin 1 (y → y+1)
+					loss := worst(float64(x+1), float64(x), b, unit) + worst(float64(y), float64(y+1), b, unit)
+					if loss > L/b*(1+1e-12) {
+						t.Fatalf("d=%d b=%g counts %d,%d: loss %v > L/b = %v", d, b, x, y, loss, L/b)
+					}
+				}
+			}
+		}
+	}
+	// the old unit (L) fails the same check: the test can fail
+	b := 0x1p43
+	if loss := 2 * (Granularity(b) / EffectiveScale(b, 2)); loss <= 2/b {
+		t.Fatalf("unit L: loss %v within 2/b: the check above could not fail", loss)
+	}
+	// relative frequencies c/N: L = 2/N, each moving bin shifts by 1/N
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range 20000 {
+		N := 1 + rng.IntN(5000)
+		d := 2 + rng.IntN(60)
+		L := 2 / float64(N)
+		b := L * math.Exp(rng.Float64()*80-10)
+		x, y := rng.IntN(N), rng.IntN(N)
+		unit := Unit(L, d)
+		n := float64(N)
+		loss := worst(float64(x+1)/n, float64(x)/n, b, unit) + worst(float64(y)/n, float64(y+1)/n, b, unit)
+		if loss > L/b*(1+1e-12) {
+			t.Fatalf("N=%d d=%d b=%g: loss %v > L/b = %v", N, d, b, loss, L/b)
+		}
+	}
+}
+
+func TestUnitRoundsDown(t *testing.T) {
+	for _, c := range []struct {
+		l float64
+		d int
+	}{{2, 3}, {0.1, 7}, {2.0 / 4770, 51}, {4, 36}, {1, 1}} {
+		u := Unit(c.l, c.d)
+		if new(big.Float).SetPrec(200).Mul(big.NewFloat(u), big.NewFloat(float64(c.d))).Cmp(big.NewFloat(c.l)) > 0 {
+			t.Fatalf("Unit(%v, %d) = %v: d·unit above L", c.l, c.d, u)
+		}
+	}
+}

@@ -20,10 +20,15 @@ type Release struct {
 	// "0.1" as "1/10"), when it was written as a number and Epsilon is its
 	// nearest float64: the ledger composes it exactly (Charge).
 	// Empty for ln(r) and older records: the ledger reads Epsilon.
-	EpsilonExact string    `json:"epsilon_exact,omitempty"`
-	Class        string    `json:"class"` // markov.Class.Hash of the class the noise was calibrated for
-	Query        string    `json:"query"`
-	Segments     []Segment `json:"segments"`
+	EpsilonExact string `json:"epsilon_exact,omitempty"`
+	Class        string `json:"class"` // markov.Class.Hash of the class the noise was calibrated for
+	Query        string `json:"query"`
+	// Profile is the profile kind when the release answered Query for
+	// every cell of a profile (hour-of-day, day-of-week, week-hour;
+	// docs/math.md §4.15); empty for every other release and in older
+	// records.
+	Profile  string    `json:"profile,omitempty"`
+	Segments []Segment `json:"segments"`
 	// Stream marks a stream's one charge: a release about every series
 	// of the dataset at every time (its σ holds at every place and length,
 	// docs/math.md §4.9), so it has no segments and composes with every
@@ -35,6 +40,15 @@ type Release struct {
 	// (1/σ)-DP per reading, which package compose's leakage rule reads
 	// (docs/math.md §8.6). 0: not recorded (older records).
 	Sigma float64 `json:"sigma,omitempty"`
+}
+
+// QueryName is the query as the ledger lists it: Query, with the profile
+// kind when there is one ("mean by hour-of-day").
+func (r *Release) QueryName() string {
+	if r.Profile == "" {
+		return r.Query
+	}
+	return r.Query + " by " + r.Profile
 }
 
 // Charge is the exact ε the ledger charges for the release

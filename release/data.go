@@ -103,6 +103,12 @@ type Data struct {
 	Levels        *Levels
 	Clipped       int
 	MissingValues int
+	// NullValues says the source can hold readings without a value
+	// (numeric readings, an optional Parquet column): a property of the format
+	// and options, set whether or not any value is missing, so it reveals
+	// nothing. Without it every reading is in a bin and the counts sum
+	// to the number of readings (docs/math.md §4.14).
+	NullValues bool
 	// Starts[s] is the chain time (1-based) of sequence s's first reading
 	// when the sequence is a later part of its series' chain (a window);
 	// nil: every sequence starts its chain.
@@ -351,6 +357,7 @@ func begin(header []string, name string, opts CSVOptions) (*Data, map[string]int
 			d.States = opts.Levels.Names()
 		}
 	}
+	d.NullValues = opts.ValueCol != "" // a numeric value may be missing
 	for _, req := range []struct {
 		on   bool
 		col  string

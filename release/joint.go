@@ -37,15 +37,8 @@ func CalibrateJoint(data *Data, class *markov.Class, fitted bool, opts Options, 
 	}
 	cache := NewScaleCache()
 	sum := data.Summary()
-	r, quilts, err := calibrate(sum, class, fitted, opts, cache)
+	r, quilts, err := jointBase(sum, class, fitted, opts, cache)
 	if err != nil {
-		return nil, err
-	}
-	T := 0
-	for _, p := range sum.Patterns {
-		T = max(T, p.Observation.End())
-	}
-	if err := chooseCalibration(opts.Context, r, calibrated(class, opts), T, opts.Epsilon, opts.Limits, cache); err != nil {
 		return nil, err
 	}
 	if c := r.Calibration; c != nil && c.Method == calibratedMQM {
@@ -53,7 +46,7 @@ func CalibrateJoint(data *Data, class *markov.Class, fitted bool, opts Options, 
 	}
 	r.Query, r.Lipschitz = query, lipschitz
 	r.PerBinScale = noise.ScaleFor(r.usedSigma(), lipschitz)
-	r.NoiseScale = noise.EffectiveScale(r.PerBinScale, lipschitz)
+	r.NoiseScale = noise.Sampled(r.PerBinScale, lipschitz, cells)
 	if math.IsInf(r.NoiseScale, 0) || math.IsNaN(r.NoiseScale) || r.NoiseScale > maxScale {
 		return nil, fmt.Errorf("ε = %g needs a per-cell noise scale of %.3g, beyond what can be sampled (at most %g): choose a larger ε", opts.Epsilon, r.PerBinScale, maxScale)
 	}

@@ -109,6 +109,9 @@ func readParquet(r io.ReaderAt, size int64, name string, opts CSVOptions) (d *Da
 	if err != nil {
 		return nil, err
 	}
+	// an optional value column may hold nulls, readings of unknown value;
+	// its schema says so, not its values (docs/math.md §4.14)
+	d.NullValues = d.NullValues || cols[lr.vc].Optional()
 	pr := parquetRows{lr: lr, f: f}
 	// the columns read: the value, then the series, then the time(s)
 	use := []int{lr.vc}

@@ -199,8 +199,9 @@ func TestParquetNumericAndNulls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// a null state is a reading of unknown value (docs/math.md §4.8)
-	if d.MissingValues != 1 || !reflect.DeepEqual(d.Seqs, [][]int{{0, Unknown, 1}, {1}}) || !reflect.DeepEqual(d.Offsets, [][]int{nil, nil}) {
+	// a null state is a reading of unknown value (docs/math.md §4.8), and
+	// an optional state column says there may be some (§4.14)
+	if !d.NullValues || d.MissingValues != 1 || !reflect.DeepEqual(d.Seqs, [][]int{{0, Unknown, 1}, {1}}) || !reflect.DeepEqual(d.Offsets, [][]int{nil, nil}) {
 		t.Fatalf("null state: %+v", d)
 	}
 }

@@ -34,11 +34,13 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/record"
 
 	"github.com/pufferfish-privacy/pufferfish/baseline"
+	"github.com/pufferfish-privacy/pufferfish/estimate"
 	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"github.com/pufferfish-privacy/pufferfish/mqm"
 	"github.com/pufferfish-privacy/pufferfish/noise"
+	"github.com/pufferfish-privacy/pufferfish/query"
 )
 
 // Scale is the noise scale of one method for a 1-Lipschitz scalar query on
@@ -178,7 +180,7 @@ type Options struct {
 	// noise is calibrated at Epsilon, its nearest float.
 	EpsilonRat *big.Rat
 	Method     mechanism.Name
-	Query      string       // counts, relative or mean ("" : counts); see ParseQuery
+	Query      string       // counts, relative or mean ("" : counts); see package query
 	Source     noise.Source // nil: crypto/rand
 	// PerWindow calibrates each window on its own segment (docs/math.md
 	// §4.7) instead of all windows jointly (§4.8): each window then costs
@@ -203,6 +205,10 @@ type Options struct {
 	// Limits bound the release's size, checked before any work
 	// (checkLimits; zero: the defaults).
 	Limits Limits
+	// Profile, when set, releases the query for every cell of a profile
+	// (hour-of-day, day-of-week or week-hour; query.ParseProfile) pooled
+	// over all days, instead of once or per window (docs/math.md §4.15).
+	Profile string
 }
 
 // ScaleCache holds computed scales, and the chains' oracle tables that
@@ -257,11 +263,18 @@ type TimeStep struct {
 	Source string  `json:"source"`
 }
 
-// Bin is one released histogram entry.
+// Bin is one released histogram entry: the noisy value and its estimate.
 type Bin struct {
 	State string  `json:"state"`
 	Value float64 `json:"value"`
-	Range string  `json:"range,omitempty"` // numeric readings: the level's interval
+	// Estimate is the bin of the consistent estimate: the noisy values
+	// projected onto the histograms the public number of readings allows
+	// (non-negative, summing to it, or at most to it when values may be
+	// missing), post-processing at no privacy cost (docs/math.md §4.14).
+	// Every release sets it; nil only in a stream window stored before
+	// estimates were released.
+	Estimate *float64 `json:"estimate,omitempty"`
+	Range    string   `json:"range,omitempty"` // numeric readings: the level's interval
 }
 
 // Report is the private histogram and everything needed to audit it. It
@@ -286,26 +299,21 @@ type Report struct {
 	MinLength    int            `json:"min_length"`
 	MaxLength    int            `json:"max_length"`
 	Mean         *float64       `json:"mean,omitempty"` // the mean query's private answer
-	Histogram    []Bin          `json:"histogram"`
-	Warnings     []string       `json:"warnings,omitempty"`
+	// MeanEstimate is Mean clamped to the level values' range, where the
+	// true mean lies (docs/math.md §4.14).
+	MeanEstimate *float64 `json:"mean_estimate,omitempty"`
+	Histogram    []Bin    `json:"histogram"`
+	Warnings     []string `json:"warnings,omitempty"`
 	// Calibration, for windows and streams, says which bound set the
 	// noise (per_bin_scale is σ·L with the smaller σ) and why.
 	Calibration *Calibration `json:"calibration,omitempty"`
 	tpl         float64      // the leakage bound's σ when it is smaller (chooseCalibration)
+	atMost      bool         // the estimate sums to at most its total (a value may be missing)
+	estTotal    string       // what the estimate sums to, in words ("": the readings)
 	// Record is what the release leaves for the ledger (package
 	// compose). It names the series, so it is not part of the printed
 	// report: it goes to the curator's ledger only.
 	Record *record.Release `json:"-"`
-}
-
-// divUp is a/n rounded up to the next float64 when the quotient is not
-// exact: a Lipschitz constant must never be understated.
-func divUp(a, n float64) float64 {
-	q := a / n
-	if math.FMA(q, n, -a) < 0 {
-		q = math.Nextafter(q, math.Inf(1))
-	}
-	return q
 }
 
 // noiseText says how noise is drawn.
@@ -390,7 +398,7 @@ func plan(data *Data, class *markov.Class, fitted bool, opts Options, cache *Sca
 // newRecord is the ledger's record of a release calibrated like r (its
 // mechanism as recorded and the σ its noise is drawn with) over segs.
 func newRecord(r *Report, opts Options, class *markov.Class, segs []record.Segment) *record.Release {
-	return &record.Release{Mechanism: r.recordedMechanism(), Epsilon: opts.Epsilon, EpsilonExact: opts.exactText(), Class: class.Hash(), Query: r.Query, Sigma: r.usedSigma(), Segments: segs}
+	return &record.Release{Mechanism: r.recordedMechanism(), Epsilon: opts.Epsilon, EpsilonExact: opts.exactText(), Class: class.Hash(), Query: r.Query, Profile: opts.Profile, Sigma: r.usedSigma(), Segments: segs}
 }
 
 // exactText is EpsilonRat for the record ("" when none, or when it does
@@ -525,63 +533,52 @@ func calibrate(sum *Summary, class *markov.Class, fitted bool, opts Options, cac
 // answer and Lipschitz constant, the noise scale, the warnings and draw.
 // It reads only the summary's counts and sizes (and never prints them).
 func finish(r *Report, sum *Summary, class *markov.Class, fitted bool, opts Options) (func() error, error) {
-	N := float64(r.Observations)
-	counts := slices.Clone(sum.Counts)
-	query, err := ParseQuery(opts.Query)
+	q, err := query.Parse(opts.Query)
 	if err != nil {
 		return nil, err
 	}
-	values := counts
-	switch query {
-	case "counts":
-		r.Query, r.Lipschitz = "counts", 2
-	case "relative":
-		// one reading moves 1/N from one bin to another: 2/N in L1
-		r.Query, r.Lipschitz = "relative", divUp(2, N)
-		for i := range counts {
-			counts[i] /= N
-		}
-	case "mean":
-		// the mean level value, a reading of unknown value counted at the
-		// midpoint of the level values: one reading changes it by at most
-		// (max − min level value)/N, to or from Unknown by half that
-		// (docs/math.md §4.8, "missing values")
-		if sum.Levels == nil {
-			return nil, errors.New("the mean query needs numeric readings with levels")
-		}
-		lv := sum.Levels.Values
-		sum, known := 0.0, 0.0
-		for i, c := range counts {
-			sum += c * lv[i]
-			known += c
-		}
-		if unknown := N - known; unknown > 0 {
-			sum += unknown * (slices.Min(lv) + (slices.Max(lv)-slices.Min(lv))/2)
-		}
-		spread := slices.Max(lv) - slices.Min(lv)
-		if spread > 0 && math.FMA(-1, slices.Max(lv), spread+slices.Min(lv)) < 0 {
-			spread = math.Nextafter(spread, math.Inf(1)) // the subtraction rounded down
-		}
-		r.Query, r.Lipschitz = "mean", divUp(spread, N)
-		values = []float64{sum / N}
+	g := query.Group{Counts: sum.Counts, N: r.Observations}
+	if sum.Levels != nil {
+		g.Values = sum.Levels.Values
 	}
-	r.PerBinScale = noise.ScaleFor(r.usedSigma(), r.Lipschitz)
-	r.NoiseScale = noise.EffectiveScale(r.PerBinScale, r.Lipschitz)
+	p, err := query.Price(q, g)
+	if err != nil {
+		return nil, err
+	}
+	r.Query, r.Lipschitz = q.Name(), p.Sensitivity
+	r.PerBinScale = p.Scale(r.usedSigma())
+	r.NoiseScale = noise.Sampled(r.PerBinScale, r.Lipschitz, p.Coordinates())
 	if math.IsInf(r.NoiseScale, 0) || math.IsNaN(r.NoiseScale) || r.NoiseScale > maxScale {
 		return nil, fmt.Errorf("ε = %g needs a per-bin noise scale of %.3g, beyond what can be sampled (at most %g): choose a larger ε", opts.Epsilon, r.PerBinScale, maxScale)
 	}
 	r.Protects = protects(opts.Method, r.Class)
 	draw := func() error {
-		noisy, err := noise.NewLaplace(opts.Source).Release(values, r.usedSigma(), r.Lipschitz)
+		// the report's constant when the noise is drawn: a caller may
+		// widen it before drawing (a running stream's tree node,
+		// ReleaseNode), never narrow it
+		if !(r.Lipschitz >= p.Sensitivity) {
+			return fmt.Errorf("release: Lipschitz constant %v below the query's %v", r.Lipschitz, p.Sensitivity)
+		}
+		p.Sensitivity = r.Lipschitz
+		noisy, err := p.Draw(opts.Source, r.usedSigma())
 		if err != nil {
 			return err
 		}
-		if query == "mean" {
-			r.Mean = &noisy[0]
+		// the estimate reads the noisy values and public sizes only
+		// (docs/math.md §4.14): nothing below reads counts or values
+		if q.Shape() == query.Scalar {
+			lv := sum.Levels.Values
+			e := estimate.Clamp(noisy[0], slices.Min(lv), slices.Max(lv))
+			r.Mean, r.MeanEstimate = &noisy[0], &e
 			return nil
 		}
+		est, err := consistent(noisy, q.Name(), float64(r.Observations), sum.Complete)
+		if err != nil {
+			return err
+		}
+		r.atMost = !sum.Complete
 		for i, v := range noisy {
-			b := Bin{State: class.States[i], Value: v}
+			b := Bin{State: class.States[i], Value: v, Estimate: &est[i]}
 			if l := sum.Levels; l != nil {
 				b.Range = fmt.Sprintf("[%g, %g%s", l.Edges[i], l.Edges[i+1], map[bool]string{true: "]", false: ")"}[i == l.N()-1])
 			}
@@ -608,20 +605,45 @@ func finish(r *Report, sum *Summary, class *markov.Class, fitted bool, opts Opti
 	return draw, nil
 }
 
-// queries are the statistics a release answers: the histogram's counts
-// (L = 2), its relative frequencies (L = 2/N) or the mean level value of
-// numeric readings (L = (max − min level value)/N).
-var queries = []string{"counts", "relative", "mean"}
+// SetEstimateTotal says what the histogram's estimate sums to when that is
+// not the readings (a query over pairs of readings: "the 40 pairs of rows
+// one step apart"), and whether only an upper bound is known, for the
+// text's note (docs/math.md §4.14).
+func (r *Report) SetEstimateTotal(total string, atMost bool) {
+	r.estTotal, r.atMost = total, atMost
+}
 
-// ParseQuery is the query named by s, one of queries ("" : counts): the
-// one check of a query's name for the CLI, the service, streams and the
-// Beam pipeline.
+// consistent is the estimate of a noisy count (or relative-frequency)
+// histogram of n readings: its projection onto {c ≥ 0, Σ c = n} when every
+// reading has a value (complete), onto {c ≥ 0, Σ c ≤ n} when a value may
+// be missing, n scaled to 1 for relative frequencies (docs/math.md §4.14).
+// It reads nothing but its arguments, all published or public.
+func consistent(noisy []float64, query string, n float64, complete bool) ([]float64, error) {
+	if query == "relative" {
+		n = 1
+	}
+	return ConsistentCounts(noisy, n, complete)
+}
+
+// ConsistentCounts is the estimate of noisy counts of n readings: their
+// projection onto {c ≥ 0, Σ c = n} when every reading has a value
+// (Summary.Complete), onto {c ≥ 0, Σ c ≤ n} when a value may be missing
+// (docs/math.md §4.14). n must be public (the pattern's readings), never
+// the true counts' sum.
+func ConsistentCounts(noisy []float64, n float64, complete bool) ([]float64, error) {
+	if complete {
+		return estimate.Simplex(noisy, n)
+	}
+	return estimate.AtMost(noisy, n)
+}
+
+// ParseQuery is the query named by s (query.Parse; "" : counts): the one
+// check of a query's name for the CLI, the service, streams and the Beam
+// pipeline.
 func ParseQuery(s string) (string, error) {
-	if s == "" {
-		return "counts", nil
+	q, err := query.Parse(s)
+	if err != nil {
+		return "", err
 	}
-	if !slices.Contains(queries, s) {
-		return "", fmt.Errorf("query %q: want counts, relative or mean", s)
-	}
-	return s, nil
+	return q.Name(), nil
 }

@@ -26,6 +26,7 @@ type Row struct {
 type RowStats struct {
 	Clipped       int // numeric values outside the levels' bounds
 	MissingValues int
+	NullValues    bool // the format can hold readings without a value (Data.NullValues)
 }
 
 // ReadRows reads a long-format file (named name in errors) as ReadData
@@ -55,7 +56,7 @@ func ReadRows(r io.Reader, name string, opts CSVOptions, emit func(Row) error) (
 	if !timed && len(d.Seqs) > 0 {
 		return RowStats{}, fmt.Errorf("%s: a one-state-per-line file has no times: rows of a series spread over files are ordered by time", name)
 	}
-	return RowStats{Clipped: d.Clipped, MissingValues: d.MissingValues}, nil
+	return RowStats{Clipped: d.Clipped, MissingValues: d.MissingValues, NullValues: d.NullValues}, nil
 }
 
 // SeriesStep is the smallest positive time difference between the rows of

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mqm"
+	"github.com/pufferfish-privacy/pufferfish/query"
 	"github.com/pufferfish-privacy/pufferfish/record"
 )
 
@@ -58,7 +59,8 @@ func RunWindows(r io.Reader, name string, req Request, width time.Duration) (*Wi
 	return out.(*WindowedReport), nil
 }
 
-// Output is a drawn release: a *Report, or a *WindowedReport for windows.
+// Output is a drawn release: a *Report, a *WindowedReport for windows or
+// a *ProfileReport for a profile.
 // WriteText prints it (extra lines, such as the ledger's, at the end).
 type Output interface {
 	WriteText(w io.Writer, extra ...[2]string) error
@@ -81,7 +83,8 @@ type Pending struct {
 }
 
 // RecordSeries sets the Record of a release prepared from a summary
-// (PrepareSummary, or PrepareWindowSummaries with joint windows): the
+// (PrepareSummary, PrepareWindowSummaries with joint windows, or
+// PrepareProfileSummaries): the
 // record PrepareData writes for the same data, one segment per series at
 // its observation pattern with that pattern's active quilt. A summary
 // names no series; pats does (ReadSummary returns them, a pipeline
@@ -96,6 +99,8 @@ func (p *Pending) RecordSeries(pats []SeriesPattern) error {
 		r = out
 	case *WindowedReport:
 		r = out.Windows[0].Report // the record of joint windows: every series' whole segment
+	case *ProfileReport:
+		r = out.Cells[0].Report // as joint windows
 	}
 	segs := make([]record.Segment, len(pats))
 	for i, pt := range pats {
@@ -112,7 +117,7 @@ func (p *Pending) RecordSeries(pats []SeriesPattern) error {
 // release up to its noise; width > 0 asks for one release per calendar
 // window of that width (releaseWindows, in req.CSV.Location).
 func Prepare(r io.Reader, name string, req Request, width time.Duration) (*Pending, error) {
-	if width == 0 && req.Origin == nil {
+	if width == 0 && req.Origin == nil && req.Profile == "" {
 		return prepareStream(r, name, req)
 	}
 	data, class, err := load(r, name, &req)
@@ -142,6 +147,24 @@ func PrepareData(data *Data, class *markov.Class, fitted bool, opts Options, wid
 		if data, err = atOrigin(data, *opts.Origin); err != nil {
 			return nil, err
 		}
+	}
+	if opts.Profile != "" {
+		if width > 0 {
+			return nil, errors.New("give a window or a profile, not both")
+		}
+		prof, err := query.ParseProfile(opts.Profile)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkProfile(prof, len(class.States), opts.Limits); err != nil {
+			return nil, err
+		}
+		pr, draw, err := planProfile(data, class, fitted, opts, prof, loc)
+		if err != nil {
+			return nil, err
+		}
+		p.Record, p.out, p.draw = pr.Record, pr, draw
+		return p, nil
 	}
 	if width > 0 {
 		wr, draw, err := planWindows(data, class, fitted, opts, width, loc)

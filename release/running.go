@@ -34,7 +34,7 @@ func ReleaseNode(base *Report, sum *Summary, class *markov.Class, opts Options, 
 	// noise drawn against a direct draw at σ·2·levels).
 	r.Lipschitz = 2 * float64(levels)
 	r.PerBinScale = noise.ScaleFor(r.usedSigma(), r.Lipschitz)
-	r.NoiseScale = noise.EffectiveScale(r.PerBinScale, r.Lipschitz)
+	r.NoiseScale = noise.Sampled(r.PerBinScale, r.Lipschitz, len(class.States))
 	if math.IsInf(r.NoiseScale, 0) || r.NoiseScale > maxScale {
 		return nil, fmt.Errorf("ε = %g needs a per-bin noise scale of %.3g for a tree of %d levels, beyond what can be sampled (at most %g)", opts.Epsilon, r.PerBinScale, levels, maxScale)
 	}

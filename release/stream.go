@@ -240,6 +240,7 @@ func (st *streamState) finish(d *Data, name string, opts CSVOptions) (*Summary, 
 	}
 	sum := NewSummary(d.States, d.Levels)
 	sum.Step, sum.StepSource, sum.Clipped, sum.MissingValues = d.Step, d.StepSource, d.Clipped, d.MissingValues
+	sum.Complete = !d.NullValues
 	var pats []SeriesPattern
 	for _, ss := range st.series {
 		if ss.readings == 0 {

@@ -28,6 +28,11 @@ type Summary struct {
 	// the series, Clipped and MissingValues as in Data.
 	Observations, Missing, Clipped, MissingValues int
 	MinLength, MaxLength                          int
+	// Complete says every reading has a value, so Counts sum to
+	// Observations: known from the format (Data.NullValues false), never
+	// from the data. False (the default) when a value may be missing: the
+	// estimate then uses only Σ ≤ Observations (docs/math.md §4.14).
+	Complete bool
 }
 
 // Pattern is one observation pattern and the number of series with it.
@@ -78,7 +83,8 @@ func (s *Summary) AddSeries(seq []int, ob mqm.Observation) error {
 	return nil
 }
 
-// Merge adds o to s (the same states and step).
+// Merge adds o to s (the same states and step); s is Complete only if
+// both are.
 func (s *Summary) Merge(o *Summary) error {
 	if !slices.Equal(s.States, o.States) || s.Step != o.Step {
 		return errors.New("release: merging summaries of different states or time steps")
@@ -103,6 +109,7 @@ func (s *Summary) Merge(o *Summary) error {
 	s.Missing += o.Missing
 	s.Clipped += o.Clipped
 	s.MissingValues += o.MissingValues
+	s.Complete = s.Complete && o.Complete
 	return nil
 }
 
@@ -110,6 +117,7 @@ func (s *Summary) Merge(o *Summary) error {
 func (d *Data) Summary() *Summary {
 	s := NewSummary(d.States, d.Levels)
 	s.Step, s.StepSource, s.Clipped, s.MissingValues = d.Step, d.StepSource, d.Clipped, d.MissingValues
+	s.Complete = !d.NullValues
 	for i, sq := range d.Seqs {
 		s.AddSeries(sq, d.Observation(i)) // Data's readings are valid state indices
 	}

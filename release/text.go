@@ -31,6 +31,34 @@ func (s *Scale) WriteText(out io.Writer) error {
 	return w.Flush()
 }
 
+// estimateText is the bin's estimate as printed ("—" for a stream window
+// stored before estimates were released).
+func (b Bin) estimateText() string {
+	if b.Estimate == nil {
+		return "—"
+	}
+	return fmt.Sprintf("%.6g", *b.Estimate)
+}
+
+// estimateText says in words why noisy values can be negative and what the
+// estimate column is (docs/math.md §4.14).
+func estimateText(r *Report) string {
+	total := fmt.Sprintf("the %d readings", r.Observations)
+	switch {
+	case r.estTotal != "":
+		total = r.estTotal
+	case r.Query == "relative":
+		total = "1"
+	}
+	sum := "summing to " + total
+	// a report decoded from JSON (a stored stream window) no longer knows
+	// the format: numeric readings are the case where values may be missing
+	if r.atMost || len(r.Histogram) > 0 && r.Histogram[0].Range != "" {
+		sum = "summing to at most " + total + " (a reading's value may be missing)"
+	}
+	return "the private values carry Laplace noise, so a bin can be negative or the bins miss the total; the estimate is the closest histogram with no negative bin " + sum + " (a projection of the private values only, at no privacy cost)"
+}
+
 // WriteText prints the private histogram and its audit report as puff
 // release does; extra rows (label, text) go before the warnings.
 func (r *Report) WriteText(out io.Writer, extra ...[2]string) error {
@@ -38,16 +66,22 @@ func (r *Report) WriteText(out io.Writer, extra ...[2]string) error {
 	switch {
 	case r.Mean != nil:
 		fmt.Fprintf(w, "private mean\t%.6g\n", *r.Mean)
+		if r.MeanEstimate != nil {
+			fmt.Fprintf(w, "estimate\t%.6g (the private mean moved into the levels' range)\n", *r.MeanEstimate)
+		}
 	case len(r.Histogram) > 0 && r.Histogram[0].Range != "":
-		fmt.Fprintf(w, "level\trange\tprivate %s\n", r.Query)
+		fmt.Fprintf(w, "level\trange\tprivate %s\testimate\n", r.Query)
 		for _, b := range r.Histogram {
-			fmt.Fprintf(w, "%s\t%s\t%.6g\n", b.State, b.Range, b.Value)
+			fmt.Fprintf(w, "%s\t%s\t%.6g\t%s\n", b.State, b.Range, b.Value, b.estimateText())
 		}
 	default:
-		fmt.Fprintf(w, "state\tprivate %s\n", r.Query)
+		fmt.Fprintf(w, "state\tprivate %s\testimate\n", r.Query)
 		for _, b := range r.Histogram {
-			fmt.Fprintf(w, "%s\t%.6g\n", b.State, b.Value)
+			fmt.Fprintf(w, "%s\t%.6g\t%s\n", b.State, b.Value, b.estimateText())
 		}
+	}
+	if len(r.Histogram) > 0 && r.Histogram[0].Estimate != nil {
+		fmt.Fprintf(w, "\nestimate\t%s\n", estimateText(r))
 	}
 	fmt.Fprintf(w, "\nguarantee\t%s\nprotects\t%s\nmethod\t%s, ε = %g\nsigma\t%.6g (1-Lipschitz), L = %.6g, per-bin Laplace scale %.6g\n",
 		r.Guarantee, r.Protects, r.Method, r.Epsilon, r.Sigma, r.Lipschitz, r.PerBinScale)

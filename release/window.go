@@ -154,7 +154,7 @@ func planWindows(data *Data, class *markov.Class, fitted bool, opts Options, wid
 		if err := opts.ctxErr(); err != nil {
 			return nil, nil, err
 		}
-		sub := &Data{States: data.States, Levels: data.Levels, Step: data.Step, StepSource: data.StepSource}
+		sub := &Data{States: data.States, Levels: data.Levels, Step: data.Step, StepSource: data.StepSource, NullValues: data.NullValues}
 		for _, p := range byWindow[k] {
 			full := data.Observation(p.s)
 			first := obsTime(full, p.idx[0])
@@ -225,15 +225,8 @@ func planWindows(data *Data, class *markov.Class, fitted bool, opts Options, wid
 // scale σ·L_i on every bin, L_i its own Lipschitz constant. The total is
 // the method's ε, by rule jointRule.
 func planJoint(whole *Summary, wins []*Summary, keys []int64, class *markov.Class, fitted bool, opts Options, cache *ScaleCache, width time.Duration, loc *time.Location) (*WindowedReport, map[string]*mqm.Quilt, func() error, error) {
-	base, quilts, err := calibrate(whole, class, fitted, opts, cache)
+	base, quilts, err := jointBase(whole, class, fitted, opts, cache)
 	if err != nil {
-		return nil, nil, nil, err
-	}
-	T := 0
-	for _, p := range whole.Patterns {
-		T = max(T, p.Observation.End())
-	}
-	if err := chooseCalibration(opts.Context, base, calibrated(class, opts), T, opts.Epsilon, opts.Limits, cache); err != nil {
 		return nil, nil, nil, err
 	}
 	w := width.Seconds()
@@ -249,14 +242,41 @@ func planJoint(whole *Summary, wins []*Summary, keys []int64, class *markov.Clas
 		}
 		out.Windows = append(out.Windows, Window{Start: windowStart(keys[i], w, loc), End: windowStart(keys[i]+1, w, loc), Report: r})
 	}
-	out.Total = Total{Guarantee: guarantee.Guarantee{Epsilon: guarantee.Charge(opts.Epsilon, opts.exactText()), Rule: jointRule, Theorem: jointTheorem(opts.Method)}}
+	out.Total = jointTotal(base, opts)
+	return out, quilts, drawAll(draws), nil
+}
+
+// jointBase is the calibration every group of a joint release shares
+// (windows, §4.8; profile cells, §4.15): σ the maximum over the
+// observation patterns of the whole series (whole), or the leakage
+// bound's when smaller, with the active quilts.
+func jointBase(whole *Summary, class *markov.Class, fitted bool, opts Options, cache *ScaleCache) (*Report, map[string]*mqm.Quilt, error) {
+	base, quilts, err := calibrate(whole, class, fitted, opts, cache)
+	if err != nil {
+		return nil, nil, err
+	}
+	T := 0
+	for _, p := range whole.Patterns {
+		T = max(T, p.Observation.End())
+	}
+	if err := chooseCalibration(opts.Context, base, calibrated(class, opts), T, opts.Epsilon, opts.Limits, cache); err != nil {
+		return nil, nil, err
+	}
+	return base, quilts, nil
+}
+
+// jointTotal is the total guarantee of a joint release calibrated like
+// base: the method's ε, by rule jointRule (tplJointRule when the leakage
+// bound set the noise).
+func jointTotal(base *Report, opts Options) Total {
+	t := Total{Guarantee: guarantee.Guarantee{Epsilon: guarantee.Charge(opts.Epsilon, opts.exactText()), Rule: jointRule, Theorem: jointTheorem(opts.Method)}}
 	switch {
 	case base.tpl > 0:
-		out.Total.Rule, out.Total.Theorem = tplJointRule, base.Calibration.Theorem
+		t.Rule, t.Theorem = tplJointRule, base.Calibration.Theorem
 	case !opts.Method.MQM():
-		out.Total.Rule = "joint"
+		t.Rule = "joint"
 	}
-	return out, quilts, drawAll(draws), nil
+	return t
 }
 
 // fixedSigma is the report of one window whose σ, guarantee and scales

@@ -74,7 +74,7 @@ func noiseless(v any) string {
 			out := map[string]any{}
 			for k, e := range x {
 				switch k {
-				case "histogram", "mean", "id", "ledger", "dataset", "name":
+				case "histogram", "mean", "mean_estimate", "id", "ledger", "dataset", "name":
 					continue
 				}
 				out[k] = strip(e)

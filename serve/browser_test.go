@@ -195,6 +195,21 @@ func TestWebPageInBrowser(t *testing.T) {
 		if !slices.Equal(h.XTicks, states) || !slices.Equal(h.Bars, states) {
 			t.Errorf("histogram: x labels %q, bars %q, want the states %q", h.XTicks, h.Bars, states)
 		}
+		// the bars are the estimate, each released value is marked on its
+		// bar, and the page says why a released value can be negative and
+		// what the estimate is (docs/math.md §4.14)
+		if !slices.Equal(h.Legend, []string{"estimate", "released noisy value"}) {
+			t.Errorf("histogram: legend %q", h.Legend)
+		}
+		if n := eval(`String(document.querySelectorAll('#histogram line.mark').length)`); n != "4" {
+			t.Errorf("histogram: %s marks of released values, want one per state", n)
+		}
+		note := eval(`(e => e ? e.textContent : '')(document.querySelector('#estimate-note'))`)
+		for _, want := range []string{"released noisy values", "can come out negative", "estimate", "no negative bin", "summing to the 4770 readings", "costs no privacy"} {
+			if !strings.Contains(note, want) {
+				t.Errorf("the note under the histogram %q does not say %q", note, want)
+			}
+		}
 	}
 	waitFor(`document.querySelector('#ledger-plot svg path') ? 'ok' : ''`, "the ledger's plot")
 	lg := checkChart(t, "ledger", eval(chartFactsJS+`(document.querySelector('#ledger-plot svg').id = 'ledger-svg')`), false, []string{"cumulative ε", "budget"})
@@ -303,8 +318,9 @@ func TestStreamChartInBrowser(t *testing.T) {
 		Windows []struct {
 			Start     string `json:"start"`
 			Histogram []struct {
-				State string  `json:"state"`
-				Value float64 `json:"value"`
+				State    string  `json:"state"`
+				Value    float64 `json:"value"`
+				Estimate float64 `json:"estimate"`
 			} `json:"histogram"`
 		} `json:"windows"`
 	}
@@ -313,10 +329,10 @@ func TestStreamChartInBrowser(t *testing.T) {
 	if err != nil || len(served.Windows) != 12 || served.Windows[0].Start != "2026-11-25T08:00:00+01:00" || served.Stream.Calibration.Method == "" {
 		t.Fatalf("the served windows: %v %+v", err, served)
 	}
-	want := map[string]float64{} // "state, start" → released value
+	want := map[string]float64{} // "state, start" → the window's estimate
 	for _, w := range served.Windows {
 		for _, b := range w.Histogram {
-			want[b.State+", "+w.Start] = b.Value
+			want[b.State+", "+w.Start] = b.Estimate
 		}
 	}
 
@@ -330,10 +346,13 @@ func TestStreamChartInBrowser(t *testing.T) {
 	if want := []string{"06:00", "09:00", "12:00", "15:00", "18:00", "21:00"}; !slices.Equal(f.XTicks, want) {
 		t.Errorf("stream: time ticks %q, want %q", f.XTicks, want)
 	}
-	if !strings.Contains(f.XTitle, "Europe/Paris") || !strings.Contains(f.XTitle, "2026-11-25") || !strings.Contains(f.YTitle, "noisy") {
+	if !strings.Contains(f.XTitle, "Europe/Paris") || !strings.Contains(f.XTitle, "2026-11-25") || !strings.Contains(f.YTitle, "estimate") {
 		t.Errorf("stream: axis titles %q, %q", f.XTitle, f.YTitle)
 	}
-	// one point per state and window, each the released value
+	if note := b.eval(`(e => e ? e.textContent : '')(document.querySelector('#stream-note'))`); !strings.Contains(note, "estimate") || !strings.Contains(note, "can be negative") {
+		t.Errorf("stream: the note %q does not say what the points are", note)
+	}
+	// one point per state and window, each the window's estimate
 	if len(f.Points) != 12*len(states) {
 		t.Errorf("stream: %d points, want %d", len(f.Points), 12*len(states))
 	}
@@ -434,8 +453,9 @@ func TestRunningStreamChartInBrowser(t *testing.T) {
 			End     string `json:"end"`
 			Running struct {
 				Total []struct {
-					State string  `json:"state"`
-					Value float64 `json:"value"`
+					State    string  `json:"state"`
+					Value    float64 `json:"value"`
+					Estimate float64 `json:"estimate"`
 				} `json:"total"`
 			} `json:"running"`
 		} `json:"windows"`
@@ -449,10 +469,10 @@ func TestRunningStreamChartInBrowser(t *testing.T) {
 	if err != nil || len(served.Windows) != 6 || len(served.Windows[5].Running.Total) != 4 {
 		t.Fatalf("the released totals: %v %+v", err, served)
 	}
-	want := map[string]float64{}
+	want := map[string]float64{} // the totals' estimates (docs/math.md §4.14)
 	for _, w := range served.Windows {
 		for _, b := range w.Running.Total {
-			want[b.State+", "+w.End] = b.Value
+			want[b.State+", "+w.End] = b.Estimate
 		}
 	}
 	b := openBrowser(t, dir)

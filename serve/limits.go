@@ -27,7 +27,10 @@ func (s *Server) prepare(ctx context.Context, d *dataset, opts release.Options, 
 		return p, nil
 	case errors.As(err, &le):
 		field := "window"
-		if le.Width == 0 {
+		switch {
+		case opts.Profile != "":
+			field = "profile"
+		case le.Width == 0:
 			field = ""
 		}
 		return nil, bad(field, "%v", err)

@@ -44,6 +44,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"github.com/pufferfish-privacy/pufferfish/noise"
+	"github.com/pufferfish-privacy/pufferfish/query"
 	"github.com/pufferfish-privacy/pufferfish/release"
 	"github.com/pufferfish-privacy/pufferfish/release/commit"
 	"github.com/pufferfish-privacy/pufferfish/stream"
@@ -603,6 +604,7 @@ type releaseRequest struct {
 	Epsilon json.RawMessage `json:"epsilon"`
 	Query   string          `json:"query,omitempty"`
 	Window  string          `json:"window,omitempty"`
+	Profile string          `json:"profile,omitempty"` // hour-of-day, day-of-week or week-hour (docs/math.md §4.15)
 }
 
 // parseEpsilon reads ε as every command does (package epsilon: a JSON
@@ -659,6 +661,14 @@ func (s *Server) createRelease(w http.ResponseWriter, r *http.Request, tok *ledg
 			return bad("window", "window %q: want a duration of at least 1s such as 24h", req.Window)
 		}
 	}
+	if req.Profile != "" {
+		if _, err := query.ParseProfile(req.Profile); err != nil {
+			return bad("profile", "%v", err)
+		}
+		if req.Window != "" {
+			return bad("profile", "give a window or a profile, not both")
+		}
+	}
 	key := r.Header.Get("Idempotency-Key")
 	if len(key) > 255 {
 		return bad("Idempotency-Key", "Idempotency-Key longer than 255 characters")
@@ -669,7 +679,7 @@ func (s *Server) createRelease(w http.ResponseWriter, r *http.Request, tok *ledg
 	}
 	canon, _ := json.Marshal(req)
 	h := sha256.Sum256(append([]byte(name+"\x00"), canon...))
-	p, err := s.prepare(r.Context(), d, release.Options{Epsilon: eps, EpsilonRat: exact.Rat, Method: method, Query: req.Query, Source: s.cfg.Source, Cache: s.sigmas}, width)
+	p, err := s.prepare(r.Context(), d, release.Options{Epsilon: eps, EpsilonRat: exact.Rat, Method: method, Query: req.Query, Profile: req.Profile, Source: s.cfg.Source, Cache: s.sigmas}, width)
 	if err != nil {
 		return err
 	}

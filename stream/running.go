@@ -28,6 +28,10 @@ type Tree struct {
 	// Observations are the readings in the closed windows (public: the
 	// pattern).
 	Observations int `json:"observations"`
+	// Incomplete says a closed window's files could hold readings without
+	// a value (Open.Complete false): the totals' estimate then sums to at
+	// most Observations (docs/math.md §4.14).
+	Incomplete bool `json:"incomplete,omitempty"`
 	// Acc[ℓ] is the true node of level ℓ of the current epoch while bit ℓ
 	// of u is set (nil otherwise): what the next higher node adds up.
 	Acc []*Open `json:"acc"`
@@ -109,6 +113,7 @@ func (tr *Tree) close(o *Open, states []string, levels *release.Levels, step flo
 	for _, n := range o.Series {
 		tr.Observations += n.N
 	}
+	tr.Incomplete = tr.Incomplete || !o.Complete
 	run := &Running{Windows: t, Start: tr.Start, Observations: tr.Observations, Levels: K + 1, From: t - 1<<p + 1,
 		Nodes: tr.PastNodes, Variance: tr.PastVar}
 	total := make([]float64, len(drawn))
@@ -125,8 +130,15 @@ func (tr *Tree) close(o *Open, states []string, levels *release.Levels, step flo
 		run.Nodes++
 		run.Variance += tr.NoisyVar[l]
 	}
+	// the total's own estimate (the node's report has the node's): the
+	// noisy total projected with the readings so far, post-processing
+	// (docs/math.md §4.14)
+	est, err := release.ConsistentCounts(total, float64(tr.Observations), !tr.Incomplete)
+	if err != nil {
+		return Window{}, err
+	}
 	for i, b := range r.Histogram {
-		b.Value = total[i]
+		b.Value, b.Estimate = total[i], &est[i]
 		run.Total = append(run.Total, b)
 	}
 	if u == 1<<K { // the epoch's root: it joins the past
@@ -144,6 +156,7 @@ func (n *Open) merge(o *Open) {
 	for i, c := range o.Counts {
 		n.Counts[i] += c
 	}
+	n.Complete = n.Complete && o.Complete
 	for name, p := range o.Series {
 		q := n.Series[name]
 		if q == nil {
@@ -156,7 +169,7 @@ func (n *Open) merge(o *Open) {
 }
 
 func (n *Open) clone() *Open {
-	c := &Open{Counts: append([]float64(nil), n.Counts...), Series: make(map[string]*Part, len(n.Series))}
+	c := &Open{Counts: append([]float64(nil), n.Counts...), Series: make(map[string]*Part, len(n.Series)), Complete: n.Complete}
 	for name, p := range n.Series {
 		q := *p
 		c.Series[name] = &q

@@ -106,6 +106,24 @@ func (c runningCase) run(t *testing.T, eps float64, rng *rand.Rand) (*Settings, 
 			ps = append(ps, windows[w-1]...)
 		}
 		pos, scales, wins = append(pos, ps), append(scales, r.Window.PerBinScale), append(wins, r.Window)
+		// the total's estimate is its own: the noisy total projected onto
+		// the histograms of the readings so far (states from CSV: every
+		// reading has a value), not the node's (docs/math.md §4.14)
+		n, y := float64(run.Observations), []float64{}
+		for _, b := range run.Total {
+			y = append(y, b.Value)
+		}
+		want, _ := release.ConsistentCounts(y, n, true)
+		sum := 0.0
+		for j, b := range run.Total {
+			if b.Estimate == nil || *b.Estimate != want[j] || *b.Estimate < 0 {
+				t.Fatalf("window %d: total %v, estimate %v, want %v", i, y, b.Estimate, want)
+			}
+			sum += *b.Estimate
+		}
+		if math.Abs(sum-n) > 1e-9*max(1, n) {
+			t.Fatalf("window %d: the total's estimate sums to %v, not the %v readings", i, sum, n)
+		}
 	}
 	return s, pos, scales, wins
 }
@@ -186,7 +204,8 @@ func TestRunningTotalsAreSumsOfNodes(t *testing.T) {
 	s, _, _, wins := c.run(t, 1, rng)
 	class, _ := markov.ParseClass(strings.NewReader(string(s.Class)), "class")
 	sigma := release.UsedSigma(s.base(class))
-	window := 2 * noise.EffectiveScale(noise.ScaleFor(sigma, 2), 2) * noise.EffectiveScale(noise.ScaleFor(sigma, 2), 2)
+	one := noise.Sampled(noise.ScaleFor(sigma, 2), 2, 2)
+	window := 2 * one * one
 	for i, w := range wins {
 		tt := int64(i + 1)
 		K := bits.Len64(uint64(tt)) - 1

@@ -105,6 +105,12 @@ type State struct {
 type Open struct {
 	Counts []float64        `json:"counts"`
 	Series map[string]*Part `json:"series"`
+	// Complete says no file appended to the window could hold a reading
+	// without a value (release.Summary.Complete): its counts sum to its
+	// readings. A property of the files' formats, never of their values;
+	// false (windows stored before it was kept, or numeric readings) is
+	// the safe side (docs/math.md §4.14).
+	Complete bool `json:"complete,omitempty"`
 }
 
 // Part is one series' readings in a window (with those of unknown value):
@@ -263,9 +269,10 @@ func (s *Settings) append(st State, r io.Reader, name string, close *float64) (S
 		return st, nil, fmt.Errorf("the stream's states %q differ from its class's %q", opts.States, class.States)
 	}
 	var rows []release.Row
+	var stats release.RowStats
 	if r == nil {
 		// nothing to read: only closing
-	} else if _, err := release.ReadRows(r, name, opts, func(row release.Row) error {
+	} else if stats, err = release.ReadRows(r, name, opts, func(row release.Row) error {
 		if len(rows) >= MaxRows {
 			return fmt.Errorf("%s:%d: more than %d rows in one append: append the file in parts", row.File, row.Line, MaxRows)
 		}
@@ -314,9 +321,10 @@ func (s *Settings) append(st State, r io.Reader, name string, close *float64) (S
 		key := strconv.FormatInt(k, 10)
 		o := next.Open[key]
 		if o == nil {
-			o = &Open{Counts: make([]float64, len(class.States)), Series: map[string]*Part{}}
+			o = &Open{Counts: make([]float64, len(class.States)), Series: map[string]*Part{}, Complete: true}
 			next.Open[key] = o
 		}
+		o.Complete = o.Complete && !stats.NullValues
 		// a missing value is a reading of unknown value: in the window's
 		// pattern, in no bin (docs/math.md §4.8, "missing values")
 		if row.State != release.Unknown {
@@ -398,6 +406,7 @@ const MaxRows = 10_000_000
 func (o *Open) summary(states []string, levels *release.Levels, step float64) *release.Summary {
 	sum := release.NewSummary(states, levels)
 	sum.Step = step
+	sum.Complete = o.Complete
 	copy(sum.Counts, o.Counts)
 	names := make([]string, 0, len(o.Series))
 	for n := range o.Series {

@@ -36,6 +36,7 @@ func Prepare(data *release.Data, class *markov.Class, fitted bool, opts release.
 	}
 	r.Warnings = append(r.Warnings, "transitions are counted between rows one time step apart with known values: a step without a row or a missing value breaks them; one reading is in two transitions (L = 4)")
 	counts := Count(data)
+	pairs := Pairs(data)
 	out := &Release{Report: r}
 	draw := func() error {
 		k := len(counts)
@@ -47,11 +48,20 @@ func Prepare(data *release.Data, class *markov.Class, fitted bool, opts release.
 		if err != nil {
 			return err
 		}
+		// the estimate of the counts: the noisy cells projected onto the
+		// k² histograms of the pattern's pairs of rows one step apart
+		// (every value known: Σ = pairs, else ≤), post-processing
+		// (docs/math.md §4.14)
+		est, err := release.ConsistentCounts(noisy, float64(pairs), !data.NullValues)
+		if err != nil {
+			return err
+		}
+		r.SetEstimateTotal(fmt.Sprintf("the %d pairs of rows one step apart", pairs), data.NullValues)
 		c := make([][]float64, k)
 		for i := range c {
 			c[i] = noisy[i*k : (i+1)*k]
 			for j, v := range c[i] {
-				r.Histogram = append(r.Histogram, release.Bin{State: data.States[i] + " → " + data.States[j], Value: v})
+				r.Histogram = append(r.Histogram, release.Bin{State: data.States[i] + " → " + data.States[j], Value: v, Estimate: &est[i*k+j]})
 			}
 		}
 		out.Chain = Project(c)

@@ -21,10 +21,9 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
-	"slices"
-	"sort"
 	"strconv"
 
+	"github.com/pufferfish-privacy/pufferfish/estimate"
 	"github.com/pufferfish-privacy/pufferfish/release"
 )
 
@@ -50,6 +49,26 @@ func Count(data *release.Data) [][]float64 {
 		}
 	}
 	return c
+}
+
+// Pairs is the number of transitions the observation pattern holds: pairs
+// of rows one time step apart, public like the pattern (docs/math.md
+// §4.8). With every value known the transition counts sum to it; a
+// missing value removes its pairs from Count, never from Pairs.
+func Pairs(data *release.Data) int {
+	n := 0
+	for s, seq := range data.Seqs {
+		var off []int
+		if data.Offsets != nil {
+			off = data.Offsets[s]
+		}
+		for j := 1; j < len(seq); j++ {
+			if off == nil || off[j] == off[j-1]+1 {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // Project is the stochastic matrix of noisy counts (docs/math.md §4.13):
@@ -80,22 +99,21 @@ func Project(c [][]float64) [][]float64 {
 }
 
 // Simplex is the Euclidean projection of v onto the probability simplex
-// ([DSSC08] Fig. 1): max(v − τ, 0) with τ such that the entries sum to 1.
+// ([DSSC08] Fig. 1; package estimate, docs/math.md §4.14): max(v − τ, 0)
+// with τ such that the entries sum to 1. A v that is not finite gives the
+// uniform law.
 func Simplex(v []float64) []float64 {
-	u := slices.Clone(v)
-	sort.Sort(sort.Reverse(sort.Float64Slice(u)))
-	sum, tau := 0.0, 0.0
-	for j, x := range u {
-		sum += x
-		if t := (sum - 1) / float64(j+1); x-t > 0 {
-			tau = t
+	out, err := estimate.Simplex(v, 1)
+	if err != nil {
+		out = make([]float64, len(v))
+		for j := range out {
+			out[j] = 1 / float64(len(v))
 		}
+		return out
 	}
-	out := make([]float64, len(v))
 	total := 0.0
-	for j, x := range v {
-		out[j] = max(x-tau, 0)
-		total += out[j]
+	for _, x := range out {
+		total += x
 	}
 	for j := range out { // rounding: sum to 1 exactly enough to sample
 		out[j] /= total

@@ -152,13 +152,18 @@ func TestCount(t *testing.T) {
 		var b strings.Builder
 		b.WriteString("s,t,v\n")
 		var want [3][3]float64
+		wantPairs := 0 // rows one step apart, whatever their values
 		for _, s := range []string{"a", "b"} {
-			prev := -1
+			prev, row := -1, false
 			for p := range T {
 				if rng.IntN(6) == 0 { // no row
-					prev = -1
+					prev, row = -1, false
 					continue
 				}
+				if row {
+					wantPairs++
+				}
+				row = true
 				if rng.IntN(8) == 0 { // a missing value
 					fmt.Fprintf(&b, "%s,%d,NA\n", s, p)
 					prev = -1
@@ -179,6 +184,9 @@ func TestCount(t *testing.T) {
 		data, err := release.ReadData(strings.NewReader(b.String()), "d.csv", opts)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if n := Pairs(data); n != wantPairs {
+			t.Fatalf("Pairs %d, want %d", n, wantPairs)
 		}
 		got := Count(data)
 		for i := range want {
@@ -288,5 +296,40 @@ func TestSampleKeepsThePattern(t *testing.T) {
 		if f := n[i][0] / (n[i][0] + n[i][1]); math.Abs(f-P[i][0]) > 0.01 {
 			t.Fatalf("row %d: %g, want %g", i, f, P[i][0])
 		}
+	}
+}
+
+// The released transition counts carry their estimate: the noisy cells
+// projected onto the non-negative k² histograms of the pattern's pairs of
+// rows one step apart (states from CSV: every value known, so the sum is
+// that number; docs/math.md §4.14).
+func TestTransitionEstimate(t *testing.T) {
+	opts, _ := release.Spec{SeriesCol: "s", TimeCol: "t", StateCol: "v", States: "x,y"}.CSV()
+	data, err := release.ReadData(strings.NewReader("s,t,v\na,0,x\na,1,x\na,2,y\na,4,y\na,5,x\nb,0,y\nb,1,y\n"), "d.csv", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	class, _ := markov.ParseClass(strings.NewReader(`{"states": ["x", "y"], "chains": [{"transition": [[0.8, 0.2], [0.3, 0.7]], "initial": "stationary"}]}`), "c")
+	p, out, err := Prepare(data, class, false, release.Options{Epsilon: 1, Method: mechanism.Exact})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Draw(); err != nil {
+		t.Fatal(err)
+	}
+	sum := 0.0
+	for _, b := range out.Histogram {
+		if b.Estimate == nil || *b.Estimate < 0 {
+			t.Fatalf("bin %+v: estimate missing or negative", b)
+		}
+		sum += *b.Estimate
+	}
+	if math.Abs(sum-4) > 1e-9 { // a0–a1, a1–a2, a4–a5, b0–b1
+		t.Fatalf("the estimates sum to %v, want the 4 pairs", sum)
+	}
+	var text strings.Builder
+	out.WriteText(&text)
+	if !strings.Contains(text.String(), "summing to the 4 pairs of rows one step apart") {
+		t.Fatalf("the note does not say what the estimate sums to:\n%s", text.String())
 	}
 }

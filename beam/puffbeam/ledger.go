@@ -68,7 +68,7 @@ func (c Config) options() (release.Options, error) {
 	if err != nil {
 		return release.Options{}, err
 	}
-	opts := release.Options{Epsilon: c.Epsilon, Method: method, Query: c.Query}
+	opts := release.Options{Epsilon: c.Epsilon, Method: method, Query: c.Query, Profile: c.Profile}
 	if c.EpsilonRat != "" {
 		r, ok := new(big.Rat).SetString(c.EpsilonRat)
 		if !ok || r.Sign() <= 0 {
@@ -180,10 +180,14 @@ func (c Config) publish(ctx context.Context, p *release.Pending, t commit.Target
 	if out == nil {
 		// a retry: the release as the ledger recorded it, no new noise
 		raw := res.Receipt.Result
-		if c.Window > 0 {
+		switch {
+		case c.Profile != "":
+			pr := &release.ProfileReport{}
+			err, out = json.Unmarshal(raw, pr), pr
+		case c.Window > 0:
 			wr := &release.WindowedReport{}
 			err, out = json.Unmarshal(raw, wr), wr
-		} else {
+		default:
 			r := &release.Report{}
 			err, out = json.Unmarshal(raw, r), r
 		}

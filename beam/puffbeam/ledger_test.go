@@ -62,7 +62,7 @@ func coreRecorded(t *testing.T, whole string, cl *markov.Class, cfg Config, m me
 		req = release.Request{Fit: true, Smoothing: cfg.Smoothing}
 	}
 	req.CSV, _ = cfg.Spec.CSV()
-	req.Options = release.Options{Epsilon: cfg.Epsilon, Method: m}
+	req.Options = release.Options{Epsilon: cfg.Epsilon, Method: m, Profile: cfg.Profile}
 	if cfg.EpsilonRat != "" {
 		req.EpsilonRat, _ = new(big.Rat).SetString(cfg.EpsilonRat)
 	}
@@ -448,4 +448,73 @@ func TestLogAppendsTheRelease(t *testing.T) {
 	if total.Releases != 2 {
 		t.Fatalf("%d releases in the log, want 2", total.Releases)
 	}
+}
+
+// A profile through the pipeline is puff release --profile's: the same
+// report but for the noise (σ, every cell's sizes and scales, the total),
+// and, recorded, the same ledger record (naming the profile) and ε
+// spent.
+func TestPipelineProfileEqualsCore(t *testing.T) {
+	dir := t.TempDir()
+	whole := generate(t, dir, 300, 3)
+	cl, err := markov.ParseClass(strings.NewReader(fixedStart), "class")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// times in minutes: readings an hour apart, over several cells
+	spec := release.Spec{ValueCol: "kw", Levels: "0:3:3", TimeCol: "time", SeriesCol: "series", TimeUnit: 60, TZ: "Europe/Paris"}
+	for _, kind := range []string{"hour-of-day", "week-hour"} {
+		dsn := filepath.Join(t.TempDir(), "l.db")
+		s := newLedger(t, dsn, "p", "10")
+		cfg := Config{Input: filepath.Join(dir, "part-*"), Class: fixedStart, Epsilon: 0.5, EpsilonRat: "1/2", Method: "exact", Output: filepath.Join(dir, kind+".json"),
+			Profile: kind, Ledger: dsn, Dataset: "p", Spec: spec}
+		got := runPipeline(t, cfg)
+		entries, err := s.Entries(context.Background(), "p")
+		if err != nil || len(entries) != 1 {
+			t.Fatalf("%v: %d entries, want 1", err, len(entries))
+		}
+		p := coreRecorded(t, whole, cl, cfg, mechanism.Exact)
+		if g, w := recordJSON(t, entries[0].Record), recordJSON(t, *p.Record); g != w || entries[0].Record.Profile != kind {
+			t.Fatalf("%s: the pipeline's record differs from puff release's:\n%.3000s\n%.3000s", kind, g, w)
+		}
+		st, _ := s.Dataset(context.Background(), "p")
+		if st.Spent.Epsilon.Cmp(big.NewRat(1, 2)) != 0 {
+			t.Fatalf("%s: spent %s, want 1/2", kind, st.Spent.Epsilon.RatString())
+		}
+		out, err := p.Draw()
+		if err != nil {
+			t.Fatal(err)
+		}
+		core, _ := json.Marshal(out)
+		var m map[string]any
+		json.Unmarshal(got, &m)
+		delete(m, "ledger")
+		g, _ := json.Marshal(m)
+		if gs, ws := stripCells(t, g), stripCells(t, core); gs != ws {
+			t.Fatalf("%s: the pipeline's profile and puff release's differ:\n%.2000s\n%.2000s", kind, gs, ws)
+		}
+		filled := 0
+		for _, c := range out.(*release.ProfileReport).Cells {
+			if c.Observations > 0 {
+				filled++
+			}
+		}
+		if filled < 3 {
+			t.Fatalf("%s: %d cells with readings: the test proves little", kind, filled)
+		}
+	}
+}
+
+func stripCells(t *testing.T, b []byte) string {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	for _, c := range m["profile"].([]any) {
+		delete(c.(map[string]any), "histogram")
+		delete(c.(map[string]any), "mean")
+	}
+	out, _ := json.Marshal(m)
+	return string(out)
 }

@@ -34,6 +34,7 @@ import (
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mqm"
+	"github.com/pufferfish-privacy/pufferfish/query"
 	"github.com/pufferfish-privacy/pufferfish/release"
 )
 
@@ -63,6 +64,10 @@ type Config struct {
 	// Window > 0 releases one histogram per calendar window of this width
 	// (in Spec.TZ), with the total guarantee, as puff release --window.
 	Window time.Duration
+	// Profile, when set, releases the query for every cell of a profile
+	// (hour-of-day, day-of-week or week-hour, in Spec.TZ) pooled over all
+	// days, as puff release --profile (docs/math.md §4.15).
+	Profile string
 	// Ledger, when set, records the release in this privacy-budget
 	// ledger (a SQLite file or a postgres:// URL, ledger.Open) under
 	// Dataset, as puff release --ledger: the budget is checked before any
@@ -127,6 +132,8 @@ func init() {
 	register.Emitter2[int64, Partial]()
 	register.Emitter1[string]()
 	register.DoFn8x1[context.Context, []byte, float64, release.RowStats, Acc, func(*int64, *Acc) bool, func(*string, *int) bool, func(*string, *string) bool, error](&windowReportFn{})
+	register.DoFn6x1[string, func(*chunk) bool, float64, func(int64, Partial), func(Partial), func(string, string), error](&profileFn{})
+	register.DoFn7x1[context.Context, []byte, float64, release.RowStats, Acc, func(*int64, *Acc) bool, func(*string, *string) bool, error](&profileReportFn{})
 	register.Function1x2(withOne)
 	register.Combiner1[int](&countFn{})
 	beam.RegisterCoder(reflect.TypeOf((*chunk)(nil)).Elem(), encodeChunk, decodeChunk)
@@ -156,12 +163,28 @@ func Build(s beam.Scope, cfg Config) (err error) {
 	if err := cfg.checkRecording(); err != nil {
 		return err
 	}
+	if cfg.Profile != "" {
+		if cfg.Window > 0 {
+			return fmt.Errorf("give --window or --profile, not both")
+		}
+		if _, err := query.ParseProfile(cfg.Profile); err != nil {
+			return err
+		}
+	}
 	k := len(states)
 	files := fileio.ReadMatches(s, fileio.MatchFiles(s, cfg.Input, fileio.MatchEmptyDisallow()))
 	rows, stats := beam.ParDo2(s, &readFn{Spec: cfg.Spec, States: states}, files)
 	grouped := beam.GroupByKey(s, rows)
 	step := beam.Combine(s, &minFn{}, beam.ParDo(s, stepFn, grouped))
 	total := beam.Combine(s, &statsFn{}, stats)
+	if cfg.Profile != "" {
+		cells, whole, segs := beam.ParDo3(s, &profileFn{States: k, Step: cfg.Spec.Step, Profile: cfg.Profile, TZ: cfg.Spec.TZ, Fit: cfg.Fit, Record: cfg.recorded()}, grouped, beam.SideInput{Input: step})
+		perCell := beam.CombinePerKey(s, &summaryFn{States: k}, cells)
+		wholeSum := beam.Combine(s, &summaryFn{States: k}, whole) // σ from the whole series' patterns; --fit's transitions
+		beam.ParDo0(s, &profileReportFn{Cfg: cfg}, beam.Impulse(s), beam.SideInput{Input: step}, beam.SideInput{Input: total},
+			beam.SideInput{Input: wholeSum}, beam.SideInput{Input: perCell}, beam.SideInput{Input: segs})
+		return nil
+	}
 	if cfg.Window > 0 {
 		parts, sigs, whole, segs := beam.ParDo4(s, &windowFn{States: k, Step: cfg.Spec.Step, Width: cfg.Window, TZ: cfg.Spec.TZ, Fit: cfg.Fit, Record: cfg.recorded()}, grouped, beam.SideInput{Input: step})
 		perWindow := beam.CombinePerKey(s, &summaryFn{States: k}, parts)
@@ -246,10 +269,10 @@ type statsFn struct{}
 
 func (statsFn) CreateAccumulator() release.RowStats { return release.RowStats{} }
 func (statsFn) AddInput(a, v release.RowStats) release.RowStats {
-	return release.RowStats{Clipped: a.Clipped + v.Clipped, MissingValues: a.MissingValues + v.MissingValues}
+	return release.RowStats{Clipped: a.Clipped + v.Clipped, MissingValues: a.MissingValues + v.MissingValues, NullValues: a.NullValues || v.NullValues}
 }
 func (statsFn) MergeAccumulators(a, b release.RowStats) release.RowStats {
-	return release.RowStats{Clipped: a.Clipped + b.Clipped, MissingValues: a.MissingValues + b.MissingValues}
+	return release.RowStats{Clipped: a.Clipped + b.Clipped, MissingValues: a.MissingValues + b.MissingValues, NullValues: a.NullValues || b.NullValues}
 }
 
 // Partial is one series' contribution to the summary.
@@ -484,6 +507,9 @@ func (a Acc) Summary(class *markov.Class, spec release.Spec, dataStep float64, s
 	if err := sum.Merge(part); err != nil {
 		return nil, err
 	}
+	// every reading has a value unless a file's format can hold one
+	// without (docs/math.md §4.14)
+	sum.Complete = !st.NullValues
 	return sum, nil
 }
 
@@ -586,8 +612,10 @@ func (f *windowReportFn) ProcessElement(ctx context.Context, _ []byte, dataStep 
 	var k int64
 	var a Acc
 	for wins(&k, &a) {
-		// per window, as puff release --window: no clipped or missing-value counts
-		sum, err := a.Summary(class, f.Cfg.Spec, dataStep, release.RowStats{})
+		// per window, as puff release --window: no clipped or missing-value
+		// counts; whether the files can hold missing values (a property of
+		// their formats) sets the estimate's constraint (docs/math.md §4.14)
+		sum, err := a.Summary(class, f.Cfg.Spec, dataStep, release.RowStats{NullValues: st.NullValues})
 		if err != nil {
 			return err
 		}
@@ -615,6 +643,114 @@ func (f *windowReportFn) ProcessElement(ctx context.Context, _ []byte, dataStep 
 		return err
 	}
 	p, err := release.PrepareWindowSummaries(wholeSum, sums, list, class, f.Cfg.Fit, opts, f.Cfg.Window, loc)
+	if err != nil {
+		return err
+	}
+	return f.Cfg.publish(ctx, p, t, segs)
+}
+
+// profileFn places one series on the grid and puts each reading in its
+// profile cell (release.CellOf): one partial summary per cell the series
+// has readings in, and the whole series' pattern, which sets σ for every
+// cell (docs/math.md §4.15).
+type profileFn struct {
+	States  int
+	Step    float64
+	Profile string
+	TZ      string
+	Fit     bool
+	Record  bool // emit each series' whole pattern (assembleFn.Record)
+}
+
+func (f *profileFn) ProcessElement(series string, chunks func(*chunk) bool, dataStep float64, emit func(int64, Partial), emitWhole func(Partial), emitSeg func(string, string)) error {
+	seq, secs, ob, err := assemble(series, chunks, f.Step, dataStep)
+	if err != nil || len(seq) == 0 {
+		return err
+	}
+	loc, err := location(f.TZ)
+	if err != nil {
+		return err
+	}
+	prof, err := query.ParseProfile(f.Profile)
+	if err != nil {
+		return err
+	}
+	if secs == nil {
+		return fmt.Errorf("a profile needs a time column (the cells are hours and days of the readings' times)")
+	}
+	whole := Partial{Counts: make([]float64, f.States), Len: ob.Len, Gaps: ob.Gaps()}
+	wb, err := json.Marshal(ob)
+	if err != nil {
+		return err
+	}
+	whole.Pattern = string(wb)
+	if f.Fit {
+		whole.Trans = transitions(seq, ob, f.States)
+	}
+	emitWhole(whole)
+	if f.Record {
+		emitSeg(series, whole.Pattern)
+	}
+	cells := map[int]*Partial{}
+	for j, v := range seq {
+		c := release.CellOf(prof, secs[j], loc)
+		pt := cells[c]
+		if pt == nil {
+			pt = &Partial{Counts: make([]float64, f.States)}
+			cells[c] = pt
+		}
+		if v != release.Unknown {
+			pt.Counts[v]++
+		}
+		pt.Len++
+	}
+	for c, pt := range cells {
+		b, err := json.Marshal(release.CellPattern(pt.Len))
+		if err != nil {
+			return err
+		}
+		pt.Pattern = string(b)
+		emit(int64(c), *pt)
+	}
+	return nil
+}
+
+// profileReportFn releases every cell of the profile from its summary,
+// once, records it as one release (Config.Ledger, Config.Log; as puff
+// release --profile) and writes the report.
+type profileReportFn struct{ Cfg Config }
+
+func (f *profileReportFn) ProcessElement(ctx context.Context, _ []byte, dataStep float64, st release.RowStats, whole Acc, cells func(*int64, *Acc) bool, segs func(*string, *string) bool) error {
+	class, err := f.Cfg.class(whole)
+	if err != nil {
+		return err
+	}
+	loc, err := location(f.Cfg.Spec.TZ)
+	if err != nil {
+		return err
+	}
+	sums := map[int]*release.Summary{}
+	var k int64
+	var a Acc
+	for cells(&k, &a) {
+		// per cell, as puff release --profile: no clipped or missing-value counts
+		sum, err := a.Summary(class, f.Cfg.Spec, dataStep, release.RowStats{})
+		if err != nil {
+			return err
+		}
+		sums[int(k)] = sum
+		a = Acc{}
+	}
+	opts, t, closeLedger, err := f.Cfg.recording(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeLedger()
+	wholeSum, err := whole.Summary(class, f.Cfg.Spec, dataStep, release.RowStats{})
+	if err != nil {
+		return err
+	}
+	p, err := release.PrepareProfileSummaries(wholeSum, sums, class, f.Cfg.Fit, opts, loc)
 	if err != nil {
 		return err
 	}

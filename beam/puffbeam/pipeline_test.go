@@ -114,6 +114,7 @@ func strip(t *testing.T, b []byte) string {
 	}
 	delete(m, "histogram")
 	delete(m, "mean")
+	delete(m, "mean_estimate")
 	out, _ := json.Marshal(m)
 	return string(out)
 }
@@ -229,6 +230,7 @@ func stripWindows(t *testing.T, b []byte) string {
 	for _, w := range m["windows"].([]any) {
 		delete(w.(map[string]any), "histogram")
 		delete(w.(map[string]any), "mean")
+		delete(w.(map[string]any), "mean_estimate")
 	}
 	out, _ := json.Marshal(m)
 	return string(out)

@@ -199,7 +199,7 @@ func releaseCmd() *cobra.Command {
 	var classPath, logPath, dataset, ledgerDSN string
 	epsF, methodF := newEps("1"), newMethod()
 	var fit, relative, asJSON bool
-	var query, window, calibration, origin string
+	var query, window, calibration, origin, profile string
 	var limits release.Limits
 	c := command("release [--data FILE] [--class FILE | --fit --states a,b,c] [--epsilon E] [--method M] [--json]", "Release a private histogram of categorical time series", "release", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error {
 		eps, method := epsF.Float(), methodF.Name
@@ -207,7 +207,7 @@ func releaseCmd() *cobra.Command {
 			return err
 		}
 		req := release.Request{Fit: fit, Smoothing: df.smoothing, Options: release.Options{Epsilon: eps, EpsilonRat: epsF.Rat(), Method: method,
-			Query: cmp.Or(query, map[bool]string{true: "relative"}[relative]), Context: cmd.Context(), Limits: limits}} // --query, when given, wins over --relative
+			Query: cmp.Or(query, map[bool]string{true: "relative"}[relative]), Context: cmd.Context(), Limits: limits, Profile: profile}} // --query, when given, wins over --relative
 		if limits.MaxWindows < 1 || limits.MaxCells < 1 || !(limits.MaxLeakageWork > 0) {
 			return fmt.Errorf("--max-windows %d, --max-cells %d, --max-leakage-work %g: want ≥ 1 each (work > 0)", limits.MaxWindows, limits.MaxCells, limits.MaxLeakageWork)
 		}
@@ -235,6 +235,9 @@ func releaseCmd() *cobra.Command {
 			if width, err = release.ParseWindow(window); err != nil {
 				return fmt.Errorf("--%w", err)
 			}
+		}
+		if window != "" && profile != "" {
+			return fmt.Errorf("--window and --profile: give one of them")
 		}
 		if req.PerWindow, err = release.ParseCalibration(calibration); err != nil {
 			return fmt.Errorf("--%w", err)
@@ -276,6 +279,7 @@ func releaseCmd() *cobra.Command {
 	f.Var(methodF, "method", "exact | approx | gk16 | groupdp | dp")
 	f.BoolVar(&relative, "relative", false, "release relative frequencies (L = 2/N) instead of counts (L = 2); same as --query relative")
 	f.StringVar(&window, "window", "", "release one histogram per calendar window of this length (e.g. 24h, 168h; UTC unless --tz) with the total guarantee of all")
+	f.StringVar(&profile, "profile", "", "release the query for every cell of a profile pooled over all days: hour-of-day (24 cells), day-of-week (7) or week-hour (168), in --tz; the whole profile costs one ε (docs/math.md §4.15)")
 	f.StringVar(&origin, "origin", "", "time of the chain's first step (as the data's times are written): each series is calibrated at its place after it; a ledger dataset's origin (puff ledger init --origin) is used by default")
 	f.StringVar(&calibration, "window-calibration", "joint", "with --window: joint (every window with σ of the whole chain; all windows together cost ε, docs/math.md §4.8) or per-window (each window on its own segment; the total composes them and is far larger)")
 	f.IntVar(&limits.MaxWindows, "max-windows", release.DefaultMaxWindows, "the most calendar windows one --window release may have (refused before any work beyond)")

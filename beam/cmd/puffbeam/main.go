@@ -30,6 +30,7 @@ func main() {
 	flag.BoolVar(&cfg.Fit, "fit", false, "fit one chain (stationary start) from the transition counts instead of --class; needs --states or levels")
 	flag.Float64Var(&cfg.Smoothing, "smoothing", 0, "additive smoothing α for --fit")
 	flag.DurationVar(&cfg.Window, "window", 0, "one histogram per calendar window of this length (e.g. 24h; UTC unless --tz), with the total guarantee")
+	flag.StringVar(&cfg.Profile, "profile", "", "the query for every cell of a profile pooled over all days: hour-of-day, day-of-week or week-hour (in --tz), as puff release --profile; the whole profile costs one ε")
 	flag.StringVar(&eps, "epsilon", "1", "privacy parameter ε > 0: a decimal, a fraction or ln(r)")
 	flag.StringVar(&cfg.Method, "method", "exact", "exact | approx | gk16 | groupdp | dp")
 	flag.StringVar(&cfg.Query, "query", "", "counts (default), relative or mean")

@@ -134,7 +134,8 @@ function plot(series, opt) {
     txLabels = tx.labels || tx.ticks.map(fmt);
   }
   const R = Math.max(12, (txLabels.length ? txLabels[txLabels.length - 1].length * CHAR / 2 : 0) + 4);
-  const ys = pts.map((p) => p[1]);
+  // bars may carry marks (a released value drawn over each bar): in range too
+  const ys = pts.map((p) => p[1]).concat(bars && bars.marks ? bars.marks.filter((m) => m !== null) : []);
   const ty = opt.logy ? logTicks(Math.max(1e-300, Math.min(...ys)), Math.max(...ys))
     : linearTicks(Math.min(0, ...ys), Math.max(...ys, opt.ymax || 0), 4, false);
   const tyLabels = ty.ticks.map(fmt);
@@ -189,6 +190,16 @@ function plot(series, opt) {
       tip.textContent = `${c}: ${Number(y.toPrecision(6))}`;
       r.append(tip);
       s.append(r);
+      const m = bars.marks ? bars.marks[i] : null;
+      if (m !== null && m !== undefined) {
+        // the raw released value: a line across the bar
+        const my = Y(Math.max(m, y0));
+        const mk = svg("line", { x1: L + (i + 0.05) * band, y1: my, x2: L + (i + 0.95) * band, y2: my, stroke: bars.markColor, "stroke-width": 3, class: "mark", "data-state": c });
+        const mt = svg("title");
+        mt.textContent = `${c}: released ${Number(m.toPrecision(6))}`;
+        mk.append(mt);
+        s.append(mk);
+      }
       if (i % every) return;
       const cx = L + (i + 0.5) * band;
       if (vertical) text(gx, 0, 0, String(c), "end", { transform: `translate(${cx + 4} ${H - B + 8}) rotate(-90)` });
@@ -340,10 +351,14 @@ async function streamChart() {
   const values = (w) => (st.running && w.running ? w.running.total : w.histogram) || [];
   const at = (w) => (st.running ? w.end : w.start);
   const states = [], byState = new Map();
+  // each total's or window's estimate (its noisy values projected,
+  // docs/math.md §4.14); a window stored before estimates were released:
+  // its values
   for (const w of wins) for (const b of values(w)) {
-    if (typeof b.value !== "number" || !isFinite(b.value)) continue;
+    const v = typeof b.estimate === "number" ? b.estimate : b.value;
+    if (typeof v !== "number" || !isFinite(v)) continue;
     if (!byState.has(b.state)) { byState.set(b.state, []); states.push(b.state); }
-    byState.get(b.state).push([wallClock(at(w)), b.value, at(w)]);
+    byState.get(b.state).push([wallClock(at(w)), v, at(w)]);
   }
   const series = states.map((s, i) => ({ name: String(s), points: byState.get(s), color: STATE_COLORS[i % STATE_COLORS.length], dash: i < STATE_COLORS.length ? "" : "5 3" }));
   const sig = (x) => (typeof x === "number" ? String(Number(x.toPrecision(4))) : String(x));
@@ -359,10 +374,10 @@ async function streamChart() {
   const left = el("div", {});
   if (wins.length) {
     const first = wins[0].start.slice(0, 10);
-    left.append(plot(series, { xtime: true, markers: wins.length <= 150, xlabel: st.running ? `window end (${st.time_zone} time; totals since ${first})` : `window start (${st.time_zone} time, from ${first})`, ylabel: st.running ? `noisy cumulative ${st.query} (released)` : `noisy ${st.query} (released)` }));
+    left.append(plot(series, { xtime: true, markers: wins.length <= 150, xlabel: st.running ? `window end (${st.time_zone} time; totals since ${first})` : `window start (${st.time_zone} time, from ${first})`, ylabel: st.running ? `cumulative ${st.query}, estimate` : `${st.query}, estimate` }));
     left.lastChild.id = "stream-chart";
   } else left.append(el("p", { class: "muted" }, "No window released yet."));
-  box.replaceChildren(left, el("div", {}, info, el("p", { class: "muted" }, "Each point is a window's released (noisy) value; the open window's readings are never shown.")));
+  box.replaceChildren(left, el("div", {}, info, el("p", { class: "muted", id: "stream-note" }, (st.running ? "Each point is the estimate of a total since the first window" : "Each point is a window's estimate") + ": its released noisy values, which can be negative since the noise is symmetric, moved to the closest histogram with no negative bin and the public number of readings (no privacy cost); the raw values are in the windows' JSON. The open window's readings are never shown.")));
 }
 
 // epsilonValue is ε as typed: a number when it is one, else the text
@@ -372,12 +387,24 @@ function epsilonValue(v) {
   return v !== "" && isFinite(Number(v)) ? Number(v) : v;
 }
 
+// estimateNote says why a released value can be negative and what the bars
+// are (docs/math.md §4.14): the words the page owes a reader of the chart.
+function estimateNote(win) {
+  const total = win.query === "relative" ? "1" : `the ${win.observations} readings`;
+  const numeric = win.histogram.length && win.histogram[0].range;
+  return "Red lines: the released noisy values. Each carries Laplace noise of scale " + Number(win.per_bin_scale.toPrecision(4)) +
+    ", symmetric around the true value, so a bin with few readings can come out negative and the bins need not add up; the raw values are unbiased. " +
+    "Bars: the estimate, the closest histogram with no negative bin " + (numeric ? "summing to at most " + total + " (a reading's value may be missing)" : "summing to " + total) +
+    ", computed from the released values and the public number of readings only, so it costs no privacy.";
+}
+
 async function release(e) {
   e.preventDefault();
   const msg = $("#message");
   msg.textContent = "releasing…"; msg.className = "";
   const body = { method: $("#method").value, epsilon: epsilonValue($("#epsilon").value), query: $("#query").value };
   if ($("#window").value.trim()) body.window = $("#window").value.trim();
+  if ($("#profile").value) body.profile = $("#profile").value;
   const r = await api("POST", `/v1/datasets/${encodeURIComponent(current)}/releases`, body);
   if (r.status !== 201) {
     msg.textContent = (r.status === 409 ? "Refused: " : `Error ${r.status}: `) + r.body.error;
@@ -390,13 +417,32 @@ async function release(e) {
   msg.className = "ok";
   const out = $("#result");
   out.replaceChildren();
-  const hist = rep.histogram || (rep.windows ? rep.windows[0].histogram : null);
-  if (hist) {
-    const first = rep.windows ? ` (window ${rep.windows[0].start}, first of ${rep.windows.length})` : "";
-    out.append(plot([{ bars: true, points: hist.map((b) => [b.state, b.value]), color: "#2b6cb0" }], { xlabel: "state" + first, ylabel: "private " + (rep.query || (rep.windows ? rep.windows[0].query : "")) }));
+  const win = rep.windows ? rep.windows[0] : rep, hist = rep.profile ? null : win.histogram;
+  if (rep.profile) {
+    // a profile: every cell's mean, or every cell's histogram as one line
+    // per state over the cells; the estimates where the release has them
+    // (docs/math.md §4.14), the noisy values otherwise
+    const cells = rep.profile, q = cells[0].query;
+    const est = (v, e) => (typeof e === "number" ? e : v);
+    const series = cells[0].mean !== undefined && cells[0].mean !== null
+      ? [{ bars: true, points: cells.map((c) => [c.cell, est(c.mean, c.mean_estimate)]), color: "#2b6cb0" }]
+      : cells[0].histogram.map((b, i) => ({ name: b.state, points: cells.map((c, j) => [j, est(c.histogram[i].value, c.histogram[i].estimate)]), color: STATE_COLORS[i % STATE_COLORS.length], dash: i < STATE_COLORS.length ? "" : "5 3" }));
+    out.append(plot(series, { xlabel: `cell (${rep.profile_kind}, ${rep.time_zone} time${series[0].bars ? "" : ", 0 = " + cells[0].cell})`, ylabel: "estimated " + q }));
     out.lastChild.id = "histogram";
+    out.append(el("p", { id: "estimate-note", class: "muted" }, "Each cell's released noisy values carry Laplace noise of scale " + Number(cells[0].per_bin_scale.toPrecision(4)) +
+      ", so a raw value can be negative; drawn is the estimate: a cell's counts projected onto the closest histogram with no negative bin and the cell's public number of readings, a mean clamped to the range of the levels — computed from the released values and public sizes only, so it costs no privacy."));
+  } else if (hist) {
+    const first = rep.windows ? ` (window ${rep.windows[0].start}, first of ${rep.windows.length})` : "";
+    const est = hist.every((b) => typeof b.estimate === "number");
+    const bars = est ? { name: "estimate", bars: true, points: hist.map((b) => [b.state, b.estimate]), color: "#2b6cb0", marks: hist.map((b) => b.value), markColor: "#c53030" }
+      : { bars: true, points: hist.map((b) => [b.state, b.value]), color: "#2b6cb0" };
+    const series = est ? [bars, { name: "released noisy value", points: [], color: "#c53030" }] : [bars];
+    out.append(plot(series, { xlabel: "state" + first, ylabel: (est ? "" : "private ") + win.query }));
+    out.lastChild.id = "histogram";
+    if (est) out.append(el("p", { id: "estimate-note", class: "muted" }, estimateNote(win)));
   }
-  const audit = rep.windows ? { windows: rep.windows.length, total: rep.total } : { method: rep.method, epsilon: rep.epsilon, sigma: rep.sigma, lipschitz: rep.lipschitz, per_bin_scale: rep.per_bin_scale, noise_scale: rep.noise_scale, guarantee: rep.guarantee, protects: rep.protects, sequences: rep.sequences, observations: rep.observations, warnings: rep.warnings };
+  const audit = rep.profile ? { profile: rep.profile_kind, cells: rep.profile.length, time_zone: rep.time_zone, per_bin_scale: rep.profile[0].per_bin_scale, guarantee: rep.profile[0].guarantee, total: rep.total, warnings: rep.profile[0].warnings }
+    : rep.windows ? { windows: rep.windows.length, total: rep.total } : { method: rep.method, epsilon: rep.epsilon, mean: rep.mean, mean_estimate: rep.mean_estimate, sigma: rep.sigma, lipschitz: rep.lipschitz, per_bin_scale: rep.per_bin_scale, noise_scale: rep.noise_scale, guarantee: rep.guarantee, protects: rep.protects, sequences: rep.sequences, observations: rep.observations, warnings: rep.warnings };
   out.append(el("pre", { id: "audit" }, JSON.stringify(audit, null, 2)));
   await loadDatasets();
   await ledger();
