@@ -299,6 +299,12 @@ type LeakageReport struct {
 	Epsilon     float64 `json:"epsilon"`
 	Length      int     `json:"length"`
 	PerBinScale float64 `json:"per_bin_scale,omitempty"` // 2σ of the smaller bound (0: none computed)
+	// LowerPerBinScale: an explicit output sequence of per-step releases
+	// loses ε at this per-bin scale (docs/math.md §8.10), so no valid
+	// calibration of per-step releases of an unbounded stationary stream
+	// is below it: the distance to the limit in one number (0: not
+	// computed — a start other than stationary, or a finite length).
+	LowerPerBinScale float64 `json:"lower_per_bin_scale,omitempty"`
 	Leakage
 	Theorem string `json:"theorem"`
 }
@@ -310,8 +316,27 @@ func LeakageFor(ctx context.Context, class *markov.Class, T int, eps float64, li
 	if err != nil {
 		return nil, err
 	}
-	return &LeakageReport{Epsilon: eps, Length: T, PerBinScale: 2 * l.Sigma, Leakage: l,
-		Theorem: "every event-level DP release of a chain loses at most the per-step temporal leakage (docs/math.md §8.6), bounded by the scalar recursion of [CYXX18] (§8.3–8.5) and by the pairwise certificate (§8.11)"}, nil
+	r := &LeakageReport{Epsilon: eps, Length: T, PerBinScale: 2 * l.Sigma, Leakage: l,
+		Theorem: "every event-level DP release of a chain loses at most the per-step temporal leakage (docs/math.md §8.6), bounded by the scalar recursion of [CYXX18] (§8.3–8.5) and by the pairwise certificate (§8.11)"}
+	if T == 0 {
+		// The class's limit is at least every chain's (§8.7).
+		for _, ch := range class.Chains {
+			if ch.Init != markov.InitStationary {
+				r.LowerPerBinScale = 0
+				break
+			}
+			lo, err := pairwise.LowerBound(ctx, ch.P, eps, 2)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, fmt.Errorf("stopped: %w", context.Cause(ctx))
+				}
+				r.LowerPerBinScale = 0
+				break
+			}
+			r.LowerPerBinScale = max(r.LowerPerBinScale, lo)
+		}
+	}
+	return r, nil
 }
 
 // WriteText prints the report as aligned lines.
@@ -333,6 +358,9 @@ func (r *LeakageReport) WriteText(out io.Writer) error {
 	fmt.Fprintf(w, "bound\t%s\n", cmpOr(r.Bound, "none"))
 	fmt.Fprintf(w, "pairwise\t%s\n", show(r.Pairwise))
 	fmt.Fprintf(w, "scalar\t%s\n", show(r.Scalar))
+	if r.LowerPerBinScale > 0 {
+		fmt.Fprintf(w, "limit at least\t%.6g (an explicit output sequence loses ε below it)\n", r.LowerPerBinScale)
+	}
 	if r.Why != "" {
 		fmt.Fprintf(w, "note\t%s\n", r.Why)
 	}

@@ -138,8 +138,8 @@ func scaleCmd() *cobra.Command {
 		if classPath == "" {
 			return fmt.Errorf("--class FILE is required")
 		}
-		if T < 1 {
-			return fmt.Errorf("--length %d: must be ≥ 1", T)
+		if T < 1 && !(leakage && T == 0) {
+			return fmt.Errorf("--length %d: must be ≥ 1 (0 with --leakage: any length)", T)
 		}
 		if start < 1 {
 			return fmt.Errorf("--start %d: must be ≥ 1 (the first time step of the chain is 1)", start)
@@ -172,7 +172,7 @@ func scaleCmd() *cobra.Command {
 	f.IntVar(&start, "start", 1, "time step (1-based) at which the segment of T readings begins; a later start is calibrated from the marginal q·P^(S−1)")
 	f.Var(methodF, "method", "exact | approx | gk16 | groupdp | dp")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
-	f.BoolVar(&leakage, "leakage", false, "print instead the temporal leakage bounds' per-bin scale for windowed histograms of any widths of T readings (docs/math.md §8.6): the scalar recursion, the pairwise certificate, and the smaller")
+	f.BoolVar(&leakage, "leakage", false, "print instead the temporal leakage bounds' per-bin scale for windowed histograms of any widths of T readings (--length 0: any length, with an explicit output's lower limit for stationary chains; docs/math.md §8.6, §8.10): the scalar recursion, the pairwise certificate, and the smaller")
 	f.Float64Var(&leakWork, "max-leakage-work", release.DefaultMaxLeakageWork, "with --leakage: the most multiply-adds the pairwise bound may take, estimated up front")
 	return c
 }
