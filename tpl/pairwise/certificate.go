@@ -16,6 +16,19 @@ type kernel struct {
 	rows   []float64 // k×k row-major; a row of a state of zero probability is all zero and marked in dead
 	dead   []bool    // rows not defined (a state of zero probability at that time)
 	lo, hi []int     // support of row a is within columns lo[a]..hi[a]−1
+	// rowErr bounds the entrywise relative error of the computed rows
+	// against the exact kernel (0: exact, as P itself; the time reversal
+	// carries π's error). A plan's ratio for the computed rows times
+	// (1+3·rowErr)/(1−3·rowErr) bounds the exact rows' (docs/math.md §8.11).
+	rowErr float64
+}
+
+// rowFactor is (1+3·rowErr)/(1−3·rowErr), rounded up.
+func (kn *kernel) rowFactor() float64 {
+	if kn.rowErr == 0 {
+		return 1
+	}
+	return (1 + 3*kn.rowErr) / (1 - 3*kn.rowErr) * (1 + 4*unitRound)
 }
 
 func newKernel(M [][]float64) *kernel {

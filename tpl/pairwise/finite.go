@@ -64,11 +64,11 @@ func finiteLoss(ctx context.Context, ch *markov.Chain, eps []float64, lp bool) (
 			return Result{}, fmt.Errorf("pairwise: %w", err)
 		}
 		var bk *kernel
-		var bclamp []float64
+		var bclamp []float64 // none: see newChainSolver
 		if ch.Init == markov.InitStationary {
-			rev := reversal(ch.P, q)
-			bk = newKernel(rev)
-			bclamp = scale(tpl.NewMessageBound(rev).Ratios(emax * (1 + clampMargin)))
+			if bk, _, q, err = reversalKernel(ctx, ch); err != nil {
+				return Result{}, err
+			}
 		}
 		lb := ones(k) // Λ^B_1: no past
 		for t := 1; t <= T; t++ {
@@ -78,6 +78,10 @@ func finiteLoss(ctx context.Context, ch *markov.Chain, eps []float64, lp bool) (
 					var rows [][]float64
 					rows, qt = backwardAt(ch.P, q)
 					bk = newKernel(rows)
+					// q_t is t−1 products with P: entrywise relative
+					// error ≤ (t−1)(k+1)u (sums of positive terms), so the
+					// computed rows are within 2(t−1)(k+1)u + 3u.
+					bk.rowErr = (2*float64(t-1)*float64(k+1) + 3) * unitRound
 				}
 				out := make([]float64, k*k)
 				if err := m(ctx, bk, lb, math.Exp(eps[t-2])*safety(1), up, out); err != nil {

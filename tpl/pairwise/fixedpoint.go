@@ -14,7 +14,7 @@ type ratioMap func(ctx context.Context, kn *kernel, lam []float64, R, up float64
 // cfMap is Φ_cf (docs/math.md §8.11).
 func cfMap(ctx context.Context, kn *kernel, lam []float64, R, up float64, out []float64) error {
 	G := gamma(lam, kn.k, R*up, up)
-	f := safety(kn.k)
+	f := safety(kn.k) * kn.rowFactor()
 	return kn.sweep(ctx, out, func(a, b int, buf []float64) float64 {
 		t := kn.cfRatio(a, b, G, buf)
 		if up > 1 {

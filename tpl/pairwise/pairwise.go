@@ -54,7 +54,6 @@ type chainSolver struct {
 	fwd    *fpSide
 	bwd    *fpSide // nil unless stationary
 	fBound *tpl.MessageBound
-	bBound *tpl.MessageBound
 	tau    float64 // Birkhoff coefficient of P (starts other than stationary)
 	lp     bool
 	sweeps int // applications of the certificate map so far
@@ -67,19 +66,36 @@ func newChainSolver(ch *markov.Chain, lp bool) (*chainSolver, error) {
 	cs.fwd = newFPSide(newKernel(ch.P))
 	cs.fBound = tpl.NewMessageBound(ch.P)
 	if ch.Init == markov.InitStationary {
-		pi, err := ch.Stationary()
+		// No scalar clamp backwards: it would be computed on the rounded
+		// P*, whose error its fixed point may amplify; the calibration
+		// takes the smaller of the two bounds anyway.
+		bk, _, _, err := reversalKernel(context.Background(), ch)
 		if err != nil {
-			return nil, fmt.Errorf("pairwise: %w", err)
+			return nil, err
 		}
-		rev := reversal(ch.P, pi)
-		cs.bwd = newFPSide(newKernel(rev))
-		cs.bBound = tpl.NewMessageBound(rev)
+		cs.bwd = newFPSide(bk)
 	} else {
 		// Given or any start: the past is bounded uniformly over starts
 		// by Birkhoff's contraction (docs/math.md §8.5, §8.11).
 		cs.tau = tpl.Birkhoff(ch.P)
 	}
 	return cs, nil
+}
+
+// reversalKernel is the time reversal of ch's chain with π by the
+// Grassmann–Taksar–Heyman elimination (entrywise relative error at most
+// gthError(k), docs/math.md §8.10), so that a row of the computed P*
+// is within 3·gthError(k) + 3u of the exact one entrywise; it returns
+// the kernel, its rows and π.
+func reversalKernel(ctx context.Context, ch *markov.Chain) (*kernel, [][]float64, []float64, error) {
+	pi, err := stationaryGTH(ctx, ch.P)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("pairwise: %w", err)
+	}
+	rev := reversal(ch.P, pi)
+	kn := newKernel(rev)
+	kn.rowErr = gthError(ch.K()) + 3*unitRound
+	return kn, rev, pi, nil
 }
 
 // reversal is P*(x, y) = π(y)P(y, x)/π(x), nil rows where π(x) = 0.
@@ -122,9 +138,7 @@ func (cs *chainSolver) setScale(e float64) {
 		return r
 	}
 	cs.fwd.clamp = scale(cs.fBound.Ratios(e * (1 + clampMargin)))
-	if cs.bwd != nil {
-		cs.bwd.clamp = scale(cs.bBound.Ratios(e * (1 + clampMargin)))
-	}
+
 }
 
 // mapFor is the certificate map: the best of the closed form and, unless
@@ -212,7 +226,8 @@ func (cs *chainSolver) certified(ctx context.Context, e float64, lp bool, maxDel
 	sweeps := 0
 	var cert [2][]float64
 	for i, s := range cs.sides() {
-		cert[i] = s.clamp
+		cert[i] = s.clamp // a certificate itself (nil: none)
+		found := false
 		var last []float64
 		for delta := 1e-10; delta <= maxDelta*1.0001; delta *= 4 {
 			cand := inflate(s.lam, cs.k, delta)
@@ -222,12 +237,12 @@ func (cs *chainSolver) certified(ctx context.Context, e float64, lp bool, maxDel
 				return 0, 0, 0, sweeps, err
 			}
 			if ok {
-				cert[i] = cand
+				cert[i], found = cand, true
 				break
 			}
 			last = cand
 		}
-		if cert[i] == nil || &cert[i][0] == &s.clamp[0] {
+		if !found {
 			// Pairs of rows with disjoint supports make Φ homogeneous of
 			// degree 1 in Λ there, so a uniform inflation keeps their
 			// residual: raise the candidate where Φ exceeds it, a few
@@ -237,6 +252,11 @@ func (cs *chainSolver) certified(ctx context.Context, e float64, lp bool, maxDel
 			} else if sweeps += n; c != nil {
 				cert[i] = c
 			}
+		}
+	}
+	for i := range cs.sides() {
+		if cert[i] == nil {
+			return math.Inf(1), -1, -1, sweeps, nil // no certificate
 		}
 	}
 	l, a, b := cs.lossOf(cert[0], cert[1], e)
