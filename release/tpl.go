@@ -179,11 +179,16 @@ func leakageSigma(ctx context.Context, class *markov.Class, T int, eps float64, 
 }
 
 // lpCheap reports whether the linear programs of the pairwise bound
-// (docs/math.md §8.10) are cheap enough to run: every row's support spans
-// at most lpMaxWidth columns (banded chains). On dense rows (a fitted
-// chain with additive smoothing) one program takes milliseconds and a
-// sweep of k² of them minutes; the closed-form plan is used alone.
+// (docs/math.md §8.10) are cheap enough to run in a release: at most
+// lpMaxStates states and every row's support within lpMaxWidth columns.
+// The fixed-point search applies them to all k² pairs in every one of
+// hundreds of sweeps: a banded 51-level chain took 474 s (BENCHMARKS.md),
+// dense rows (a fitted chain with additive smoothing) about 1 s per
+// sweep; the closed-form plan is used alone there.
 func lpCheap(class *markov.Class) bool {
+	if len(class.States) > lpMaxStates {
+		return false
+	}
 	for _, ch := range class.Chains {
 		for _, row := range ch.P {
 			lo, hi := len(row), 0
@@ -200,7 +205,10 @@ func lpCheap(class *markov.Class) bool {
 	return true
 }
 
-const lpMaxWidth = 12
+const (
+	lpMaxStates = 16
+	lpMaxWidth  = 12
+)
 
 // approxSeconds is the time work multiply-adds take here (about 10⁹ per
 // second on one core, measured on the closed-form sweeps), in words.
