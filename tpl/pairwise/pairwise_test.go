@@ -7,10 +7,12 @@ package pairwise
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/tpl"
@@ -305,12 +307,19 @@ func TestCertify(t *testing.T) {
 	}
 }
 
-// TestContextStops: a cancelled context stops the calibration.
+// TestContextStops: a cancelled context stops the calibration, before
+// and during the search (51 banded levels take seconds uncancelled).
 func TestContextStops(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	c := mkClass(t, markov.InitStationary, nil, sticky3)
 	if _, _, err := Calibrate(ctx, c, 0, 0.5, nil); err == nil {
 		t.Error("no error with a cancelled context")
+	}
+	ctx, cancel = context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	c = mkClass(t, markov.InitStationary, nil, meterChain(51))
+	if _, _, err := Calibrate(ctx, c, 0, 0.5, &Options{ClosedForm: true}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("err %v, want the deadline", err)
 	}
 }
