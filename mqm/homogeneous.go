@@ -17,6 +17,7 @@ func (o *approxOracle) rightOnly(b int) float64 { return o.deltaT(b) }
 
 // deltaT is delta with a table: the search asks for the same t many times.
 func (o *approxOracle) deltaT(t int) float64 {
+	o.stop.check()
 	for len(o.table) <= t {
 		o.table = append(o.table, o.delta(len(o.table)))
 	}

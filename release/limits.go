@@ -18,6 +18,12 @@ type Limits struct {
 	// MaxCells is the most released numbers, windows × bins (0:
 	// DefaultMaxCells). CLI: --max-cells; puff serve: --max-cells.
 	MaxCells int
+	// MaxStates is the most states (bins, levels) a class may have (0:
+	// DefaultMaxStates), checked before the data are read, a chain is
+	// fitted or any σ computed: a fit and the quilt search hold k×k
+	// matrices, and each product of them costs k³. CLI: --max-states
+	// (puff release, puff scale); puff serve: --max-states.
+	MaxStates int
 }
 
 // Default limits: the README's examples and a day per window of the
@@ -27,7 +33,22 @@ type Limits struct {
 const (
 	DefaultMaxWindows = 10000
 	DefaultMaxCells   = 500000
+	// DefaultMaxStates: 51 levels (the README) to a few hundred states
+	// fit with room to spare; at 1000 states one product of P's powers
+	// takes about a second on one core, and the search's tables hold
+	// about StateBytes(1000) ≈ 0.61 GB.
+	DefaultMaxStates = 1000
 )
+
+// StateBytes estimates the memory of the exact quilt search on a class of
+// k states: its table of P's powers dominates — 256 MiB, or 64 distances
+// of k×k floats and their support patterns (9·k² bytes each) when that is
+// more (mqm's powers) — with a few k×k work tables besides. It is the
+// bound puff release --help states.
+func StateBytes(k int) float64 {
+	k2 := float64(k) * float64(k)
+	return max(256<<20, 64*9*k2) + 4*8*k2
+}
 
 // bytesPerWindow and bytesPerCell estimate the JSON of a windowed report
 // (measured: 180 windows of 51 bins print 1.86 MB with --json).
@@ -43,6 +64,22 @@ func (l Limits) windows() int {
 	return DefaultMaxWindows
 }
 
+func (l Limits) states() int {
+	if l.MaxStates > 0 {
+		return l.MaxStates
+	}
+	return DefaultMaxStates
+}
+
+// CheckStates refuses a class of k states over l's limit before any work,
+// with an estimate of what it would cost.
+func (l Limits) CheckStates(k int) error {
+	if k > l.states() {
+		return &LimitError{Limit: "states", Max: l.states(), Bins: k}
+	}
+	return nil
+}
+
 func (l Limits) cells() int {
 	if l.MaxCells > 0 {
 		return l.MaxCells
@@ -53,7 +90,7 @@ func (l Limits) cells() int {
 // LimitError is a release refused for its size before any work: it names
 // the limit, the size asked for and how to raise the limit.
 type LimitError struct {
-	Limit   string // "windows" or "cells"
+	Limit   string // "windows", "cells" or "states"
 	Max     int    // the limit
 	Windows int    // windows of the release (at least this many when Partial)
 	Partial bool   // counting stopped past the limit
@@ -61,10 +98,15 @@ type LimitError struct {
 	Width   time.Duration // 0: no windows
 }
 
-// Field is the option that raises the limit: max_windows or max_cells.
+// Field is the option that raises the limit: max_windows, max_cells or
+// max_states.
 func (e *LimitError) Field() string { return "max_" + e.Limit }
 
 func (e *LimitError) Error() string {
+	if e.Limit == "states" {
+		return fmt.Sprintf("class too large: %d states (bins), over the limit of %d states: fitting a chain and calibrating the noise hold %d×%d matrices (≈ %.2g GB) and each product of them costs %d³ operations; declare fewer states or levels, or raise the limit with --max-states (puff release, puff scale; puff serve --max-states for the service)",
+			e.Bins, e.Max, e.Bins, e.Bins, StateBytes(e.Bins)/1e9, e.Bins)
+	}
 	atLeast := ""
 	if e.Partial {
 		atLeast = "at least "
@@ -85,6 +127,9 @@ func (e *LimitError) Error() string {
 // release). Counting the windows stops as soon as a limit is passed, so
 // it costs at most one pass over the times.
 func checkLimits(data *Data, bins int, width time.Duration, loc *time.Location, l Limits) error {
+	if err := l.CheckStates(bins); err != nil {
+		return err
+	}
 	if bins > l.cells() {
 		return &LimitError{Limit: "cells", Max: l.cells(), Windows: 1, Bins: bins}
 	}
@@ -121,6 +166,13 @@ func limitError(windows, bins int, width time.Duration, l Limits, partial bool) 
 // ctxErr is the options' context's error (nil without a context): long
 // computations check it between windows and between series' patterns, so
 // a gone client or a timeout stops them.
+func (o *Options) context() context.Context {
+	if o.Context == nil {
+		return context.Background()
+	}
+	return o.Context
+}
+
 func (o *Options) ctxErr() error {
 	if o.Context == nil {
 		return nil

@@ -274,6 +274,10 @@ func settle(req *Request) (CSVOptions, error) {
 	if req.Class != nil {
 		opts.States = req.Class.States
 	}
+	// before the data are read or a chain fitted (k² memory, k³ work)
+	if err := req.Limits.CheckStates(len(opts.States)); err != nil {
+		return CSVOptions{}, err
+	}
 	return opts, nil
 }
 

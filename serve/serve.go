@@ -475,7 +475,13 @@ func (s *Server) read(src Source, class *markov.Class) (*dataset, error) {
 		rc = f
 	}
 	defer rc.Close()
-	data, cl, err := release.Load(rc, name, release.Request{CSV: opts, Class: class, Fit: src.Fit, Smoothing: src.Smoothing})
+	req := release.Request{CSV: opts, Class: class, Fit: src.Fit, Smoothing: src.Smoothing, Options: release.Options{Limits: s.cfg.Limits}}
+	data, cl, err := release.Load(rc, name, req)
+	var le *release.LimitError
+	if errors.As(err, &le) {
+		// refused before the data were read or a chain fitted
+		return nil, bad(map[bool]string{true: "levels", false: "class"}[src.Spec.Levels != "" || src.Spec.Edges != ""], "%v", err)
+	}
 	if err != nil {
 		return nil, bad("data", "%v", err)
 	}
@@ -553,7 +559,10 @@ func (s *Server) load(ctx context.Context, name string) (*dataset, error) {
 
 // datasetView is a dataset as the API shows it: never raw data or counts.
 type datasetView struct {
-	Name   string                `json:"name"`
+	Name string `json:"name"`
+	// Error marks a dataset whose ledger entry cannot be read (listed
+	// with the others, never hiding them); the rest is then absent.
+	Error  string                `json:"error,omitempty"`
 	Ledger ledger.State          `json:"ledger"`
 	Class  *release.ClassSummary `json:"class,omitempty"`
 	Sizes  *Sizes                `json:"sizes,omitempty"`
@@ -577,6 +586,13 @@ func (s *Server) listDatasets(w http.ResponseWriter, r *http.Request, tok *ledge
 	out := []datasetView{}
 	for _, st := range sts {
 		if !tok.Can("read:" + st.Dataset) {
+			continue
+		}
+		if st.Err != nil {
+			// one unreadable dataset never hides the others; its error
+			// comes from the ledger's own metadata, never from the data
+			s.log.Error("unreadable dataset", "dataset", st.Dataset, "err", st.Err.Error())
+			out = append(out, datasetView{Name: st.Dataset, Error: st.Err.Error(), Ledger: st})
 			continue
 		}
 		d, _ := s.load(r.Context(), st.Dataset)
@@ -797,7 +813,15 @@ func (s *Server) scale(w http.ResponseWriter, r *http.Request, tok *ledger.Token
 		writeJSON(w, http.StatusOK, a)
 		return nil
 	}
-	sc, err := release.ComputeScale(d.class, T, eps, method)
+	if err := s.cfg.Limits.CheckStates(len(d.class.States)); err != nil {
+		return bad("dataset", "%v", err)
+	}
+	ctx, cancel := s.computing(r.Context())
+	defer cancel()
+	sc, err := release.ComputeScaleContext(ctx, d.class, T, eps, method)
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
 	if err != nil {
 		return bad("", "%v", err)
 	}

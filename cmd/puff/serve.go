@@ -46,7 +46,8 @@ func serveCmd() *cobra.Command {
 	f.StringVar(&dataDir, "data-dir", ".", "datasets' data files are paths inside this directory (nothing outside it can be read)")
 	f.IntVar(&limits.MaxWindows, "max-windows", release.DefaultMaxWindows, "the most calendar windows one release may have (refused before any work beyond)")
 	f.IntVar(&limits.MaxCells, "max-cells", release.DefaultMaxCells, "the most released numbers (windows × bins) one release may have (refused before any work beyond)")
-	f.DurationVar(&releaseTimeout, "release-timeout", 5*time.Minute, "stop a release's computation after this long (nothing is spent); 0: no limit")
+	f.IntVar(&limits.MaxStates, "max-states", release.DefaultMaxStates, fmt.Sprintf("the most states (bins, levels) a dataset's class may have, refused at registration and before any work beyond (≈ %.2g GB of memory per computation at the default)", release.StateBytes(release.DefaultMaxStates)/1e9))
+	f.DurationVar(&releaseTimeout, "release-timeout", DefaultTimeout, "stop a release's or a σ's computation after this long, and any when the client leaves or the server stops (nothing is spent); 0: no limit")
 	f.BoolVar(&demo, "demo", false, "register the built-in example as dataset \"activity\" (budget 3) if missing, and print an admin token on stderr if the ledger has none")
 	return c
 }
