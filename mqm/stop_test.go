@@ -3,6 +3,8 @@ package mqm
 import (
 	"context"
 	"errors"
+	"math"
+	"math/rand/v2"
 	"sync/atomic"
 	"testing"
 
@@ -105,5 +107,53 @@ func TestSearchStopsWhenItsContextEnds(t *testing.T) {
 				t.Fatalf("%s %v: after a stopped search the shared tables give %+v, a fresh search %+v", init, ob, got, want)
 			}
 		}
+	}
+}
+
+// The δ table's bound changes no result: the approx search and the
+// right-only scan with the table cut at 700 distances (block minima past
+// it computed, not kept) find what they find with the table whole, and
+// the table stays within its bound (slowly mixing bounds grew it by 8
+// bytes a distance without end: 1 GB for a length of 10⁸).
+func TestApproxTableBoundKeepsResult(t *testing.T) {
+	rng := rand.New(rand.NewPCG(34, 1))
+	defer func(n int) { maxDeltaTable = n }(maxDeltaTable)
+	past := 0 // trials whose search went past the bound
+	for trial := range 60 {
+		T := 1 + rng.IntN(5000)
+		if trial%3 == 0 {
+			T = 1 + rng.IntN(30_000)
+		}
+		mk := func() *approxOracle {
+			r := rand.New(rand.NewPCG(uint64(trial), 9))
+			return &approxOracle{T: T, piMin: 0.001 + r.Float64()*0.3, gap: math.Exp(-r.Float64() * 9), reversible: trial%2 == 0}
+		}
+		eps := []float64{0.1, 1, 5}[trial%3]
+		maxDeltaTable = 1 << 23
+		whole := mk()
+		want := search(whole, T, eps)
+		if len(whole.table) > 700 {
+			past++
+		}
+		maxDeltaTable = 700
+		o := mk()
+		got := search(o, T, eps)
+		if got != want || len(o.table) > 700 || len(o.bmin[len(rLevel)-1])*rLevel[len(rLevel)-1] > 700 {
+			t.Fatalf("trial %d (T %d): bounded table %+v (%d entries), whole %+v", trial, T, got, len(o.table), want)
+		}
+		o1, o2 := mk(), mk()
+		s1, s2 := 1, 1
+		for i := 1; i <= min(T, 2000); i += 1 + rng.IntN(50) {
+			b1 := nodeResult{sigma: float64(T) / eps, node: i, quilt: Quilt{i, T - i + 1}}
+			b2 := b1
+			o1.rightOnlyBest(i, T, eps, &s1, &b1)
+			rightOnlyBest(o2.rightOnly, i, T, eps, &s2, &b2)
+			if b1 != b2 || s1 != s2 {
+				t.Fatalf("trial %d node %d: bounded table %+v (start %d), generic %+v (start %d)", trial, i, b1, s1, b2, s2)
+			}
+		}
+	}
+	if past < 10 {
+		t.Fatalf("only %d trials went past the bound", past)
 	}
 }
