@@ -1,13 +1,19 @@
 package serve
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
+	"fmt"
 	"math/big"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pufferfish-privacy/pufferfish/internal/pgtest"
 	"github.com/pufferfish-privacy/pufferfish/ledger"
@@ -103,5 +109,104 @@ func corruptClass(t *testing.T, dsn, name string) {
 	defer db.Close()
 	if _, err := db.Exec(q, `{"states": ["a"`, name); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// slowClassJSON is a lazy walk on a cycle of k states: its quilt search
+// at a length ≫ k runs for minutes.
+func slowClassJSON(k int) string {
+	P := make([][]float64, k)
+	states := make([]string, k)
+	for i := range P {
+		P[i] = make([]float64, k)
+		P[i][i] = 0.98
+		P[i][(i+1)%k] += 0.01
+		P[i][(i+k-1)%k] += 0.01
+		states[i] = fmt.Sprint("s", i)
+	}
+	b, _ := json.Marshal(map[string]any{"states": states, "chains": []any{map[string]any{"transition": P, "initial": "stationary"}}})
+	return string(b)
+}
+
+// slowData is one series of 1000 readings of the slow class's states.
+func slowData() []byte {
+	var b strings.Builder
+	b.WriteString("state\n")
+	for i := range 1000 {
+		fmt.Fprintf(&b, "s%d\n", i/40)
+	}
+	return []byte(b.String())
+}
+
+func registerSlow(t *testing.T, do func(method, path, body string) (int, map[string]any), dir string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, "slow.csv"), slowData(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	body := `{"name": "slow", "data": "slow.csv", "series_col": "", "time_col": "", "budget": 1, "class": ` + slowClassJSON(150) + `}`
+	if code, resp := do("POST", "/v1/datasets", body); code != 201 {
+		t.Fatalf("registering the slow dataset: %d %v", code, resp)
+	}
+}
+
+// A release and a σ of a dataset whose search runs for minutes answer 503
+// at the server's --release-timeout, with nothing spent (before, no reply
+// after 115 s); a client that leaves stops its computation, so the server
+// can close (it waits for its handlers) and nothing is spent.
+func TestSlowSearchStopsAtTheTimeoutAndWhenTheClientLeaves(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	store, err := ledger.Open(ctx, filepath.Join(dir, "l.db"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	for _, timeout := range []time.Duration{time.Second, 0} {
+		s, err := New(Config{Store: store, DataDir: dir, ReleaseTimeout: timeout})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		var admin string
+		if timeout > 0 {
+			var buf bytes.Buffer
+			if err := s.Demo(ctx, &buf); err != nil {
+				t.Fatal(err)
+			}
+			admin = strings.TrimSpace(strings.TrimPrefix(buf.String(), "admin token (shown once): "))
+		} else if admin, _, err = store.CreateToken(ctx, []string{"admin"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(s.Handler())
+		f := &fixture{t: t, store: store, srv: srv}
+		if timeout == 0 {
+			// a client that leaves after a second
+			req, _ := http.NewRequest("POST", srv.URL+"/v1/datasets/slow/releases", strings.NewReader(`{"epsilon": 1}`))
+			req.Header.Set("Authorization", "Bearer "+admin)
+			if resp, err := (&http.Client{Timeout: time.Second}).Do(req); err == nil {
+				resp.Body.Close()
+				t.Fatalf("the slow release answered %d", resp.StatusCode)
+			}
+			srv.Close() // returns once the handler has stopped
+			if es, _ := store.Entries(ctx, "slow"); len(es) != 0 {
+				t.Fatalf("a stopped release was recorded")
+			}
+			continue
+		}
+		registerSlow(t, func(m, p, b string) (int, map[string]any) { c, r, _ := f.do(m, p, admin, b); return c, r }, dir)
+		for _, path := range []string{"/v1/datasets/slow/releases", "/v1/scale?dataset=slow&epsilon=1&length=1000"} {
+			method, body := "POST", `{"epsilon": 1}`
+			if strings.HasPrefix(path, "/v1/scale") {
+				method, body = "GET", ""
+			}
+			code, resp, _ := f.do(method, path, admin, body)
+			if msg, _ := resp["error"].(string); code != 503 || !strings.Contains(msg, "--release-timeout") {
+				t.Fatalf("%s %s past the timeout: %d %v", method, path, code, resp)
+			}
+		}
+		if es, _ := store.Entries(ctx, "slow"); len(es) != 0 {
+			t.Fatalf("a timed-out release was recorded")
+		}
+		srv.Close()
 	}
 }

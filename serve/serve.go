@@ -330,7 +330,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.Is(err, context.Canceled):
 		writeError(w, 499, "", "request cancelled")
 	case errors.Is(err, context.DeadlineExceeded):
-		writeError(w, http.StatusServiceUnavailable, "", fmt.Sprintf("the release ran past the server's limit of %v (puff serve --release-timeout); nothing was spent", s.cfg.ReleaseTimeout))
+		writeError(w, http.StatusServiceUnavailable, "", fmt.Sprintf("the computation ran past the server's limit of %v (puff serve --release-timeout); nothing was spent", s.cfg.ReleaseTimeout))
 	default:
 		s.log.Error("internal error", "method", r.Method, "path", r.URL.Path, "err", err.Error())
 		writeError(w, http.StatusInternalServerError, "", "internal error")

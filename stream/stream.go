@@ -20,6 +20,7 @@
 package stream
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -124,6 +125,13 @@ const MaxLength = 1 << 22
 // (T ≥ 2(⌊εσ⌋+1)+1), for the class with every fixed start replaced by
 // "any" (a series may begin anywhere in its chain).
 func Declare(spec release.Spec, window string, eps float64, method mechanism.Name, query string, class *markov.Class) (*Settings, error) {
+	return DeclareContext(context.Background(), spec, window, eps, method, query, class)
+}
+
+// DeclareContext is Declare stopped when ctx ends: σ's searches at
+// growing lengths return within about a second an error wrapping
+// ctx.Err() (release.ComputeScaleContext).
+func DeclareContext(ctx context.Context, spec release.Spec, window string, eps float64, method mechanism.Name, query string, class *markov.Class) (*Settings, error) {
 	if err := checks.Epsilon(eps); err != nil {
 		return nil, err
 	}
@@ -147,7 +155,7 @@ func Declare(spec release.Spec, window string, eps float64, method mechanism.Nam
 			return nil, fmt.Errorf("σ does not settle by length %d (σ = %.6g at ε = %g): the class mixes too slowly for a stream at this ε", MaxLength, *s.Sigma, eps)
 		}
 		var err error
-		if s, err = release.ComputeScale(any, T, eps, method); err != nil {
+		if s, err = release.ComputeScaleContext(ctx, any, T, eps, method); err != nil {
 			return nil, err
 		}
 		if !s.Applicable || s.Sigma == nil {

@@ -3,11 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pufferfish-privacy/pufferfish/ledger"
 	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/release"
 	"github.com/pufferfish-privacy/pufferfish/stream"
 )
 
@@ -20,6 +22,8 @@ func streamInitCmd() *cobra.Command {
 	var df dataFlags
 	var dsn, dataset, classPath, window, query string
 	var asJSON, running bool
+	var limits release.Limits
+	var timeout time.Duration
 	epsF, methodF := newEps("1"), newMethod()
 	c := command("init --ledger DSN --dataset NAME --class FILE --window D --epsilon E", "Declare a stream on a ledger dataset and charge its budget once", "stream-init", cobra.NoArgs,
 		func(cmd *cobra.Command, _ []string) error {
@@ -34,12 +38,17 @@ func streamInitCmd() *cobra.Command {
 			if _, err := df.CSV(); err != nil {
 				return err
 			}
-			s, err := stream.Declare(spec, window, epsF.Float(), methodF.Name, query, class)
+			if err := limits.CheckStates(len(class.States)); err != nil {
+				return err
+			}
+			ctx, cancel := computing(cmd, timeout)
+			defer cancel()
+			s, err := stream.DeclareContext(ctx, spec, window, epsF.Float(), methodF.Name, query, class)
 			if err == nil && epsF.Rat() != nil {
 				s.EpsilonExact = epsF.Rat().RatString() // charged exactly (record.Release.Charge)
 			}
 			if err != nil {
-				return err
+				return stoppedErr(err, timeout)
 			}
 			if running {
 				if err := s.SetRunning(); err != nil {
@@ -67,6 +76,7 @@ func streamInitCmd() *cobra.Command {
 	f.Var(methodF, "method", "exact | approx")
 	f.BoolVar(&running, "running", false, "after every closed window, release the count histogram since the first window (binary-tree mechanism: noise grows as log³ t in variance, not t)")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
+	limitFlags(c, &limits, &timeout)
 	return c
 }
 
