@@ -127,9 +127,6 @@ func (e *LimitError) Error() string {
 // release). Counting the windows stops as soon as a limit is passed, so
 // it costs at most one pass over the times.
 func checkLimits(data *Data, bins int, width time.Duration, loc *time.Location, l Limits) error {
-	if err := l.CheckStates(bins); err != nil {
-		return err
-	}
 	if bins > l.cells() {
 		return &LimitError{Limit: "cells", Max: l.cells(), Windows: 1, Bins: bins}
 	}

@@ -139,6 +139,9 @@ func Load(r io.Reader, name string, req Request) (*Data, *markov.Class, error) {
 // It does not modify data, so releases may share it.
 func PrepareData(data *Data, class *markov.Class, fitted bool, opts Options, width time.Duration, loc *time.Location) (*Pending, error) {
 	p := &Pending{Class: class}
+	if err := opts.Limits.CheckStates(len(class.States)); err != nil {
+		return nil, err
+	}
 	if err := checkLimits(data, len(class.States), width, loc, opts.Limits); err != nil {
 		return nil, err
 	}
