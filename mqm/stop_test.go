@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -155,5 +156,24 @@ func TestApproxTableBoundKeepsResult(t *testing.T) {
 	}
 	if past < 10 {
 		t.Fatalf("only %d trials went past the bound", past)
+	}
+}
+
+// A search that grows the live heap past the bound stops with a
+// *MemoryError naming --max-memory (a 300-state slowly mixing chain at
+// length 1000 grew to 870 MB in two minutes, without bound); no bound, no
+// stop.
+func TestSearchStopsAtTheMemoryBound(t *testing.T) {
+	defer SetMaxMemory(DefaultMaxMemory)
+	cl := slowWalk(t, 24, "given")
+	SetMaxMemory(1) // every heap is over it
+	_, err := ScaleContext(context.Background(), cl, 400, 1, Exact)
+	var me *MemoryError
+	if !errors.As(err, &me) || !strings.Contains(err.Error(), "--max-memory") {
+		t.Fatalf("over the memory bound: %v", err)
+	}
+	SetMaxMemory(0)
+	if _, err := ScaleContext(after(1<<40), slowWalk(t, 6, "given"), 60, 1, Exact); err != nil {
+		t.Fatalf("no bound: %v", err)
 	}
 }

@@ -76,6 +76,11 @@ func TestUnreadableDatasetIsListedWithTheOthers(t *testing.T) {
 		if code, body, _ := f.do("POST", "/v1/datasets/activity/releases", f.admin, `{"epsilon": 0.1}`); code != 201 {
 			t.Fatalf("a release of another dataset: %d %v", code, body)
 		}
+		// the dataset itself says why it cannot be read
+		code, body, _ = f.do("GET", "/v1/datasets/broken", f.admin, "")
+		if msg, _ := body["error"].(string); code != 500 || !strings.Contains(msg, `dataset "broken" cannot be read`) {
+			t.Fatalf("GET the unreadable dataset: %d %v", code, body)
+		}
 	})
 }
 

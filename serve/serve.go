@@ -313,6 +313,10 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		})
 	case errors.Is(err, ledger.ErrUnknown):
 		writeError(w, http.StatusNotFound, "", err.Error())
+	case errors.Is(err, ledger.ErrUnreadable):
+		// the ledger's own metadata (class, budget, records), never data
+		s.log.Error("unreadable dataset", "method", r.Method, "path", r.URL.Path, "err", err.Error())
+		writeError(w, http.StatusInternalServerError, "", err.Error())
 	case errors.Is(err, ledger.ErrExists):
 		writeError(w, http.StatusConflict, "name", err.Error())
 	case errors.Is(err, ledger.ErrKeyReused):

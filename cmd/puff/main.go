@@ -181,6 +181,7 @@ func limitFlags(c *cobra.Command, l *release.Limits, timeout *time.Duration) {
 	f := c.Flags()
 	f.IntVar(&l.MaxStates, "max-states", release.DefaultMaxStates, fmt.Sprintf("the most states (bins, levels) a class may have, refused before any work beyond (fitting and calibrating k states hold ≈ max(256 MiB, 600·k²) bytes: %.2g GB at the default)", release.StateBytes(release.DefaultMaxStates)/1e9))
 	f.DurationVar(timeout, "timeout", DefaultTimeout, "stop computing σ after this long (nothing is released or recorded); 0: no limit")
+	memoryFlag(c, "the computation of σ")
 }
 
 // dataFlags are --data and the reading flags of every command that reads
