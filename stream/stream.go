@@ -303,6 +303,11 @@ func (s *Settings) append(st State, r io.Reader, name string, close *float64) (S
 		}
 		if last, ok := next.Last[row.Series]; ok && next.Step > 0 {
 			g := (row.Time - last) / next.Step
+			if g >= release.MaxSpan {
+				// refused before any count of the steps between is made
+				// (a window's missing readings would not fit an int)
+				return st, nil, fmt.Errorf("%s: series %q at time %s is more than %d steps of %v after its previous reading; is the time step right?", at, release.SeriesName(row.Series), row.TimeText, release.MaxSpan, next.Step)
+			}
 			if math.Abs(g-math.Round(g)) > 1e-6*math.Max(1, g) {
 				return st, nil, fmt.Errorf("%s: series %q at time %s is %.6g steps of %v after its previous reading: readings must lie on the stream's time grid", at, release.SeriesName(row.Series), row.TimeText, g, next.Step)
 			}
