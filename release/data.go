@@ -471,6 +471,11 @@ func (lr *longReader) record(rec []string, line int) error {
 		}
 		return fmt.Errorf("%s:%d: missing field %q (%d fields, header has %d)", name, line, missing, len(rec), len(lr.header))
 	}
+	if len(rec) > len(lr.header) {
+		// a field the header does not name: the row's columns are not
+		// what the header says (a stray delimiter, a shifted row)
+		return fmt.Errorf("%s:%d: %d fields, header has %d: a field the header does not name (a stray delimiter?)", name, line, len(rec), len(lr.header))
+	}
 	v, err := lr.value(rec[lr.vc], line)
 	if err != nil {
 		return err

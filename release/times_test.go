@@ -190,3 +190,33 @@ func TestParquetMillisecondTimesEveryYear(t *testing.T) {
 		t.Errorf("a millisecond timestamp past 9999: %v", err)
 	}
 }
+
+// A row with a field the header does not name (a trailing delimiter, a
+// shifted row) is refused with its file, line and field count, by every
+// reader of CSV rows: whole, streamed, row by row (puffbeam, stream
+// appends) (issue 34: it was read without a word).
+func TestExtraFieldRefused(t *testing.T) {
+	for _, csv := range []string{
+		"series,time,state\na,1,on\na,2,off,\n",
+		"series,time,state\na,1,on\na,2,off,on\n",
+		"time,state\n1,on\n2,off,x\n",
+	} {
+		opts := DefaultCSV
+		opts.States = []string{"off", "on"}
+		check := func(how string, err error) {
+			if err == nil || !strings.Contains(err.Error(), "x.csv:3: ") || !strings.Contains(err.Error(), "fields, header has") {
+				t.Errorf("%s %q: %v, want an error naming x.csv:3 and the field count", how, csv, err)
+			}
+		}
+		_, err := ReadData(strings.NewReader(csv), "x.csv", opts)
+		check("ReadData", err)
+		_, _, err = ReadSummary(strings.NewReader(csv), "x.csv", opts)
+		check("ReadSummary", err)
+		_, err = ReadRows(strings.NewReader(csv), "x.csv", opts, func(Row) error { return nil })
+		check("ReadRows", err)
+	}
+	// fewer fields than the header, with every column read, stay as they were
+	if _, err := ReadData(strings.NewReader("series,time,state,note\na,1,on\na,2,off,x\n"), "x.csv", DefaultCSV); err != nil {
+		t.Errorf("a row without the unread last field: %v", err)
+	}
+}

@@ -176,3 +176,15 @@ func TestAppendGapBounded(t *testing.T) {
 		t.Errorf("a gap of 3e9 steps: %v", err)
 	}
 }
+
+// An appended row with a field the header does not name is refused with
+// its line, and nothing is appended.
+func TestAppendExtraFieldRefused(t *testing.T) {
+	s, err := Declare(release.Spec{States: "0,1,2"}, "1h", 1, mechanism.Exact, "counts", testClass(t, `"stationary"`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.Append(s.NewState(), strings.NewReader("series,time,state\na,0,0\na,3600,1,\n"), "x.csv", nil); err == nil || !strings.Contains(err.Error(), "x.csv:3: 4 fields, header has 3") {
+		t.Errorf("%v", err)
+	}
+}
