@@ -543,6 +543,12 @@ func (lr *longReader) time(text string, line int) (float64, error) {
 // add adds one row: its series, state (Unknown: missing), time in seconds (NaN
 // without a time column) and time as written.
 func (lr *longReader) add(key string, v int, t float64, text string, line int) error {
+	if !utf8.ValidString(key) {
+		// a name goes into JSON (reports, compose logs, the ledger) as
+		// UTF-8, where invalid bytes become U+FFFD: refused here, or a
+		// log could not find the series it recorded
+		return fmt.Errorf("%s:%d: series name %q is not UTF-8 text: convert the file to UTF-8 (e.g. iconv -f latin1 -t utf-8)", lr.name, line, key)
+	}
 	if lr.opts.rows != nil {
 		return lr.opts.rows(Row{Series: key, Time: t, TimeText: text, State: v, File: lr.name, Line: line})
 	}

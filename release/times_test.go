@@ -220,3 +220,28 @@ func TestExtraFieldRefused(t *testing.T) {
 		t.Errorf("a row without the unread last field: %v", err)
 	}
 }
+
+// A series name that is not UTF-8 is refused up front, naming the file
+// and line (CSV) or row (Parquet): JSON would write it with U+FFFD, and a
+// compose log then could not find the series it recorded (issue 34).
+func TestSeriesNameNotUTF8Refused(t *testing.T) {
+	csv := "series,time,state\np\xe91,1,on\np\xe91,2,off\n"
+	opts := DefaultCSV
+	opts.States = []string{"off", "on"}
+	_, err := ReadData(strings.NewReader(csv), "l.csv", opts)
+	if err == nil || !strings.Contains(err.Error(), `l.csv:2: series name "p\xe91" is not UTF-8`) {
+		t.Errorf("ReadData: %v", err)
+	}
+	_, _, err = ReadSummary(strings.NewReader(csv), "l.csv", opts)
+	if err == nil || !strings.Contains(err.Error(), "l.csv:2: series name") {
+		t.Errorf("ReadSummary: %v", err)
+	}
+	var pq bytes.Buffer
+	if err := WriteParquet(&pq, strings.NewReader(csv), "l.csv", map[string]string{"time": "int64"}, 0); err != nil {
+		t.Fatal(err)
+	}
+	_, err = ReadData(bytes.NewReader(pq.Bytes()), "l.parquet", opts)
+	if err == nil || !strings.Contains(err.Error(), "l.parquet:1: series name") {
+		t.Errorf("Parquet: %v", err)
+	}
+}
