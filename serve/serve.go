@@ -448,7 +448,7 @@ func (s *Server) createDataset(w http.ResponseWriter, r *http.Request, _ *ledger
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, s.describe(st, d))
+	writeJSON(w, http.StatusCreated, s.describe(r.Context(), st, d))
 	return nil
 }
 
@@ -572,12 +572,14 @@ type datasetView struct {
 	Sizes  *Sizes                `json:"sizes,omitempty"`
 }
 
-func (s *Server) describe(st ledger.State, d *dataset) datasetView {
+func (s *Server) describe(ctx context.Context, st ledger.State, d *dataset) datasetView {
 	v := datasetView{Name: st.Dataset, Ledger: st}
 	if d != nil && d.class != nil {
 		v.Class = release.Summarize(d.class, d.fitted)
 		z := d.src.Sizes // computed once, at registration
 		v.Sizes = &z
+	} else if class, _ := s.streamClass(ctx, st.Dataset); class != nil {
+		v.Class = release.Summarize(class, false) // the stream's: it has no data source
 	}
 	return v
 }
@@ -600,7 +602,7 @@ func (s *Server) listDatasets(w http.ResponseWriter, r *http.Request, tok *ledge
 			continue
 		}
 		d, _ := s.load(r.Context(), st.Dataset)
-		out = append(out, s.describe(st, d))
+		out = append(out, s.describe(r.Context(), st, d))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"datasets": out})
 	return nil
@@ -613,7 +615,7 @@ func (s *Server) getDataset(w http.ResponseWriter, r *http.Request, _ *ledger.To
 		return err
 	}
 	d, _ := s.load(r.Context(), name)
-	writeJSON(w, http.StatusOK, s.describe(st, d))
+	writeJSON(w, http.StatusOK, s.describe(r.Context(), st, d))
 	return nil
 }
 
@@ -800,29 +802,31 @@ func (s *Server) scale(w http.ResponseWriter, r *http.Request, tok *ledger.Token
 	if err != nil || !isReleaseMethod(method) {
 		return bad("method", "method %q: want one of %v", q.Get("method"), mechanism.Release)
 	}
-	d, err := s.load(r.Context(), name)
-	if err != nil {
-		return err
-	}
-	T := d.src.Sizes.MaxLength
+	var class *markov.Class
+	T := 0
+	if d, err := s.load(r.Context(), name); err == nil {
+		class, T = d.class, d.src.Sizes.MaxLength
+	} else if class, T = s.streamClass(r.Context(), name); class == nil {
+		return err // neither data nor a stream
+	} // a stream's class, at the length where its σ reaches the supremum
 	if l := q.Get("length"); l != "" {
 		if T, err = strconv.Atoi(l); err != nil || T < 1 || T > maxPlanLength {
 			return bad("length", "length %q: want an integer ≥ 1", l)
 		}
 	}
-	key := scaleKey{d.class.Hash(), strconv.FormatFloat(eps, 'g', -1, 64), string(method), T, 1}
+	key := scaleKey{class.Hash(), strconv.FormatFloat(eps, 'g', -1, 64), string(method), T, 1}
 	if v, ok := s.scales.Load(key); ok {
 		a := v.(scaleAnswer)
 		a.Dataset = name
 		writeJSON(w, http.StatusOK, a)
 		return nil
 	}
-	if err := s.cfg.Limits.CheckStates(len(d.class.States)); err != nil {
+	if err := s.cfg.Limits.CheckStates(len(class.States)); err != nil {
 		return bad("dataset", "%v", err)
 	}
 	ctx, cancel := s.computing(r.Context())
 	defer cancel()
-	sc, err := release.ComputeScaleContext(ctx, d.class, T, eps, method)
+	sc, err := release.ComputeScaleContext(ctx, class, T, eps, method)
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
@@ -832,7 +836,7 @@ func (s *Server) scale(w http.ResponseWriter, r *http.Request, tok *ledger.Token
 	a := scaleAnswer{Method: string(method), Epsilon: eps, Length: T, Applicable: sc.Applicable, Sigma: sc.Sigma, Guarantee: sc.Guarantee}
 	if sc.Sigma != nil {
 		b := noise.ScaleFor(*sc.Sigma, 2)
-		l1 := b * float64(len(d.class.States))
+		l1 := b * float64(len(class.States))
 		a.PerBinScale, a.ExpectedL1Error = &b, &l1
 	}
 	s.scales.Store(key, a)

@@ -290,7 +290,19 @@ async function loadDatasets() {
   else if (current) sel.value = current;
 }
 
+// panelFor is the dataset the Release panel's result and message are
+// about: another dataset's histogram and "Released #n" never stay shown.
+let panelFor = "";
+function resetRelease(name) {
+  if (panelFor === name) return;
+  panelFor = name;
+  $("#result").replaceChildren();
+  $("#message").textContent = "";
+  $("#message").className = "";
+}
+
 async function select(name) {
+  resetRelease(name);
   current = name;
   $("#dataset").value = name;
   $("#work").hidden = false;
