@@ -27,8 +27,8 @@ type Limits struct {
 }
 
 // Default limits: the README's examples and a day per window of the
-// bundled half-year of UCI minute readings (180 windows × 51 levels =
-// 9,180 cells) fit with room to spare; an hour per window of it (4,344 ×
+// bundled half-year of UCI minute readings (181 windows × 51 levels =
+// 9,231 cells) fit with room to spare; an hour per window of it (4,344 ×
 // 51 = 221,544 cells, ≈ 45 MB of JSON) still fits.
 const (
 	DefaultMaxWindows = 10000
@@ -51,7 +51,7 @@ func StateBytes(k int) float64 {
 }
 
 // bytesPerWindow and bytesPerCell estimate the JSON of a windowed report
-// (measured: 180 windows of 51 bins print 1.86 MB with --json).
+// (measured: 181 windows of 51 bins print 1.86 MB with --json).
 const (
 	bytesPerWindow = 2000
 	bytesPerCell   = 200
