@@ -813,6 +813,9 @@ func placeOne(rs []row, step float64, hasTime bool, series string) ([]int, []int
 		if r < 1 || math.Abs(g-r) > 1e-6*r {
 			return nil, nil, fmt.Errorf("%s:%d: time %s is %.6g steps of %v after the previous reading of series %q (%s): readings must lie on a grid of that step; set the time step option", rs[j].file, rs[j].line, rs[j].text, g, step, series, where(rs[j], rs[j-1]))
 		}
+		if r > MaxGap {
+			return nil, nil, gapError(rs[j].file, rs[j].line, rs[j].text, g, step, series, where(rs[j], rs[j-1]))
+		}
 		if float64(pos[j-1])+r >= MaxSpan {
 			return nil, nil, fmt.Errorf("%s:%d: series %q spans more than %d steps of %v; is the time step right?", rs[j].file, rs[j].line, series, MaxSpan, step)
 		}

@@ -309,6 +309,9 @@ func (ss *streamSeries) place(name string, step float64, hasTime bool) (mqm.Obse
 		if rr < 1 || math.Abs(g-rr) > 1e-6*rr {
 			return mqm.Observation{}, fmt.Errorf("%s:%d: time %s is %.6g steps of %v after the previous reading of series %q (line %d): readings must lie on a grid of that step; set the time step option", name, r.line, r.text, g, step, ss.name, r.prevLine)
 		}
+		if rr > MaxGap {
+			return mqm.Observation{}, gapError(name, r.line, r.text, g, step, ss.name, fmt.Sprintf("line %d", r.prevLine))
+		}
 		// the first row k of the run with pos + k·rr + rr ≥ MaxSpan
 		if float64(pos)+float64(r.n)*rr >= MaxSpan {
 			k := max(0, int(math.Ceil((MaxSpan-rr-float64(pos))/rr)))
