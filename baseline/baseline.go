@@ -15,6 +15,7 @@
 package baseline
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -48,6 +49,12 @@ type GK16Result struct {
 // P(X_1 | X_2) ∝ q(x)P(x, X_2) (for "any" q: the supremum over q) and
 // P(X_T | X_{T−1}) = P(X_{T−1}, ·).
 func Influence(ch *markov.Chain, T int) (lower, upper []float64, err error) {
+	return influence(context.Background(), ch, T)
+}
+
+// influence is Influence stopped when ctx ends: its loops cost O(k⁴), and
+// ctx is checked every O(k²) of them.
+func influence(ctx context.Context, ch *markov.Chain, T int) (lower, upper []float64, err error) {
 	k := ch.K()
 	P := ch.P
 	lower, upper = make([]float64, T), make([]float64, T)
@@ -71,6 +78,9 @@ func Influence(ch *markov.Chain, T int) (lower, upper []float64, err error) {
 	var gl, gr float64 // interior γ_{i,i−1}, γ_{i,i+1}
 	for u := range k {
 		for u2 := range k {
+			if err := ctx.Err(); err != nil {
+				return nil, nil, fmt.Errorf("gk16: stopped: %w", err)
+			}
 			for v := range k {
 				a, b := cond(u, v), cond(u2, v)
 				if a != nil && b != nil {
@@ -87,6 +97,9 @@ func Influence(ch *markov.Chain, T int) (lower, upper []float64, err error) {
 	var g1 float64
 	for v := range k {
 		for v2 := range k {
+			if err := ctx.Err(); err != nil {
+				return nil, nil, fmt.Errorf("gk16: stopped: %w", err)
+			}
 			if q != nil {
 				a, b := weighted(q, P, v), weighted(q, P, v2)
 				if a != nil && b != nil {
@@ -171,16 +184,29 @@ func maxLogRatio(a, b []float64) float64 {
 
 // GK16 computes the GK16 scale for a class and chains of length T.
 func GK16(class *markov.Class, T int, eps float64) (GK16Result, error) {
+	return GK16Context(context.Background(), class, T, eps)
+}
+
+// MaxGK16Length is the longest chain GK16 computes: its influence matrix
+// and the solves over it hold a few floats per step (≈ 40 MB here).
+const MaxGK16Length = 1_000_000
+
+// GK16Context is GK16 stopped when ctx ends (its cost grows as k⁴ for k
+// states): it returns an error wrapping ctx.Err().
+func GK16Context(ctx context.Context, class *markov.Class, T int, eps float64) (GK16Result, error) {
 	if err := checks.Epsilon(eps); err != nil {
 		return GK16Result{}, fmt.Errorf("gk16: %w", err)
 	}
 	if T < 1 {
 		return GK16Result{}, fmt.Errorf("gk16: length %d, want ≥ 1", T)
 	}
+	if T > MaxGK16Length {
+		return GK16Result{}, fmt.Errorf("gk16: length %d, over the most it computes, %d (its matrices hold a few floats per step)", T, MaxGK16Length)
+	}
 	res := GK16Result{Applicable: true}
 	normChain, phiChain := 0, 0
 	for c, ch := range class.Chains {
-		lo, up, err := Influence(ch, T)
+		lo, up, err := influence(ctx, ch, T)
 		if err != nil {
 			return GK16Result{}, fmt.Errorf("gk16: chain %d: %w", c, err)
 		}

@@ -136,10 +136,22 @@ type State struct {
 	Spent     guarantee.Guarantee // the composed guarantee of every recorded release
 	Releases  int
 	ClassHash string // "" until a class is set
+	// Err, in a listing (Store.Datasets), marks a dataset whose stored
+	// definition or records cannot be read (it wraps ErrUnreadable); the
+	// other fields are then unset. A listing shows it with the others
+	// instead of failing.
+	Err error
 }
+
+// ErrUnreadable is wrapped when a dataset's stored definition or records
+// cannot be read back (written by an older version, or edited by hand).
+var ErrUnreadable = errors.New("cannot be read")
 
 // Remaining is Budget − Spent (never negative).
 func (s State) Remaining() *big.Rat {
+	if s.Budget == nil || s.Spent.Epsilon == nil {
+		return new(big.Rat)
+	}
 	r := new(big.Rat).Sub(s.Budget, s.Spent.Epsilon)
 	if r.Sign() < 0 {
 		return new(big.Rat)
@@ -149,8 +161,13 @@ func (s State) Remaining() *big.Rat {
 
 // MarshalJSON writes {"dataset", "spent", "budget", "remaining", "rule",
 // "theorem", "releases", "class_hash"}: numbers printed as decimals, spent
-// rounded up and remaining rounded down when they are not short decimals.
+// rounded up and remaining rounded down when they are not short decimals;
+// an unreadable dataset (Err) as {"dataset", "error"}.
 func (s State) MarshalJSON() ([]byte, error) {
+	if s.Err != nil {
+		// {"dataset", "error"}: nothing else is known
+		return json.Marshal(map[string]string{"dataset": s.Dataset, "error": s.Err.Error()})
+	}
 	return json.Marshal(struct {
 		Dataset   string      `json:"dataset"`
 		Spent     json.Number `json:"spent"`

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/pufferfish-privacy/pufferfish/compose"
 	"github.com/pufferfish-privacy/pufferfish/guarantee"
+	"github.com/pufferfish-privacy/pufferfish/internal/strictjson"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/record"
 )
@@ -245,7 +247,7 @@ func (s *sqlStore) Init(ctx context.Context, d Registration) error {
 	}
 	var classJSON, hash sql.NullString
 	if class != nil {
-		b, err := class.MarshalJSON()
+		b, err := storableClass(name, class)
 		if err != nil {
 			return err
 		}
@@ -272,8 +274,37 @@ func (s *sqlStore) Init(ctx context.Context, d Registration) error {
 		if err != nil {
 			return fmt.Errorf("ledger: %w", err)
 		}
-		return nil
+		// all or nothing: the row commits only if it reads back, so no
+		// registration can leave a dataset that cannot be listed
+		_, err = s.dataset(ctx, tx, name)
+		return err
 	})
+}
+
+// maxClassBytes is the largest class stored: what every reader of a class
+// accepts (a variable so tests can lower it).
+var maxClassBytes = strictjson.MaxInput
+
+// storableClass is class's JSON as the ledger stores it, checked before
+// it is stored: within the size every reader accepts
+// (maxClassBytes) and read back to the same class (its hash), so a
+// stored class can always be read.
+func storableClass(name string, class *markov.Class) ([]byte, error) {
+	b, err := class.MarshalJSON()
+	if err != nil {
+		return nil, fmt.Errorf("ledger: dataset %q: class: %w", name, err)
+	}
+	if len(b) > maxClassBytes {
+		return nil, fmt.Errorf("ledger: dataset %q: the class of %d states is %d bytes of JSON, over the ledger's limit of %d bytes; nothing was stored", name, len(class.States), len(b), maxClassBytes)
+	}
+	back, err := markov.ParseClass(bytes.NewReader(b), "of "+name)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: dataset %q: the class does not read back (%v); nothing was stored", name, err)
+	}
+	if back.Hash() != class.Hash() {
+		return nil, fmt.Errorf("ledger: dataset %q: the class does not read back to itself; nothing was stored", name)
+	}
+	return b, nil
 }
 
 // row is a dataset row.
@@ -303,11 +334,11 @@ func (s *sqlStore) dataset(ctx context.Context, q interface {
 		r.source = json.RawMessage(source.String)
 	}
 	if r.budget, ok = new(big.Rat).SetString(budget); !ok {
-		return row{}, fmt.Errorf("ledger: dataset %q: stored budget %q is not a number", name, budget)
+		return row{}, fmt.Errorf("ledger: dataset %q %w: stored budget %q is not a number", name, ErrUnreadable, budget)
 	}
 	if classJSON.Valid {
 		if r.class, err = markov.ParseClass(strings.NewReader(classJSON.String), "ledger class of "+name); err != nil {
-			return row{}, err
+			return row{}, fmt.Errorf("ledger: dataset %q %w: its stored class: %v", name, ErrUnreadable, err)
 		}
 		r.hash = hash.String
 	}
@@ -334,15 +365,15 @@ func (s *sqlStore) entries(ctx context.Context, q querier, name string) ([]Entry
 		}
 		e.Dataset = name
 		if e.Time, err = time.Parse(time.RFC3339Nano, created); err != nil {
-			return nil, fmt.Errorf("ledger: release %d: time %q: %w", e.ID, created, err)
+			return nil, fmt.Errorf("ledger: release %d %w: time %q: %w", e.ID, ErrUnreadable, created, err)
 		}
 		if err := json.Unmarshal([]byte(rec), &e.Record); err != nil {
-			return nil, fmt.Errorf("ledger: release %d: record: %w", e.ID, err)
+			return nil, fmt.Errorf("ledger: release %d %w: record: %w", e.ID, ErrUnreadable, err)
 		}
 		e.Result = json.RawMessage(res)
 		sp, ok := new(big.Rat).SetString(spent)
 		if !ok {
-			return nil, fmt.Errorf("ledger: release %d: spent %q is not a number", e.ID, spent)
+			return nil, fmt.Errorf("ledger: release %d %w: spent %q is not a number", e.ID, ErrUnreadable, spent)
 		}
 		e.Spent = number(guarantee.Up(sp))
 		out = append(out, e)
@@ -389,8 +420,11 @@ func (s *sqlStore) Dataset(ctx context.Context, name string) (State, error) {
 		if err != nil {
 			return err
 		}
-		st, err = state(name, r, es, nil)
-		return err
+		if st, err = state(name, r, es, nil); err != nil {
+			// the recorded releases no longer compose
+			return fmt.Errorf("%w (%w)", err, ErrUnreadable)
+		}
+		return nil
 	})
 	return st, err
 }
@@ -427,7 +461,10 @@ func (s *sqlStore) Datasets(ctx context.Context) ([]State, error) {
 	var out []State
 	for _, n := range names {
 		st, err := s.Dataset(ctx, n)
-		if err != nil {
+		if errors.Is(err, ErrUnreadable) {
+			// one unreadable dataset never hides the others
+			st = State{Dataset: n, Err: err}
+		} else if err != nil {
 			return nil, err
 		}
 		out = append(out, st)
@@ -584,7 +621,7 @@ func (s *sqlStore) settleClass(ctx context.Context, tx *sql.Tx, sp Spend, r *row
 		}
 		return nil
 	}
-	b, err := sp.Class.MarshalJSON()
+	b, err := storableClass(sp.Dataset, sp.Class)
 	if err != nil {
 		return err
 	}

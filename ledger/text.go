@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -13,6 +14,9 @@ import (
 // Line is the dataset's state on one line: what puff ledger init and a
 // release against the ledger print.
 func (s State) Line() string {
+	if s.Err != nil {
+		return fmt.Sprintf("dataset %q: %v", s.Dataset, s.Err)
+	}
 	return fmt.Sprintf("dataset %q: spent ε = %s of %s (remaining %s) by %s, %d releases", s.Dataset, Decimal(s.Spent.Epsilon), Decimal(s.Budget), DecimalDown(s.Remaining()), s.Spent.Rule, s.Releases)
 }
 
@@ -76,6 +80,10 @@ func (l *Listing) WriteText(w io.Writer) error {
 	if l.Dataset == nil {
 		fmt.Fprintln(tw, "dataset\tbudget\tspent\tremaining\treleases\trule")
 		for _, st := range l.Datasets {
+			if st.Err != nil {
+				fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t%v\n", st.Dataset, st.Err)
+				continue
+			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", st.Dataset, Decimal(st.Budget), Decimal(st.Spent.Epsilon), DecimalDown(st.Remaining()), st.Releases, st.Spent.Rule)
 		}
 		return tw.Flush()
@@ -96,6 +104,7 @@ func (l *Listing) WriteText(w io.Writer) error {
 // with its record and noisy result (puff ledger export).
 func Export(ctx context.Context, s Store, w io.Writer, dataset string, asJSON bool) error {
 	names := []string{dataset}
+	var bad []error
 	if dataset == "" {
 		sts, err := s.Datasets(ctx)
 		if err != nil {
@@ -103,6 +112,10 @@ func Export(ctx context.Context, s Store, w io.Writer, dataset string, asJSON bo
 		}
 		names = names[:0]
 		for _, st := range sts {
+			if st.Err != nil {
+				bad = append(bad, st.Err) // the others are exported first
+				continue
+			}
 			names = append(names, st.Dataset)
 		}
 	}
@@ -128,5 +141,8 @@ func Export(ctx context.Context, s Store, w io.Writer, dataset string, asJSON bo
 		}
 	}
 	cw.Flush()
-	return cw.Error()
+	if err := cw.Error(); err != nil {
+		return err
+	}
+	return errors.Join(bad...)
 }

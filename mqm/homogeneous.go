@@ -15,8 +15,19 @@ func (o *approxOracle) two(a, b int) float64    { return o.deltaT(b) + 2*o.delta
 func (o *approxOracle) leftOnly(a int) float64  { return 2 * o.deltaT(a) }
 func (o *approxOracle) rightOnly(b int) float64 { return o.deltaT(b) }
 
+// maxDeltaTable bounds the δ table (and so the approx search's memory,
+// 8 bytes a distance, plus a third of that in block minima): a chain that
+// mixes slowly has its best quilts ≈ 1/g_Θ distances away, a search may
+// visit that many, and beyond the table δ is computed again each time —
+// the same function, so the same bits. A variable so tests can lower it.
+var maxDeltaTable = 1 << 23
+
 // deltaT is delta with a table: the search asks for the same t many times.
 func (o *approxOracle) deltaT(t int) float64 {
+	o.stop.check()
+	if t >= maxDeltaTable {
+		return o.delta(t)
+	}
 	for len(o.table) <= t {
 		o.table = append(o.table, o.delta(len(o.table)))
 	}
@@ -242,8 +253,8 @@ func (o *approxOracle) rightOnlyBest(i, T int, eps float64, rStart *int, best *n
 		if float64(i+b-1) >= stop {
 			break
 		}
-		if b >= len(tab) {
-			o.deltaT(2*b + 64)
+		if b >= len(tab) && len(tab) < maxDeltaTable {
+			o.deltaT(min(2*b+64, maxDeltaTable-1))
 			tab = o.table
 		}
 		if !first && b&(rLevel[len(rLevel)-1]-1) == 0 {
@@ -273,7 +284,12 @@ func (o *approxOracle) rightOnlyBest(i, T int, eps float64, rStart *int, best *n
 				continue
 			}
 		}
-		e := tab[b]
+		var e float64
+		if b < len(tab) {
+			e = tab[b]
+		} else {
+			e = o.deltaT(b) // past the table's bound
+		}
 		if e >= eps {
 			if first {
 				*rStart = b + 1
@@ -304,14 +320,18 @@ var (
 // rLevel[l], extending the δ table as needed (cached in o.bmin[l]).
 func (o *approxOracle) blockMinDelta(l, bi int) float64 {
 	L := rLevel[l]
-	for len(o.bmin[l]) <= bi {
-		j := len(o.bmin[l])
-		o.deltaT((j+1)*L - 1)
+	blockMin := func(j int) float64 {
 		m := math.Inf(1)
-		for _, d := range o.table[j*L : (j+1)*L] {
-			m = min(m, d)
+		for t := j * L; t < (j+1)*L; t++ {
+			m = min(m, o.deltaT(t))
 		}
-		o.bmin[l] = append(o.bmin[l], m)
+		return m
+	}
+	if (bi+1)*L > maxDeltaTable {
+		return blockMin(bi) // past the table's bound: not kept
+	}
+	for len(o.bmin[l]) <= bi {
+		o.bmin[l] = append(o.bmin[l], blockMin(len(o.bmin[l])))
 	}
 	return o.bmin[l][bi]
 }

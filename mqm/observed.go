@@ -1,6 +1,7 @@
 package mqm
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -142,10 +143,19 @@ func (o *observedOracle) nodeMonotone() bool {
 // that starts at time s > 1 is calibrated from the marginal q·P^{s−1}
 // (Consecutive(s, T)); a stationary chain gives the same σ at every start.
 func ScaleAt(class *markov.Class, ob Observation, eps float64, m Method) (Result, error) {
-	return scaleAt(nil, class, ob, eps, m)
+	return scaleAt(context.Background(), nil, class, ob, eps, m)
 }
 
-func scaleAt(tables *Tables, class *markov.Class, ob Observation, eps float64, m Method) (Result, error) {
+// ScaleAtContext is ScaleAt stopped when ctx ends (as ScaleContext).
+func ScaleAtContext(ctx context.Context, class *markov.Class, ob Observation, eps float64, m Method) (Result, error) {
+	return scaleAt(ctx, nil, class, ob, eps, m)
+}
+
+func scaleAt(ctx context.Context, tables *Tables, class *markov.Class, ob Observation, eps float64, m Method) (_ Result, err error) {
+	defer recoverStop(&err)
+	if err := ctxErr(ctx); err != nil {
+		return Result{}, err
+	}
 	if err := ob.check(); err != nil {
 		return Result{}, err
 	}
@@ -161,7 +171,7 @@ func scaleAt(tables *Tables, class *markov.Class, ob Observation, eps float64, m
 		if err != nil {
 			return Result{}, err
 		}
-		ap := &approxOracle{T: n, piMin: p.PiMin, gap: p.Gap, reversible: p.Reversible}
+		ap := &approxOracle{T: n, piMin: p.PiMin, gap: p.Gap, reversible: p.Reversible, stop: stop{ctx: ctx}}
 		if ob.Times == nil {
 			// The bound does not depend on the start.
 			return toResult(search(ap, n, eps), n, 0, &p), nil
@@ -173,12 +183,12 @@ func scaleAt(tables *Tables, class *markov.Class, ob Observation, eps float64, m
 			r = scan(&observedOracle{ob: ob, approx: ap, budget: evalBudget(1)}, n, eps)
 		}
 		if r.partial {
-			return spanBound(class, ob, eps, m)
+			return spanBound(ctx, class, ob, eps, m)
 		}
 		return toResult(r, n, 0, &p), nil
 	}
 	res, err := perChain(class, n, func(ch *markov.Chain) (nodeResult, error) {
-		inner, done, err := tables.oracle(ch, ob.End())
+		inner, done, err := tables.oracle(ctx, ch, ob.End())
 		if err != nil {
 			return nodeResult{}, err
 		}
@@ -201,7 +211,7 @@ func scaleAt(tables *Tables, class *markov.Class, ob Observation, eps float64, m
 		return r, inner.nan
 	})
 	if err == nil && res.partial {
-		return spanBound(class, ob, eps, m)
+		return spanBound(ctx, class, ob, eps, m)
 	}
 	return res, err
 }
@@ -212,8 +222,8 @@ func scaleAt(tables *Tables, class *markov.Class, ob Observation, eps float64, m
 // exact σ — any quilt of the full chain is a quilt of the observed
 // readings, and its nearby set holds no more readings than time steps
 // (docs/math.md §4.6) — so the guarantee holds with a little more noise.
-func spanBound(class *markov.Class, ob Observation, eps float64, m Method) (Result, error) {
-	r, err := ScaleAt(class, Consecutive(ob.Start, ob.End()-ob.Start+1), eps, m)
+func spanBound(ctx context.Context, class *markov.Class, ob Observation, eps float64, m Method) (Result, error) {
+	r, err := scaleAt(ctx, nil, class, Consecutive(ob.Start, ob.End()-ob.Start+1), eps, m)
 	if err != nil {
 		return Result{}, err
 	}
@@ -242,7 +252,10 @@ func perChain(class *markov.Class, n int, f func(ch *markov.Chain) (nodeResult, 
 				if c >= len(class.Chains) {
 					return
 				}
-				r, err := f(class.Chains[c])
+				r, err := func() (_ nodeResult, err error) {
+					defer recoverStop(&err) // a stopped search, on this goroutine
+					return f(class.Chains[c])
+				}()
 				if err != nil {
 					errs[c] = fmt.Errorf("chain %d: %w", c, err)
 					continue

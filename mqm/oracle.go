@@ -35,6 +35,7 @@ type approxOracle struct {
 	table      []float64              // δ(t) by t
 	bmin       [len(rLevel)][]float64 // by level, least δ over blocks of rLevel distances (homogeneous.go)
 	rHint      int                    // the last right-only distance found best
+	stop       stop                   // ends the search when the caller's context ends (stop.go)
 }
 
 // Approx describes the class-level parameters used by the approx oracle.
@@ -110,6 +111,7 @@ func (o *approxOracle) influence(i, a, b int) float64 {
 // eval is the bound for closed distances a, b with the open ends stated
 // explicitly (the bound does not depend on the node).
 func (o *approxOracle) eval(a, b int, leftOpen, rightOpen bool) float64 {
+	o.stop.check()
 	switch {
 	case leftOpen && rightOpen:
 		return 0
@@ -174,6 +176,8 @@ type exactOracle struct {
 	// evals counts influence evaluations; past budget (> 0) over() says
 	// so, and the searches give up with a partial result.
 	evals, budget int
+	// stop ends the search when the caller's context ends (stop.go).
+	stop stop
 	// memo of influences for node-independent evaluation (stationary):
 	// key (a, b) with 0 meaning open.
 	memo *memoTable
@@ -203,6 +207,7 @@ type exactOracle struct {
 func newExactOracle(ch *markov.Chain, T int) (*exactOracle, error) {
 	o := &exactOracle{ch: ch, T: T, k: ch.K(), left: map[[2]int][]float64{}, leftR: map[[2]int][]float64{}, nodeCache: map[int][]float64{}}
 	o.pw = newPowers(ch)
+	o.scratch.stop = &o.stop
 	switch ch.Init {
 	case markov.InitStationary:
 		pi, err := ch.Stationary()
@@ -332,6 +337,7 @@ type scratch struct {
 	flat, invs []float64
 	flatZ      []bool
 	inv        [][]float64
+	stop       *stop // the oracle's: ratioTable's rows check it (k² work each)
 }
 
 // rightRatio returns exp R_d: max_v P^d(x,v)/P^d(x',v) at [x*k+x'],
@@ -494,6 +500,7 @@ func (o *exactOracle) influence(i, a, b int) float64 {
 func (o *exactOracle) eval(i, a, b int, leftOpen, rightOpen bool) float64 {
 	k := o.k
 	o.evals++
+	o.stop.check()
 	if leftOpen && rightOpen {
 		return 0
 	}

@@ -1,6 +1,7 @@
 package mqm
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -362,6 +363,17 @@ func search(o oracle, T int, eps float64) nodeResult {
 // computed with up to GOMAXPROCS chains in parallel; for Approx one search
 // with the class-level π_Θ, g_Θ.
 func Scale(class *markov.Class, T int, eps float64, m Method) (Result, error) {
+	return ScaleContext(context.Background(), class, T, eps, m)
+}
+
+// ScaleContext is Scale stopped when ctx ends (a deadline, a client gone,
+// a signal): it then returns, within about a second (stop.go), an error
+// wrapping ctx.Err().
+func ScaleContext(ctx context.Context, class *markov.Class, T int, eps float64, m Method) (_ Result, err error) {
+	defer recoverStop(&err)
+	if err := ctxErr(ctx); err != nil {
+		return Result{}, err
+	}
 	if err := checkArgs(class, T, eps); err != nil {
 		return Result{}, err
 	}
@@ -373,7 +385,7 @@ func Scale(class *markov.Class, T int, eps float64, m Method) (Result, error) {
 		if err != nil {
 			return Result{}, err
 		}
-		o := &approxOracle{T: T, piMin: p.PiMin, gap: p.Gap, reversible: p.Reversible}
+		o := &approxOracle{T: T, piMin: p.PiMin, gap: p.Gap, reversible: p.Reversible, stop: stop{ctx: ctx}}
 		r := search(o, T, eps)
 		return toResult(r, T, 0, &p), nil
 	}
@@ -382,6 +394,7 @@ func Scale(class *markov.Class, T int, eps float64, m Method) (Result, error) {
 		if err != nil {
 			return nodeResult{}, err
 		}
+		o.stop.ctx = ctx
 		return search(o, T, eps), o.nan
 	})
 }

@@ -39,6 +39,9 @@ func (sc *scratch) ratioTable(rows [][]float64, pats [][]bool) []float64 {
 		inv[y] = iv
 	}
 	for x, ax := range rows {
+		if sc.stop != nil {
+			sc.stop.check()
+		}
 		clean := inv[x] != nil && len(ax) > 0
 		for y, ay := range rows {
 			if clean && inv[y] != nil {

@@ -1,6 +1,7 @@
 package mqm
 
 import (
+	"context"
 	"fmt"
 	"sync"
 
@@ -39,9 +40,12 @@ func NewTables() *Tables { return &Tables{m: map[*markov.Chain]*tableEntry{}} }
 // for the caller's exclusive use until done is called. A nil Tables gives
 // a fresh oracle. An oracle that met an undefined influence is dropped, so
 // no later call sees a value cached from it.
-func (t *Tables) oracle(ch *markov.Chain, T int) (o *exactOracle, done func(), err error) {
+func (t *Tables) oracle(ctx context.Context, ch *markov.Chain, T int) (o *exactOracle, done func(), err error) {
 	if t == nil {
 		o, err := newExactOracle(ch, T)
+		if o != nil {
+			o.stop = stop{ctx: ctx}
+		}
 		return o, func() {}, err
 	}
 	t.mu.Lock()
@@ -62,10 +66,10 @@ func (t *Tables) oracle(ch *markov.Chain, T int) (o *exactOracle, done func(), e
 		}
 	}
 	o = e.o
-	o.T, o.evals, o.budget = T, 0, 0
+	o.T, o.evals, o.budget, o.stop = T, 0, 0, stop{ctx: ctx}
 	return o, func() {
-		if o.nan != nil {
-			e.o = nil
+		if o.nan != nil || o.stop.hit {
+			e.o = nil // a stopped search's oracle is never reused
 		}
 		e.mu.Unlock()
 	}, nil
@@ -73,7 +77,12 @@ func (t *Tables) oracle(ch *markov.Chain, T int) (o *exactOracle, done func(), e
 
 // ScaleAt is the package ScaleAt with the chains' oracles shared through t.
 func (t *Tables) ScaleAt(class *markov.Class, ob Observation, eps float64, m Method) (Result, error) {
-	return scaleAt(t, class, ob, eps, m)
+	return scaleAt(context.Background(), t, class, ob, eps, m)
+}
+
+// ScaleAtContext is ScaleAt stopped when ctx ends (as ScaleContext).
+func (t *Tables) ScaleAtContext(ctx context.Context, class *markov.Class, ob Observation, eps float64, m Method) (Result, error) {
+	return scaleAt(ctx, t, class, ob, eps, m)
 }
 
 // Influence is the package Influence with the chain's oracle shared
@@ -82,7 +91,7 @@ func (t *Tables) Influence(ch *markov.Chain, i, a, b int) (float64, error) {
 	if i < 1 || a < 0 || b < 0 || a >= i {
 		return 0, fmt.Errorf("influence: node %d with left distance %d and right distance %d is not a quilt", i, a, b)
 	}
-	o, done, err := t.oracle(ch, i+b)
+	o, done, err := t.oracle(nil, ch, i+b)
 	if err != nil {
 		return 0, err
 	}

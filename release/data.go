@@ -18,10 +18,10 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/mqm"
 )
 
-// maxSpan is the largest number of time steps one series may span (from
+// MaxSpan is the largest number of time steps one series may span (from
 // its first to its last reading). The quilt search handles any span up to
 // it; beyond it the time step is almost certainly wrong (--step).
-const maxSpan = 1 << 30
+const MaxSpan = 1 << 30
 
 // maxFields is the largest number of fields a data row may have.
 const maxFields = 1024
@@ -471,6 +471,11 @@ func (lr *longReader) record(rec []string, line int) error {
 		}
 		return fmt.Errorf("%s:%d: missing field %q (%d fields, header has %d)", name, line, missing, len(rec), len(lr.header))
 	}
+	if len(rec) > len(lr.header) {
+		// a field the header does not name: the row's columns are not
+		// what the header says (a stray delimiter, a shifted row)
+		return fmt.Errorf("%s:%d: %d fields, header has %d: a field the header does not name (a stray delimiter?)", name, line, len(rec), len(lr.header))
+	}
 	v, err := lr.value(rec[lr.vc], line)
 	if err != nil {
 		return err
@@ -538,6 +543,12 @@ func (lr *longReader) time(text string, line int) (float64, error) {
 // add adds one row: its series, state (Unknown: missing), time in seconds (NaN
 // without a time column) and time as written.
 func (lr *longReader) add(key string, v int, t float64, text string, line int) error {
+	if !utf8.ValidString(key) {
+		// a name goes into JSON (reports, compose logs, the ledger) as
+		// UTF-8, where invalid bytes become U+FFFD: refused here, or a
+		// log could not find the series it recorded
+		return fmt.Errorf("%s:%d: series name %q is not UTF-8 text: convert the file to UTF-8 (e.g. iconv -f latin1 -t utf-8)", lr.name, line, key)
+	}
 	if lr.opts.rows != nil {
 		return lr.opts.rows(Row{Series: key, Time: t, TimeText: text, State: v, File: lr.name, Line: line})
 	}
@@ -605,30 +616,31 @@ func cmpFloat(a, b float64) int {
 }
 
 // parseTime reads a time in seconds: one of the layouts, a number (times
-// unit), or RFC 3339.
+// unit), or RFC 3339; a time outside MinTime … MaxTime is an error with
+// the range (times.go).
 func parseTime(s string, layouts []string, loc *time.Location, unit float64) (float64, error) {
 	for _, l := range layouts {
 		if t, err := time.ParseInLocation(l, s, loc); err == nil {
 			if err := checkLocal(t, l, s, loc); err != nil {
 				return 0, err
 			}
-			return float64(t.UnixNano()) / 1e9, nil
+			return unixSeconds(t)
 		}
 	}
 	if len(layouts) > 0 {
 		return 0, fmt.Errorf("matches none of the time formats %q", layouts)
 	}
 	if x, ok := smallInt(s); ok {
-		return x * unit, nil // what ParseFloat gives, sooner
+		return x * unit, checkSeconds(x * unit) // what ParseFloat gives, sooner
 	}
 	if x, err := strconv.ParseFloat(s, 64); err == nil {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return 0, errors.New("not a finite number")
 		}
-		return x * unit, nil
+		return x * unit, checkSeconds(x * unit)
 	}
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return float64(t.UnixNano()) / 1e9, nil
+		return unixSeconds(t)
 	}
 	return 0, errors.New("not a number of seconds or an RFC 3339 timestamp (give a time format)")
 }
@@ -801,8 +813,11 @@ func placeOne(rs []row, step float64, hasTime bool, series string) ([]int, []int
 		if r < 1 || math.Abs(g-r) > 1e-6*r {
 			return nil, nil, fmt.Errorf("%s:%d: time %s is %.6g steps of %v after the previous reading of series %q (%s): readings must lie on a grid of that step; set the time step option", rs[j].file, rs[j].line, rs[j].text, g, step, series, where(rs[j], rs[j-1]))
 		}
-		if float64(pos[j-1])+r >= maxSpan {
-			return nil, nil, fmt.Errorf("%s:%d: series %q spans more than %d steps of %v; is the time step right?", rs[j].file, rs[j].line, series, maxSpan, step)
+		if r > MaxGap {
+			return nil, nil, gapError(rs[j].file, rs[j].line, rs[j].text, g, step, series, where(rs[j], rs[j-1]))
+		}
+		if float64(pos[j-1])+r >= MaxSpan {
+			return nil, nil, fmt.Errorf("%s:%d: series %q spans more than %d steps of %v; is the time step right?", rs[j].file, rs[j].line, series, MaxSpan, step)
 		}
 		pos[j] = pos[j-1] + int(r)
 	}

@@ -1,6 +1,7 @@
 package release
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -170,6 +171,11 @@ func (d *DataFlags) Given() Spec {
 func (d *DataFlags) CSV() (CSVOptions, error) {
 	if math.IsNaN(d.Gap) || d.Gap < 0 || math.IsInf(d.Gap, 0) {
 		return CSVOptions{}, fmt.Errorf("--gap %v: want a finite number ≥ 0", d.Gap)
+	}
+	if d.set["time-unit"] && d.Spec.TimeUnit == 0 {
+		// Spec's 0 is "not given" (the default, 1): a unit given as 0
+		// would read every numeric time as 1 second each
+		return CSVOptions{}, errors.New("--time-unit 0: want a finite number of seconds > 0 (60 when times count minutes)")
 	}
 	opts, err := d.Given().CSV()
 	if err != nil {

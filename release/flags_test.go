@@ -88,6 +88,10 @@ func TestDataFlagsErrors(t *testing.T) {
 		{[]string{"--tz", "Mars/Base"}, "--tz"},
 		{[]string{"--step", "-2"}, "--step"},
 		{[]string{"--delimiter", "ab"}, "--delimiter"},
+		// 0 was taken as the default 1 (issue 34)
+		{[]string{"--time-unit", "0"}, "--time-unit 0: want a finite number of seconds > 0"},
+		{[]string{"--time-unit", "-0"}, "--time-unit 0"},
+		{[]string{"--time-unit", "-1"}, "--time-unit"},
 	} {
 		d, _, err := parseDataFlags(t, c.args)
 		if err != nil {

@@ -18,6 +18,10 @@ func FuzzReadData(f *testing.F) {
 	f.Add([]byte("\ufeffseries;time;state\na;1;x\n"), false)
 	f.Add([]byte("x\ny\nx\n"), true)
 	f.Add([]byte("series,time,state\na,1e300,x\na,-1e300,y\n"), false)
+	// issue 34: a trailing field the header does not name; times of
+	// years 0000 and 9999, and past them
+	f.Add([]byte("series,time,state\na,1,x,\na,2,y\n"), true)
+	f.Add([]byte("series,time,state\na,0000-01-01T00:00:00Z,x\na,9999-12-31T23:59:59.5Z,y\na,253402300800,x\n"), false)
 	f.Fuzz(func(t *testing.T, data []byte, declared bool) {
 		opts := DefaultCSV
 		if declared {
@@ -108,6 +112,8 @@ func FuzzReadSummary(f *testing.F) {
 	f.Add([]byte("series,time,state\na,0,x\nb,0,y\na,1,y\na,5,x\nb,1,y\n"), false)
 	f.Add([]byte("s,t,v\na,1,1.5\na,2,NA\na,4,0.5\nb,1,\"2\"\n"), true)
 	f.Add([]byte("series,time,state\na,1,x\na,1.5,y\na,2.25,x\n"), false)
+	f.Add([]byte("series,time,state\na,1,x\na,2,y,z\n"), false)
+	f.Add([]byte("series,time,state\na,1600-01-01T00:00:00Z,x\na,9999-12-31T23:00:00Z,y\n"), false)
 	lv, _ := ParseLevels("0:2:3")
 	f.Fuzz(func(t *testing.T, data []byte, numeric bool) {
 		opts := DefaultCSV

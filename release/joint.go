@@ -26,6 +26,9 @@ func CalibrateJoint(data *Data, class *markov.Class, fitted bool, opts Options, 
 	if !(lipschitz > 0) || math.IsInf(lipschitz, 0) {
 		return nil, fmt.Errorf("release: Lipschitz constant %v, want a finite number > 0", lipschitz)
 	}
+	if err := opts.Limits.CheckStates(len(class.States)); err != nil {
+		return nil, err
+	}
 	if err := checkLimits(data, cells, 0, nil, opts.Limits); err != nil {
 		return nil, err
 	}

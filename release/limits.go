@@ -23,11 +23,17 @@ type Limits struct {
 	// sparsity (0: DefaultMaxLeakageWork); beyond it the bound is not
 	// computed and the calibration says why. CLI: --max-leakage-work.
 	MaxLeakageWork float64
+	// MaxStates is the most states (bins, levels) a class may have (0:
+	// DefaultMaxStates), checked before the data are read, a chain is
+	// fitted or any σ computed: a fit and the quilt search hold k×k
+	// matrices, and each product of them costs k³. CLI: --max-states
+	// (puff release, puff scale); puff serve: --max-states.
+	MaxStates int
 }
 
 // Default limits: the README's examples and a day per window of the
-// bundled half-year of UCI minute readings (180 windows × 51 levels =
-// 9,180 cells) fit with room to spare; an hour per window of it (4,344 ×
+// bundled half-year of UCI minute readings (181 windows × 51 levels =
+// 9,231 cells) fit with room to spare; an hour per window of it (4,344 ×
 // 51 = 221,544 cells, ≈ 45 MB of JSON) still fits.
 const (
 	DefaultMaxWindows = 10000
@@ -35,10 +41,25 @@ const (
 	// DefaultMaxLeakageWork: about 30 s of one core; the UCI house (51
 	// dense levels) estimates 3.9·10⁹, a banded 201-level chain less.
 	DefaultMaxLeakageWork = 3e10
+	// DefaultMaxStates: 51 levels (the README) to a few hundred states
+	// fit with room to spare; at 1000 states one product of P's powers
+	// takes about a second on one core, and the search's tables hold
+	// about StateBytes(1000) ≈ 0.61 GB.
+	DefaultMaxStates = 1000
 )
 
+// StateBytes estimates the memory of the exact quilt search on a class of
+// k states: its table of P's powers dominates — 256 MiB, or 64 distances
+// of k×k floats and their support patterns (9·k² bytes each) when that is
+// more (mqm's powers) — with a few k×k work tables besides. It is the
+// bound puff release --help states.
+func StateBytes(k int) float64 {
+	k2 := float64(k) * float64(k)
+	return max(256<<20, 64*9*k2) + 4*8*k2
+}
+
 // bytesPerWindow and bytesPerCell estimate the JSON of a windowed report
-// (measured: 180 windows of 51 bins print 1.86 MB with --json).
+// (measured: 181 windows of 51 bins print 1.86 MB with --json).
 const (
 	bytesPerWindow = 2000
 	bytesPerCell   = 200
@@ -58,6 +79,22 @@ func (l Limits) leakageWork() float64 {
 	return DefaultMaxLeakageWork
 }
 
+func (l Limits) states() int {
+	if l.MaxStates > 0 {
+		return l.MaxStates
+	}
+	return DefaultMaxStates
+}
+
+// CheckStates refuses a class of k states over l's limit before any work,
+// with an estimate of what it would cost.
+func (l Limits) CheckStates(k int) error {
+	if k > l.states() {
+		return &LimitError{Limit: "states", Max: l.states(), Bins: k}
+	}
+	return nil
+}
+
 func (l Limits) cells() int {
 	if l.MaxCells > 0 {
 		return l.MaxCells
@@ -68,7 +105,7 @@ func (l Limits) cells() int {
 // LimitError is a release refused for its size before any work: it names
 // the limit, the size asked for and how to raise the limit.
 type LimitError struct {
-	Limit   string // "windows" or "cells"
+	Limit   string // "windows", "cells" or "states"
 	Max     int    // the limit
 	Windows int    // windows of the release (at least this many when Partial)
 	Partial bool   // counting stopped past the limit
@@ -76,10 +113,15 @@ type LimitError struct {
 	Width   time.Duration // 0: no windows
 }
 
-// Field is the option that raises the limit: max_windows or max_cells.
+// Field is the option that raises the limit: max_windows, max_cells or
+// max_states.
 func (e *LimitError) Field() string { return "max_" + e.Limit }
 
 func (e *LimitError) Error() string {
+	if e.Limit == "states" {
+		return fmt.Sprintf("class too large: %d states (bins), over the limit of %d states: fitting a chain and calibrating the noise hold %d×%d matrices (≈ %.2g GB) and each product of them costs %d³ operations; declare fewer states or levels, or raise the limit with --max-states (puff release, puff scale; puff serve --max-states for the service)",
+			e.Bins, e.Max, e.Bins, e.Bins, StateBytes(e.Bins)/1e9, e.Bins)
+	}
 	atLeast := ""
 	if e.Partial {
 		atLeast = "at least "
@@ -136,6 +178,13 @@ func limitError(windows, bins int, width time.Duration, l Limits, partial bool) 
 // ctxErr is the options' context's error (nil without a context): long
 // computations check it between windows and between series' patterns, so
 // a gone client or a timeout stops them.
+func (o *Options) context() context.Context {
+	if o.Context == nil {
+		return context.Background()
+	}
+	return o.Context
+}
+
 func (o *Options) ctxErr() error {
 	if o.Context == nil {
 		return nil
@@ -144,4 +193,18 @@ func (o *Options) ctxErr() error {
 		return fmt.Errorf("release stopped: %w", context.Cause(o.Context))
 	}
 	return nil
+}
+
+// MaxGap is the most time steps between two consecutive readings of a
+// series. The quilt search prices a gap in time and memory in proportion
+// to its steps (measured: about 3 µs and 400 bytes a step; 2¹⁸ steps 0.7 s
+// and 120 MB, 2²⁰ steps 2.9 s and 436 MB, year 1 to 2024 in hours 42 s
+// and 5 GB), so a longer gap is refused before any work: a gap of more
+// than two years of minutes is almost always a wrong time step or a wrong
+// time (MaxSpan bounds the whole series).
+const MaxGap = 1 << 20
+
+// gapError is a reading more than MaxGap steps after the previous one.
+func gapError(name string, line int, text string, g, step float64, series, prev string) error {
+	return fmt.Errorf("%s:%d: time %s is %.0f steps of %v after the previous reading of series %q (%s), more than %d: the calibration's cost grows with a gap's steps (a gap of %d steps took 2.9 s and 436 MB); is the time step right?", name, line, text, g, step, series, prev, MaxGap, MaxGap)
 }

@@ -50,8 +50,8 @@ func atOrigin(data *Data, origin float64) (*Data, error) {
 			return nil, fmt.Errorf("series %q begins before the chain origin: its first reading is %.6g steps of %v earlier; a release cannot reach back before the origin", SeriesName(data.Series[s]), -g, step)
 		case math.Abs(g-r) > 1e-6*math.Max(1, r):
 			return nil, fmt.Errorf("series %q begins %.6g steps of %v after the chain origin, not a whole number: give the step (--step) or an origin on the grid", SeriesName(data.Series[s]), g, step)
-		case r+float64(len(data.Seqs[s])) >= maxSpan:
-			return nil, fmt.Errorf("series %q begins %.0f steps after the chain origin, more than %d: is the origin right?", SeriesName(data.Series[s]), r, maxSpan)
+		case r+float64(len(data.Seqs[s])) >= MaxSpan:
+			return nil, fmt.Errorf("series %q begins %.0f steps after the chain origin, more than %d: is the origin right?", SeriesName(data.Series[s]), r, MaxSpan)
 		}
 		cp.Starts[s] = 1 + int(r)
 	}

@@ -461,9 +461,9 @@ func (pr *parquetRows) text(v parquet.Value, c pqColumn) (string, error) {
 	case pqDate:
 		return time.Unix(int64(v.Int32())*86400, 0).UTC().Format(time.DateOnly), nil
 	case pqTimestamp:
-		return time.Unix(0, pqInt64(v)*c.kind.scale).UTC().Format(time.RFC3339Nano), nil
+		return unitTime(pqInt64(v), c.kind.scale).UTC().Format(time.RFC3339Nano), nil
 	case pqLocalTime:
-		return time.Unix(0, pqInt64(v)*c.kind.scale).UTC().Format("2006-01-02 15:04:05.999999999"), nil
+		return unitTime(pqInt64(v), c.kind.scale).UTC().Format("2006-01-02 15:04:05.999999999"), nil
 	}
 	return "", fmt.Errorf("%s: column %q is %s: want strings, integers, floating-point numbers, booleans, timestamps or dates", pr.lr.name, c.name, c.kind.name)
 }
@@ -474,12 +474,12 @@ func (pr *parquetRows) time(v parquet.Value, c pqColumn, line int) (float64, str
 	lr := pr.lr
 	switch c.kind.kind {
 	case pqTimestamp:
-		ns := pqInt64(v)
-		if ns > math.MaxInt64/c.kind.scale || ns < math.MinInt64/c.kind.scale {
-			return 0, "", fmt.Errorf("%s:%d: field %q: timestamp %d out of range", lr.name, line, c.name, ns)
+		t := unitTime(pqInt64(v), c.kind.scale)
+		x, err := unixSeconds(t)
+		if err != nil {
+			return 0, "", fmt.Errorf("%s:%d: field %q: timestamp %d (%s): %v", lr.name, line, c.name, pqInt64(v), c.kind.name, err)
 		}
-		ns *= c.kind.scale
-		return float64(ns) / 1e9, time.Unix(0, ns).UTC().Format(time.RFC3339Nano), nil
+		return x, t.UTC().Format(time.RFC3339Nano), nil
 	case pqLocalTime, pqDate:
 		// a wall-clock time: in the time zone option, as a CSV time without an offset
 		s, err := pr.text(v, c)
@@ -497,7 +497,11 @@ func (pr *parquetRows) time(v parquet.Value, c pqColumn, line int) (float64, str
 		if err != nil {
 			return 0, "", fmt.Errorf("%s:%d: field %q: %q: %v", lr.name, line, c.name, s, err)
 		}
-		return float64(t.UnixNano()) / 1e9, s, nil
+		x, err := unixSeconds(t)
+		if err != nil {
+			return 0, "", fmt.Errorf("%s:%d: field %q: %q: %v", lr.name, line, c.name, s, err)
+		}
+		return x, s, nil
 	case pqInt, pqFloat, pqDecimal:
 		x, _ := pqNumber(v, c.kind)
 		if math.IsNaN(x) || math.IsInf(x, 0) {
@@ -507,6 +511,9 @@ func (pr *parquetRows) time(v parquet.Value, c pqColumn, line int) (float64, str
 		if len(lr.opts.TimeFormats) > 0 {
 			t, err := lr.time(s, line)
 			return t, s, err
+		}
+		if err := checkSeconds(x * lr.unit); err != nil {
+			return 0, "", fmt.Errorf("%s:%d: field %q: %s: %v", lr.name, line, c.name, s, err)
 		}
 		return x * lr.unit, s, nil
 	case pqText:

@@ -120,6 +120,10 @@ func WriteParquet(w io.Writer, r io.Reader, name string, types map[string]string
 				if err != nil {
 					return fmt.Errorf("%s:%d: column %q: %q is not an RFC 3339 time", name, line, header[i], f)
 				}
+				if t.Before(minNanoTime) || t.After(maxNanoTime) {
+					// UnixNano would wrap: refuse, with the range
+					return fmt.Errorf("%s:%d: column %q: %q is outside the range of a nanosecond timestamp (%s to %s): keep the column a string", name, line, header[i], f, minNanoTime.Format(time.RFC3339Nano), maxNanoTime.Format(time.RFC3339Nano))
+				}
 				v = parquet.Int64Value(t.UnixNano())
 			}
 			def := 1
@@ -140,3 +144,9 @@ func WriteParquet(w io.Writer, r io.Reader, name string, types map[string]string
 	}
 	return pw.Close()
 }
+
+// The instants a timestamp in int64 nanoseconds holds (WriteParquet's).
+var (
+	minNanoTime = time.Unix(0, math.MinInt64).UTC()
+	maxNanoTime = time.Unix(0, math.MaxInt64).UTC()
+)

@@ -232,6 +232,9 @@ func (pr *ProfileReport) WriteText(out io.Writer, extra ...[2]string) error {
 
 // checkProfile refuses a profile over the cell limit before any work.
 func checkProfile(prof *query.Profile, bins int, l Limits) error {
+	if err := l.CheckStates(bins); err != nil {
+		return err
+	}
 	cells := len(prof.Cells())
 	if cells > l.windows() {
 		return &LimitError{Limit: "windows", Max: l.windows(), Windows: cells, Bins: bins}

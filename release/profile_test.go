@@ -383,6 +383,12 @@ func TestPrepareProfileSummaries(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// a pipeline's profile is refused over the state limit, as a release is
+		tight := opts()
+		tight.Limits.MaxStates = len(class.States) - 1
+		if _, err := PrepareProfileSummaries(d.Summary(), cells, class, false, tight, loc); err == nil || !strings.Contains(err.Error(), "max-states") {
+			t.Fatalf("over --max-states: %v", err)
+		}
 		if err := p2.RecordSeries(patternsOf(d)); err != nil {
 			t.Fatal(err)
 		}

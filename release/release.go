@@ -89,10 +89,17 @@ func Summarize(c *markov.Class, fitted bool) *ClassSummary {
 // ComputeScale runs one method for a chain of T consecutive readings from
 // time 1.
 func ComputeScale(class *markov.Class, T int, eps float64, method mechanism.Name) (*Scale, error) {
+	return ComputeScaleContext(context.Background(), class, T, eps, method)
+}
+
+// ComputeScaleContext is ComputeScale stopped when ctx ends: the MQM
+// search then returns within about a second an error wrapping ctx.Err()
+// (mqm.ScaleContext).
+func ComputeScaleContext(ctx context.Context, class *markov.Class, T int, eps float64, method mechanism.Name) (*Scale, error) {
 	if T < 1 {
 		return nil, fmt.Errorf("length %d: want ≥ 1", T)
 	}
-	return ComputeScaleAt(class, mqm.Consecutive(1, T), eps, method)
+	return computeScaleAt(ctx, nil, class, mqm.Consecutive(1, T), eps, method)
 }
 
 // ComputeScaleAt runs one method for readings observed at the chain times
@@ -102,12 +109,18 @@ func ComputeScale(class *markov.Class, T int, eps float64, method mechanism.Name
 // ignores some entries is still covered); groupdp takes the observed
 // readings as the group.
 func ComputeScaleAt(class *markov.Class, ob mqm.Observation, eps float64, method mechanism.Name) (*Scale, error) {
-	return computeScaleAt(nil, class, ob, eps, method)
+	return computeScaleAt(context.Background(), nil, class, ob, eps, method)
+}
+
+// ComputeScaleAtContext is ComputeScaleAt stopped when ctx ends (as
+// ComputeScaleContext).
+func ComputeScaleAtContext(ctx context.Context, class *markov.Class, ob mqm.Observation, eps float64, method mechanism.Name) (*Scale, error) {
+	return computeScaleAt(ctx, nil, class, ob, eps, method)
 }
 
 // computeScaleAt is ComputeScaleAt with the MQM searches sharing tables
-// (nil: none).
-func computeScaleAt(tables *mqm.Tables, class *markov.Class, ob mqm.Observation, eps float64, method mechanism.Name) (*Scale, error) {
+// (nil: none), stopped when ctx ends.
+func computeScaleAt(ctx context.Context, tables *mqm.Tables, class *markov.Class, ob mqm.Observation, eps float64, method mechanism.Name) (*Scale, error) {
 	if err := checks.Epsilon(eps); err != nil {
 		return nil, err
 	}
@@ -123,11 +136,11 @@ func computeScaleAt(tables *mqm.Tables, class *markov.Class, ob mqm.Observation,
 	switch method {
 	case mechanism.Exact, mechanism.Approx:
 		m := method
-		scaleAt := mqm.ScaleAt
+		scaleAt := mqm.ScaleAtContext
 		if tables != nil {
-			scaleAt = tables.ScaleAt
+			scaleAt = tables.ScaleAtContext
 		}
-		r, err := scaleAt(class, ob, eps, m)
+		r, err := scaleAt(ctx, class, ob, eps, m)
 		if m == mqm.Approx && (errors.Is(err, markov.ErrPeriodic) || errors.Is(err, markov.ErrNotIrreducible)) {
 			// MQMApprox's bound needs an ergodic class: not applicable,
 			// as gk16 reports (the other methods still apply).
@@ -146,7 +159,7 @@ func computeScaleAt(tables *mqm.Tables, class *markov.Class, ob mqm.Observation,
 		s.UpperBound = r.UpperBound
 		s.Guarantee = fmt.Sprintf("%g-Pufferfish privacy for the class (%s, [SWC17] Thm 4.3)", eps, method.Title())
 	case mechanism.GK16:
-		r, err := baseline.GK16(class, ob.End(), eps)
+		r, err := baseline.GK16Context(ctx, class, ob.End(), eps)
 		if err != nil {
 			return nil, err
 		}
@@ -200,7 +213,9 @@ type Options struct {
 	// readings, never on the readings' values.
 	Cache *ScaleCache
 	// Context, when set, stops the computation when it is done (a gone
-	// client, a timeout): checked between windows and between patterns.
+	// client, a timeout, a signal): checked between windows and between
+	// patterns, and inside every quilt search (mqm.ScaleContext), so the
+	// release returns within about a second.
 	Context context.Context
 	// Limits bound the release's size, checked before any work
 	// (checkLimits; zero: the defaults).
@@ -506,7 +521,10 @@ func calibrate(sum *Summary, class *markov.Class, fitted bool, opts Options, cac
 			s = &cp
 		} else {
 			var err error
-			if s, err = computeScaleAt(cache.tables, class, p.ob, opts.Epsilon, opts.Method); err != nil {
+			if s, err = computeScaleAt(opts.context(), cache.tables, class, p.ob, opts.Epsilon, opts.Method); err != nil {
+				if e := opts.ctxErr(); e != nil {
+					return nil, nil, e
+				}
 				return nil, nil, err
 			}
 			cache.put(ck, *s)

@@ -139,6 +139,9 @@ func Load(r io.Reader, name string, req Request) (*Data, *markov.Class, error) {
 // It does not modify data, so releases may share it.
 func PrepareData(data *Data, class *markov.Class, fitted bool, opts Options, width time.Duration, loc *time.Location) (*Pending, error) {
 	p := &Pending{Class: class}
+	if err := opts.Limits.CheckStates(len(class.States)); err != nil {
+		return nil, err
+	}
 	if err := checkLimits(data, len(class.States), width, loc, opts.Limits); err != nil {
 		return nil, err
 	}
@@ -273,6 +276,10 @@ func settle(req *Request) (CSVOptions, error) {
 	opts := req.CSV
 	if req.Class != nil {
 		opts.States = req.Class.States
+	}
+	// before the data are read or a chain fitted (k² memory, k³ work)
+	if err := req.Limits.CheckStates(len(opts.States)); err != nil {
+		return CSVOptions{}, err
 	}
 	return opts, nil
 }

@@ -42,7 +42,9 @@ func ReadSummary(r io.Reader, name string, opts CSVOptions) (*Summary, []SeriesP
 // one step apart (counts[x][y]: from x to y), what markov.Fit counts on
 // Data.Runs.
 func readSummary(r io.Reader, name string, opts CSVOptions) (*Summary, []SeriesPattern, [][]float64, error) {
-	if opts.Sort || opts.KeepTimes || opts.rows != nil {
+	if opts.Sort || opts.KeepTimes || opts.rows != nil || opts.States == nil && opts.Levels == nil {
+		// undeclared states are found as rows come, and streaming counts
+		// transitions in a matrix of the states known at the first row
 		return summaryOfData(ReadData(r, name, opts))
 	}
 	st := &streamState{}
@@ -307,10 +309,13 @@ func (ss *streamSeries) place(name string, step float64, hasTime bool) (mqm.Obse
 		if rr < 1 || math.Abs(g-rr) > 1e-6*rr {
 			return mqm.Observation{}, fmt.Errorf("%s:%d: time %s is %.6g steps of %v after the previous reading of series %q (line %d): readings must lie on a grid of that step; set the time step option", name, r.line, r.text, g, step, ss.name, r.prevLine)
 		}
-		// the first row k of the run with pos + k·rr + rr ≥ maxSpan
-		if float64(pos)+float64(r.n)*rr >= maxSpan {
-			k := max(0, int(math.Ceil((maxSpan-rr-float64(pos))/rr)))
-			return mqm.Observation{}, fmt.Errorf("%s:%d: series %q spans more than %d steps of %v; is the time step right?", name, r.line+k, ss.name, maxSpan, step)
+		if rr > MaxGap {
+			return mqm.Observation{}, gapError(name, r.line, r.text, g, step, ss.name, fmt.Sprintf("line %d", r.prevLine))
+		}
+		// the first row k of the run with pos + k·rr + rr ≥ MaxSpan
+		if float64(pos)+float64(r.n)*rr >= MaxSpan {
+			k := max(0, int(math.Ceil((MaxSpan-rr-float64(pos))/rr)))
+			return mqm.Observation{}, fmt.Errorf("%s:%d: series %q spans more than %d steps of %v; is the time step right?", name, r.line+k, ss.name, MaxSpan, step)
 		}
 		pos += int(rr) * r.n
 	}

@@ -350,7 +350,7 @@ func WindowOf(t float64, width time.Duration, loc *time.Location) int64 {
 	if loc == nil {
 		loc = time.UTC
 	}
-	tt := time.Unix(0, int64(t*1e9)).In(loc)
+	tt := timeAt(t).In(loc) // not UnixNano: it wraps outside 1678–2262 (times.go)
 	_, off := tt.Zone()
 	return int64(math.Floor((t + float64(off)) / width.Seconds()))
 }

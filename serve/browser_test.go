@@ -497,3 +497,80 @@ func TestRunningStreamChartInBrowser(t *testing.T) {
 		t.Errorf("running stream: method shown as %q", m)
 	}
 }
+
+// Issue 34, the page: the Release panel shows only the selected dataset's
+// release (another dataset's histogram and "Released #n" are cleared when
+// the selector changes), and a dataset made by puff stream init — no data
+// source, its class the stream's — has its class on its card and σ in
+// its planner (the card said "no class yet" and the planner was empty).
+func TestReleasePanelAndStreamDatasetInBrowser(t *testing.T) {
+	needBrowser(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	store, err := ledger.Open(ctx, filepath.Join(dir, "l.db"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	admin, _, err := store.CreateToken(ctx, []string{"admin"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Config{Store: store, DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Demo(ctx, io.Discard); err != nil { // "activity", budget 3
+		t.Fatal(err)
+	}
+	// as puff ledger init then puff stream init make it: no class, no source
+	if err := store.Init(ctx, ledger.Registration{Name: "meters", Budget: big.NewRat(1, 1)}); err != nil {
+		t.Fatal(err)
+	}
+	class, err := markov.ParseClass(strings.NewReader(`{"states": ["off", "on"], "chains": [{"transition": [[0.8, 0.2], [0.1, 0.9]], "initial": "stationary"}]}`), "class")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := stream.Declare(release.Spec{SeriesCol: "meter", Step: 3600}, "24h", 0.5, mechanism.Exact, "counts", class)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stream.Init(ctx, store, "meters", st); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptestServer(t, s)
+	b := openBrowser(t, dir)
+	b.step("open the page", chromedp.Navigate(srv), chromedp.WaitVisible(chromedp.ID("token")))
+	b.step("sign in", chromedp.SendKeys(chromedp.ID("token"), admin), chromedp.Click(chromedp.ID("login")))
+	b.waitFor(`document.querySelector('.ds[data-name="meters"]') && document.querySelector('#dataset').value === 'activity' ? 'ok' : ''`, "the datasets, activity selected")
+
+	// the stream dataset's card names its class
+	card := b.eval(`document.querySelector('.ds[data-name="meters"] .muted').textContent`)
+	if strings.Contains(card, "no class") || !strings.Contains(card, "2 states, 1 chain(s)") {
+		t.Errorf("the stream dataset's card: %q, want its class (2 states, 1 chain)", card)
+	}
+
+	// a release on activity, then meters selected: the panel is cleared
+	b.step("release on activity", chromedp.SetValue(chromedp.ID("epsilon"), "1"), chromedp.Click(chromedp.ID("release-btn")))
+	msg := b.waitFor(`(m => m.startsWith('Released') || m.startsWith('Refused') || m.startsWith('Error') ? m : '')(document.querySelector('#message').textContent)`, "the release's answer")
+	if !strings.HasPrefix(msg, "Released #") {
+		t.Fatalf("release: %s", msg)
+	}
+	b.waitFor(`document.querySelector('#result svg rect.bar') ? 'ok' : ''`, "activity's histogram")
+	b.step("select meters", chromedp.SetValue(chromedp.ID("dataset"), "meters"))
+	b.eval(`document.querySelector('#dataset').dispatchEvent(new Event('change')), ''`)
+	b.waitFor(`document.querySelector('.ds.selected[data-name="meters"]') ? 'ok' : ''`, "meters selected")
+	if got := b.eval(`document.querySelector('#message').textContent + '|' + document.querySelector('#result').innerHTML`); got != "|" {
+		t.Errorf("after selecting meters the Release panel still shows %q", got)
+	}
+	// its planner: σ of the stream's class for every method that applies
+	b.waitFor(`document.querySelector('#planner svg path') ? 'ok' : ''`, "meters' planner plot")
+	checkChart(t, "meters planner σ", b.eval(chartFactsJS+`("planner-sigma")`), true, []string{"exact", "approx", "groupdp", "dp"})
+	// back on activity: its own earlier release is not shown either
+	b.step("select activity", chromedp.SetValue(chromedp.ID("dataset"), "activity"))
+	b.eval(`document.querySelector('#dataset').dispatchEvent(new Event('change')), ''`)
+	b.waitFor(`document.querySelector('.ds.selected[data-name="activity"]') ? 'ok' : ''`, "activity selected")
+	if got := b.eval(`document.querySelector('#message').textContent + '|' + document.querySelector('#result').innerHTML`); got != "|" {
+		t.Errorf("after selecting activity again the Release panel shows %q", got)
+	}
+}

@@ -14,11 +14,8 @@ import (
 // has gone or a computation past the timeout stops between windows and
 // between series' patterns, and nothing is spent.
 func (s *Server) prepare(ctx context.Context, d *dataset, opts release.Options, width time.Duration) (*release.Pending, error) {
-	if s.cfg.ReleaseTimeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, s.cfg.ReleaseTimeout)
-		defer cancel()
-	}
+	ctx, cancel := s.computing(ctx)
+	defer cancel()
 	opts.Context, opts.Limits = ctx, s.cfg.Limits
 	p, err := release.PrepareData(d.data, d.class, d.fitted, opts, width, d.locOrUTC())
 	var le *release.LimitError
@@ -38,4 +35,16 @@ func (s *Server) prepare(ctx context.Context, d *dataset, opts release.Options, 
 		return nil, err
 	}
 	return nil, bad("", "%v", err)
+}
+
+// computing is the context of a request's computation: the request's
+// (a client that leaves, the server shutting down: ListenAndServe's
+// BaseContext) bounded by the release timeout (puff serve
+// --release-timeout). Every σ search runs under it (mqm.ScaleContext) and
+// stops within about a second of its end.
+func (s *Server) computing(ctx context.Context) (context.Context, context.CancelFunc) {
+	if s.cfg.ReleaseTimeout > 0 {
+		return context.WithTimeout(ctx, s.cfg.ReleaseTimeout)
+	}
+	return context.WithCancel(ctx)
 }

@@ -216,3 +216,62 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(code)
 }
+
+// SIGTERM while a release computes for minutes: the computation stops,
+// the server exits with status 0 (before, shutdown waited 30 s for it and
+// failed), and nothing is spent.
+func TestServeStopsOnSIGTERMDuringASlowRelease(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server")
+	}
+	dir := t.TempDir()
+	dsn := filepath.Join(dir, "l.db")
+	url, cmd := startServe(t, dsn, "--data-dir", dir, "--release-timeout", "0")
+	store, err := ledger.Open(context.Background(), dsn, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	admin, _, err := store.CreateToken(context.Background(), []string{"admin"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	do := func(method, path, body string) (int, map[string]any) {
+		req, _ := http.NewRequest(method, url+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+admin)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return -1, nil
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		json.NewDecoder(resp.Body).Decode(&m)
+		return resp.StatusCode, m
+	}
+	registerSlow(t, do, dir)
+	answered := make(chan int, 1)
+	go func() {
+		code, _ := do("POST", "/v1/datasets/slow/releases", `{"epsilon": 1}`)
+		answered <- code
+	}()
+	time.Sleep(time.Second) // the release in flight (if not yet, SIGTERM comes first: the same outcome)
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("exit after SIGTERM: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("puff serve did not stop on SIGTERM during a slow release")
+	}
+	if code := <-answered; code != -1 && code != 499 {
+		t.Fatalf("the slow release was answered %d, want it stopped (499, or the connection closed)", code)
+	}
+	if es, _ := store.Entries(context.Background(), "slow"); len(es) != 0 {
+		t.Fatal("a stopped release was recorded")
+	}
+}

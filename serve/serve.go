@@ -313,6 +313,10 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		})
 	case errors.Is(err, ledger.ErrUnknown):
 		writeError(w, http.StatusNotFound, "", err.Error())
+	case errors.Is(err, ledger.ErrUnreadable):
+		// the ledger's own metadata (class, budget, records), never data
+		s.log.Error("unreadable dataset", "method", r.Method, "path", r.URL.Path, "err", err.Error())
+		writeError(w, http.StatusInternalServerError, "", err.Error())
 	case errors.Is(err, ledger.ErrExists):
 		writeError(w, http.StatusConflict, "name", err.Error())
 	case errors.Is(err, ledger.ErrKeyReused):
@@ -330,7 +334,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.Is(err, context.Canceled):
 		writeError(w, 499, "", "request cancelled")
 	case errors.Is(err, context.DeadlineExceeded):
-		writeError(w, http.StatusServiceUnavailable, "", fmt.Sprintf("the release ran past the server's limit of %v (puff serve --release-timeout); nothing was spent", s.cfg.ReleaseTimeout))
+		writeError(w, http.StatusServiceUnavailable, "", fmt.Sprintf("the computation ran past the server's limit of %v (puff serve --release-timeout); nothing was spent", s.cfg.ReleaseTimeout))
 	default:
 		s.log.Error("internal error", "method", r.Method, "path", r.URL.Path, "err", err.Error())
 		writeError(w, http.StatusInternalServerError, "", "internal error")
@@ -444,7 +448,7 @@ func (s *Server) createDataset(w http.ResponseWriter, r *http.Request, _ *ledger
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, s.describe(st, d))
+	writeJSON(w, http.StatusCreated, s.describe(r.Context(), st, d))
 	return nil
 }
 
@@ -475,7 +479,13 @@ func (s *Server) read(src Source, class *markov.Class) (*dataset, error) {
 		rc = f
 	}
 	defer rc.Close()
-	data, cl, err := release.Load(rc, name, release.Request{CSV: opts, Class: class, Fit: src.Fit, Smoothing: src.Smoothing})
+	req := release.Request{CSV: opts, Class: class, Fit: src.Fit, Smoothing: src.Smoothing, Options: release.Options{Limits: s.cfg.Limits}}
+	data, cl, err := release.Load(rc, name, req)
+	var le *release.LimitError
+	if errors.As(err, &le) {
+		// refused before the data were read or a chain fitted
+		return nil, bad(map[bool]string{true: "levels", false: "class"}[src.Spec.Levels != "" || src.Spec.Edges != ""], "%v", err)
+	}
 	if err != nil {
 		return nil, bad("data", "%v", err)
 	}
@@ -553,18 +563,23 @@ func (s *Server) load(ctx context.Context, name string) (*dataset, error) {
 
 // datasetView is a dataset as the API shows it: never raw data or counts.
 type datasetView struct {
-	Name   string                `json:"name"`
+	Name string `json:"name"`
+	// Error marks a dataset whose ledger entry cannot be read (listed
+	// with the others, never hiding them); the rest is then absent.
+	Error  string                `json:"error,omitempty"`
 	Ledger ledger.State          `json:"ledger"`
 	Class  *release.ClassSummary `json:"class,omitempty"`
 	Sizes  *Sizes                `json:"sizes,omitempty"`
 }
 
-func (s *Server) describe(st ledger.State, d *dataset) datasetView {
+func (s *Server) describe(ctx context.Context, st ledger.State, d *dataset) datasetView {
 	v := datasetView{Name: st.Dataset, Ledger: st}
 	if d != nil && d.class != nil {
 		v.Class = release.Summarize(d.class, d.fitted)
 		z := d.src.Sizes // computed once, at registration
 		v.Sizes = &z
+	} else if class, _ := s.streamClass(ctx, st.Dataset); class != nil {
+		v.Class = release.Summarize(class, false) // the stream's: it has no data source
 	}
 	return v
 }
@@ -579,8 +594,15 @@ func (s *Server) listDatasets(w http.ResponseWriter, r *http.Request, tok *ledge
 		if !tok.Can("read:" + st.Dataset) {
 			continue
 		}
+		if st.Err != nil {
+			// one unreadable dataset never hides the others; its error
+			// comes from the ledger's own metadata, never from the data
+			s.log.Error("unreadable dataset", "dataset", st.Dataset, "err", st.Err.Error())
+			out = append(out, datasetView{Name: st.Dataset, Error: st.Err.Error(), Ledger: st})
+			continue
+		}
 		d, _ := s.load(r.Context(), st.Dataset)
-		out = append(out, s.describe(st, d))
+		out = append(out, s.describe(r.Context(), st, d))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"datasets": out})
 	return nil
@@ -593,7 +615,7 @@ func (s *Server) getDataset(w http.ResponseWriter, r *http.Request, _ *ledger.To
 		return err
 	}
 	d, _ := s.load(r.Context(), name)
-	writeJSON(w, http.StatusOK, s.describe(st, d))
+	writeJSON(w, http.StatusOK, s.describe(r.Context(), st, d))
 	return nil
 }
 
@@ -780,31 +802,41 @@ func (s *Server) scale(w http.ResponseWriter, r *http.Request, tok *ledger.Token
 	if err != nil || !isReleaseMethod(method) {
 		return bad("method", "method %q: want one of %v", q.Get("method"), mechanism.Release)
 	}
-	d, err := s.load(r.Context(), name)
-	if err != nil {
-		return err
-	}
-	T := d.src.Sizes.MaxLength
+	var class *markov.Class
+	T := 0
+	if d, err := s.load(r.Context(), name); err == nil {
+		class, T = d.class, d.src.Sizes.MaxLength
+	} else if class, T = s.streamClass(r.Context(), name); class == nil {
+		return err // neither data nor a stream
+	} // a stream's class, at the length where its σ reaches the supremum
 	if l := q.Get("length"); l != "" {
 		if T, err = strconv.Atoi(l); err != nil || T < 1 || T > maxPlanLength {
 			return bad("length", "length %q: want an integer ≥ 1", l)
 		}
 	}
-	key := scaleKey{d.class.Hash(), strconv.FormatFloat(eps, 'g', -1, 64), string(method), T, 1}
+	key := scaleKey{class.Hash(), strconv.FormatFloat(eps, 'g', -1, 64), string(method), T, 1}
 	if v, ok := s.scales.Load(key); ok {
 		a := v.(scaleAnswer)
 		a.Dataset = name
 		writeJSON(w, http.StatusOK, a)
 		return nil
 	}
-	sc, err := release.ComputeScale(d.class, T, eps, method)
+	if err := s.cfg.Limits.CheckStates(len(class.States)); err != nil {
+		return bad("dataset", "%v", err)
+	}
+	ctx, cancel := s.computing(r.Context())
+	defer cancel()
+	sc, err := release.ComputeScaleContext(ctx, class, T, eps, method)
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
 	if err != nil {
 		return bad("", "%v", err)
 	}
 	a := scaleAnswer{Method: string(method), Epsilon: eps, Length: T, Applicable: sc.Applicable, Sigma: sc.Sigma, Guarantee: sc.Guarantee}
 	if sc.Sigma != nil {
 		b := noise.ScaleFor(*sc.Sigma, 2)
-		l1 := b * float64(len(d.class.States))
+		l1 := b * float64(len(class.States))
 		a.PerBinScale, a.ExpectedL1Error = &b, &l1
 	}
 	s.scales.Store(key, a)

@@ -1,11 +1,14 @@
 package serve
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/pufferfish-privacy/pufferfish/ledger"
+	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/stream"
 )
 
@@ -70,4 +73,20 @@ func (s *Server) streamWindows(w http.ResponseWriter, r *http.Request, _ *ledger
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"dataset": name, "stream": sum, "windows": wins})
 	return nil
+}
+
+// streamClass is the class Θ of a dataset's stream and the length at
+// which its σ reaches the supremum over lengths (nil, 0 without a
+// stream): a dataset made by puff stream init has no data source, and
+// its class is the stream's (the page's card and planner show it).
+func (s *Server) streamClass(ctx context.Context, name string) (*markov.Class, int) {
+	set, err := stream.Load(ctx, s.cfg.Store, name)
+	if err != nil || set.Scale == nil {
+		return nil, 0
+	}
+	class, err := markov.ParseClass(strings.NewReader(string(set.Class)), "the stream's class")
+	if err != nil {
+		return nil, 0
+	}
+	return class, max(1, set.Scale.Length)
 }

@@ -2,10 +2,13 @@ package serve
 
 import (
 	"context"
+	"fmt"
+	"math/big"
 	"strings"
 	"testing"
 
 	"github.com/pufferfish-privacy/pufferfish/internal/pgtest"
+	"github.com/pufferfish-privacy/pufferfish/ledger"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"github.com/pufferfish-privacy/pufferfish/release"
@@ -126,5 +129,51 @@ func TestReleaseTokenCannotFeedOrProbeStream(t *testing.T) {
 	}
 	if code, _, _ := f.do("POST", "/v1/datasets/activity/releases", f.feeder, `{"epsilon": 1}`); code != 403 {
 		t.Fatalf("feed:activity released: %d", code)
+	}
+}
+
+// A dataset made by puff ledger init and puff stream init has no data
+// source: its class Θ is the stream's, which GET /v1/datasets and
+// /v1/datasets/NAME show and /v1/scale calibrates (the page's card said
+// "no class yet" and its planner was empty; issue 34). σ is the stream's
+// own at the length where it reaches its supremum.
+func TestStreamDatasetHasItsClass(t *testing.T) {
+	f := newFixture(t, "")
+	ctx := context.Background()
+	if err := f.store.Init(ctx, ledger.Registration{Name: "meters", Budget: big.NewRat(1, 1)}); err != nil {
+		t.Fatal(err)
+	}
+	reader := f.mk("read:meters")
+	if code, m, _ := f.do("GET", "/v1/datasets/meters", reader, ""); code != 200 || m["class"] != nil {
+		t.Fatalf("before the stream: %d %v", code, m)
+	}
+	class, err := markov.ParseClass(strings.NewReader(`{"states": ["off", "on"], "chains": [{"transition": [[0.8, 0.2], [0.1, 0.9]], "initial": "stationary"}]}`), "class")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := stream.Declare(release.Spec{SeriesCol: "meter", Step: 3600}, "24h", 0.5, mechanism.Exact, "counts", class)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stream.Init(ctx, f.store, "meters", s); err != nil {
+		t.Fatal(err)
+	}
+	code, m, _ := f.do("GET", "/v1/datasets", reader, "")
+	if code != 200 {
+		t.Fatalf("%d %v", code, m)
+	}
+	var card map[string]any
+	for _, d := range m["datasets"].([]any) {
+		if d.(map[string]any)["name"] == "meters" {
+			card = d.(map[string]any)
+		}
+	}
+	cl, _ := card["class"].(map[string]any)
+	if cl == nil || fmt.Sprint(cl["states"]) != "[off on]" || cl["chains"].(float64) != 1 {
+		t.Fatalf("the stream dataset's class: %v", card)
+	}
+	code, m, _ = f.do("GET", "/v1/scale?dataset=meters&epsilon=0.5&method=exact", reader, "")
+	if code != 200 || m["applicable"] != true || m["sigma"].(float64) != *s.Scale.Sigma || int(m["length"].(float64)) != s.Scale.Length {
+		t.Fatalf("σ for the stream's class: %d %v, want σ %v at length %d", code, m, *s.Scale.Sigma, s.Scale.Length)
 	}
 }

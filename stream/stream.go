@@ -128,12 +128,19 @@ const MaxLength = 1 << 22
 // (T ≥ 2(⌊εσ⌋+1)+1), for the class with every fixed start replaced by
 // "any" (a series may begin anywhere in its chain).
 func Declare(spec release.Spec, window string, eps float64, method mechanism.Name, query string, class *markov.Class) (*Settings, error) {
-	return DeclareContext(context.Background(), release.Limits{}, spec, window, eps, method, query, class)
+	return DeclareContext(context.Background(), spec, window, eps, method, query, class)
 }
 
-// DeclareContext is Declare whose leakage bound (computed once, here) ctx
-// stops and limits.MaxLeakageWork caps (docs/math.md §8.11).
-func DeclareContext(ctx context.Context, limits release.Limits, spec release.Spec, window string, eps float64, method mechanism.Name, query string, class *markov.Class) (*Settings, error) {
+// DeclareContext is Declare stopped when ctx ends: σ's searches at
+// growing lengths return within about a second an error wrapping
+// ctx.Err() (release.ComputeScaleContext).
+func DeclareContext(ctx context.Context, spec release.Spec, window string, eps float64, method mechanism.Name, query string, class *markov.Class) (*Settings, error) {
+	return DeclareWithLimits(ctx, release.Limits{}, spec, window, eps, method, query, class)
+}
+
+// DeclareWithLimits is DeclareContext whose leakage bound (computed once,
+// here; ctx stops it too) limits.MaxLeakageWork caps (docs/math.md §8.11).
+func DeclareWithLimits(ctx context.Context, limits release.Limits, spec release.Spec, window string, eps float64, method mechanism.Name, query string, class *markov.Class) (*Settings, error) {
 	if err := checks.Epsilon(eps); err != nil {
 		return nil, err
 	}
@@ -157,7 +164,7 @@ func DeclareContext(ctx context.Context, limits release.Limits, spec release.Spe
 			return nil, fmt.Errorf("σ does not settle by length %d (σ = %.6g at ε = %g): the class mixes too slowly for a stream at this ε", MaxLength, *s.Sigma, eps)
 		}
 		var err error
-		if s, err = release.ComputeScale(any, T, eps, method); err != nil {
+		if s, err = release.ComputeScaleContext(ctx, any, T, eps, method); err != nil {
 			return nil, err
 		}
 		if !s.Applicable || s.Sigma == nil {
@@ -309,6 +316,11 @@ func (s *Settings) append(st State, r io.Reader, name string, close *float64) (S
 		}
 		if last, ok := next.Last[row.Series]; ok && next.Step > 0 {
 			g := (row.Time - last) / next.Step
+			if g >= release.MaxSpan {
+				// refused before any count of the steps between is made
+				// (a window's missing readings would not fit an int)
+				return st, nil, fmt.Errorf("%s: series %q at time %s is more than %d steps of %v after its previous reading; is the time step right?", at, release.SeriesName(row.Series), row.TimeText, release.MaxSpan, next.Step)
+			}
 			if math.Abs(g-math.Round(g)) > 1e-6*math.Max(1, g) {
 				return st, nil, fmt.Errorf("%s: series %q at time %s is %.6g steps of %v after its previous reading: readings must lie on the stream's time grid", at, release.SeriesName(row.Series), row.TimeText, g, next.Step)
 			}

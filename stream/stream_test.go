@@ -129,3 +129,62 @@ func TestStreamMissingValuesNotRevealed(t *testing.T) {
 		}
 	}
 }
+
+// A stream reads every time RFC 3339 writes (years 0000–9999) as written:
+// the windows of 9999-12-30 and of 1600-01-01 are those days, not days
+// of 1816 and 2184 (int64 nanoseconds wrap outside 1678–2262).
+func TestAppendEveryRFC3339Year(t *testing.T) {
+	s, err := Declare(release.Spec{States: "0,1,2"}, "24h", 1, mechanism.Exact, "counts", testClass(t, `"stationary"`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ body, want string }{
+		{"series,time,state\na,9999-12-30T23:00:00Z,0\na,9999-12-31T00:00:00Z,1\n", "9999-12-30T00:00:00Z – 9999-12-31T00:00:00Z"},
+		{"series,time,state\na,1600-01-01T00:00:00Z,0\na,1600-01-01T01:00:00Z,1\na,1600-01-02T00:00:00Z,1\n", "1600-01-01T00:00:00Z – 1600-01-02T00:00:00Z"},
+	} {
+		_, rel, err := s.Append(s.NewState(), strings.NewReader(c.body), "y.csv", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range rel {
+			got = append(got, r.Window.Start+" – "+r.Window.End)
+		}
+		if len(got) != 1 || got[0] != c.want {
+			t.Errorf("%q: released %q, want [%s]", c.body, got, c.want)
+		}
+	}
+	// a year past 9999 (as seconds) is refused with the range
+	if _, _, err := s.Append(s.NewState(), strings.NewReader("series,time,state\na,253402300800,0\n"), "y.csv", nil); err == nil || !strings.Contains(err.Error(), "y.csv:2") || !strings.Contains(err.Error(), "9999-12-31T23:59:59Z") {
+		t.Errorf("year 10000: %v", err)
+	}
+}
+
+// A gap of more steps than release.MaxSpan between two readings of a
+// series is refused before the steps between are counted.
+func TestAppendGapBounded(t *testing.T) {
+	s, err := Declare(release.Spec{States: "0,1,2", Step: 1}, "1h", 1, mechanism.Exact, "counts", testClass(t, `"stationary"`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _, err := s.Append(s.NewState(), strings.NewReader("series,time,state\na,0,0\n"), "a.csv", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = s.Append(st, strings.NewReader("series,time,state\na,3000000000,1\n"), "b.csv", nil)
+	if err == nil || !strings.Contains(err.Error(), "b.csv:2") || !strings.Contains(err.Error(), "more than 1073741824 steps") {
+		t.Errorf("a gap of 3e9 steps: %v", err)
+	}
+}
+
+// An appended row with a field the header does not name is refused with
+// its line, and nothing is appended.
+func TestAppendExtraFieldRefused(t *testing.T) {
+	s, err := Declare(release.Spec{States: "0,1,2"}, "1h", 1, mechanism.Exact, "counts", testClass(t, `"stationary"`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.Append(s.NewState(), strings.NewReader("series,time,state\na,0,0\na,3600,1,\n"), "x.csv", nil); err == nil || !strings.Contains(err.Error(), "x.csv:3: 4 fields, header has 3") {
+		t.Errorf("%v", err)
+	}
+}

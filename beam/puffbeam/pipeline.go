@@ -733,8 +733,9 @@ func (f *profileReportFn) ProcessElement(ctx context.Context, _ []byte, dataStep
 	var k int64
 	var a Acc
 	for cells(&k, &a) {
-		// per cell, as puff release --profile: no clipped or missing-value counts
-		sum, err := a.Summary(class, f.Cfg.Spec, dataStep, release.RowStats{})
+		// per cell, as puff release --profile: no clipped or missing-value
+		// counts; the formats set the estimate's constraint (docs/math.md §4.14)
+		sum, err := a.Summary(class, f.Cfg.Spec, dataStep, release.RowStats{NullValues: st.NullValues})
 		if err != nil {
 			return err
 		}

@@ -171,6 +171,10 @@ func TestBadRowFails(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "bad.csv:3") {
 		t.Fatalf("error %v, want one naming bad.csv:3", err)
 	}
+	// its cause, alone, is the reader's error (puffbeam prints it first)
+	if c := Cause(err).Error(); c != filepath.Join(dir, "bad.csv")+`:3: field "time": "two": not a number of seconds or an RFC 3339 timestamp (give a time format)` {
+		t.Errorf("cause %q of\n%v", c, err)
+	}
 	if _, err := os.Stat(cfg.Output); err == nil {
 		t.Fatal("a failed pipeline wrote a report")
 	}
@@ -179,8 +183,12 @@ func TestBadRowFails(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "dup.csv"), []byte("series,time,state\nx,2,2\n"), 0o644)
 	p, s = beam.NewPipelineWithRoot()
 	Build(s, cfg)
-	if err := ptest.Run(p); err == nil || !strings.Contains(err.Error(), "repeated") || !strings.Contains(err.Error(), `time 2 of series "x"`) {
+	err = ptest.Run(p)
+	if err == nil || !strings.Contains(err.Error(), "repeated") || !strings.Contains(err.Error(), `time 2 of series "x"`) {
 		t.Fatalf("repeated time across files: %v", err)
+	}
+	if c := Cause(err).Error(); c != filepath.Join(dir, "good.csv")+`:3: time 2 of series "x" does not increase (repeated) (`+filepath.Join(dir, "dup.csv")+`:2 has 2)` {
+		t.Errorf("cause %q of\n%v", c, err)
 	}
 	// a time off the grid is named as written
 	os.Remove(filepath.Join(dir, "dup.csv"))

@@ -129,7 +129,8 @@ func scaleCmd() *cobra.Command {
 	epsF, methodF := newEps("1"), newMethod()
 	var T, start int
 	var asJSON, leakage bool
-	var leakWork float64
+	var limits release.Limits
+	var timeout time.Duration
 	c := command("scale --class FILE --length T [--epsilon E] [--method M] [--json]", "Laplace scale σ for a 1-Lipschitz query on chains of length T", "scale", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error {
 		eps, method := epsF.Float(), methodF.Name
 		if err := checkEps(eps); err != nil {
@@ -144,23 +145,31 @@ func scaleCmd() *cobra.Command {
 		if start < 1 {
 			return fmt.Errorf("--start %d: must be ≥ 1 (the first time step of the chain is 1)", start)
 		}
+		if limits.MaxStates < 1 {
+			return fmt.Errorf("--max-states %d: want ≥ 1", limits.MaxStates)
+		}
 		class, err := markov.ReadClassFile(classPath)
 		if err != nil {
 			return err
 		}
+		if err := limits.CheckStates(len(class.States)); err != nil {
+			return err
+		}
+		ctx, cancel := computing(cmd, timeout)
+		defer cancel()
 		if leakage {
-			if !(leakWork > 0) {
-				return fmt.Errorf("--max-leakage-work %g: want > 0", leakWork)
+			if !(limits.MaxLeakageWork > 0) {
+				return fmt.Errorf("--max-leakage-work %g: want > 0", limits.MaxLeakageWork)
 			}
-			r, err := release.LeakageFor(cmd.Context(), class, T, eps, release.Limits{MaxLeakageWork: leakWork})
+			r, err := release.LeakageFor(ctx, class, T, eps, limits)
 			if err != nil {
-				return err
+				return stoppedErr(err, timeout)
 			}
 			return emit(cmd, asJSON, r, r.WriteText)
 		}
-		s, err := release.ComputeScaleAt(class, mqm.Consecutive(start, T), eps, method)
+		s, err := release.ComputeScaleAtContext(ctx, class, mqm.Consecutive(start, T), eps, method)
 		if err != nil {
-			return err
+			return stoppedErr(err, timeout)
 		}
 		s.Class = release.Summarize(class, false)
 		return emit(cmd, asJSON, s, s.WriteText)
@@ -173,8 +182,18 @@ func scaleCmd() *cobra.Command {
 	f.Var(methodF, "method", "exact | approx | gk16 | groupdp | dp")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
 	f.BoolVar(&leakage, "leakage", false, "print instead the temporal leakage bounds' per-bin scale for windowed histograms of any widths of T readings (--length 0: any length, with an explicit output's lower limit for stationary chains; docs/math.md §8.6, §8.10): the scalar recursion, the pairwise certificate, and the smaller")
-	f.Float64Var(&leakWork, "max-leakage-work", release.DefaultMaxLeakageWork, "with --leakage: the most multiply-adds the pairwise bound may take, estimated up front")
+	limitFlags(c, &limits, &timeout)
 	return c
+}
+
+// limitFlags registers --max-states and --timeout (puff scale, puff
+// release): the bounds on work that grows with the class and the length.
+func limitFlags(c *cobra.Command, l *release.Limits, timeout *time.Duration) {
+	f := c.Flags()
+	f.IntVar(&l.MaxStates, "max-states", release.DefaultMaxStates, fmt.Sprintf("the most states (bins, levels) a class may have, refused before any work beyond (fitting and calibrating k states hold ≈ max(256 MiB, 600·k²) bytes: %.2g GB at the default)", release.StateBytes(release.DefaultMaxStates)/1e9))
+	f.DurationVar(timeout, "timeout", DefaultTimeout, "stop computing σ after this long (nothing is released or recorded); 0: no limit")
+	f.Float64Var(&l.MaxLeakageWork, "max-leakage-work", release.DefaultMaxLeakageWork, "the most multiply-adds the pairwise leakage bound may take, estimated up front (beyond it the bound is not computed and the report says why)")
+	memoryFlag(c, "the computation of σ")
 }
 
 // dataFlags are --data and the reading flags of every command that reads
@@ -201,6 +220,7 @@ func releaseCmd() *cobra.Command {
 	var fit, relative, asJSON bool
 	var query, window, calibration, origin, profile string
 	var limits release.Limits
+	var timeout time.Duration
 	c := command("release [--data FILE] [--class FILE | --fit --states a,b,c] [--epsilon E] [--method M] [--json]", "Release a private histogram of categorical time series", "release", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error {
 		eps, method := epsF.Float(), methodF.Name
 		if err := checkEps(eps); err != nil {
@@ -208,9 +228,12 @@ func releaseCmd() *cobra.Command {
 		}
 		req := release.Request{Fit: fit, Smoothing: df.smoothing, Options: release.Options{Epsilon: eps, EpsilonRat: epsF.Rat(), Method: method,
 			Query: cmp.Or(query, map[bool]string{true: "relative"}[relative]), Context: cmd.Context(), Limits: limits, Profile: profile}} // --query, when given, wins over --relative
-		if limits.MaxWindows < 1 || limits.MaxCells < 1 || !(limits.MaxLeakageWork > 0) {
-			return fmt.Errorf("--max-windows %d, --max-cells %d, --max-leakage-work %g: want ≥ 1 each (work > 0)", limits.MaxWindows, limits.MaxCells, limits.MaxLeakageWork)
+		if limits.MaxWindows < 1 || limits.MaxCells < 1 || limits.MaxStates < 1 || !(limits.MaxLeakageWork > 0) {
+			return fmt.Errorf("--max-windows %d, --max-cells %d, --max-states %d, --max-leakage-work %g: want ≥ 1 each (work > 0)", limits.MaxWindows, limits.MaxCells, limits.MaxStates, limits.MaxLeakageWork)
 		}
+		ctx, cancel := computing(cmd, timeout)
+		defer cancel()
+		req.Context = ctx
 		var err error
 		switch {
 		case classPath != "":
@@ -255,7 +278,7 @@ func releaseCmd() *cobra.Command {
 		}
 		p, err := release.Prepare(src, name, req, width)
 		if err != nil {
-			return err
+			return stoppedErr(err, timeout)
 		}
 		res, err := commit.Release(cmd.Context(), p, to)
 		if err != nil {
@@ -284,7 +307,7 @@ func releaseCmd() *cobra.Command {
 	f.StringVar(&calibration, "window-calibration", "joint", "with --window: joint (every window with σ of the whole chain; all windows together cost ε, docs/math.md §4.8) or per-window (each window on its own segment; the total composes them and is far larger)")
 	f.IntVar(&limits.MaxWindows, "max-windows", release.DefaultMaxWindows, "the most calendar windows one --window release may have (refused before any work beyond)")
 	f.IntVar(&limits.MaxCells, "max-cells", release.DefaultMaxCells, "the most released numbers (windows × bins) one release may have (refused before any work beyond)")
-	f.Float64Var(&limits.MaxLeakageWork, "max-leakage-work", release.DefaultMaxLeakageWork, "the most multiply-adds the pairwise leakage bound may take, estimated up front (beyond it the bound is not computed and the calibration says why)")
+	limitFlags(c, &limits, &timeout)
 	f.StringVar(&query, "query", "", "counts (L = 2), relative (L = 2/N) or mean (the mean level value, numeric readings; L = (max − min level value)/N)")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
 	f.StringVar(&logPath, "log", "", "append the release to this compose log (created if missing) and print the total guarantee; a log has no budget: prefer --ledger (move a log into one with puff ledger import)")

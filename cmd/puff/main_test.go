@@ -143,3 +143,17 @@ func TestExitStatus(t *testing.T) {
 		t.Fatalf("violated: exit %v, stdout %q", err, stdout.String())
 	}
 }
+
+// A series name that is not UTF-8 fails up front naming the file and
+// line, with or without --log (it failed after the release with
+// `compose: unknown dataset "latin1/p\xe91"`, issue 34).
+func TestReleaseSeriesNameNotUTF8(t *testing.T) {
+	data := write(t, "latin1.csv", "series,time,state\np\xe91,1,0\np\xe91,2,1\n")
+	class := write(t, "c.json", twoState)
+	for _, extra := range [][]string{nil, {"--log", filepath.Join(t.TempDir(), "l.json")}} {
+		_, err := run(append([]string{"release", "--data", data, "--class", class}, extra...)...)
+		if err == nil || !strings.Contains(err.Error(), `latin1.csv:2: series name "p\xe91" is not UTF-8 text`) || strings.Contains(err.Error(), "compose") {
+			t.Errorf("%v: %v", extra, err)
+		}
+	}
+}

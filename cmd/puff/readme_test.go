@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -161,11 +162,16 @@ func readmeNeeds(path string, e os.DirEntry) bool {
 	return found
 }
 
-// Every command in the READMEs' console and sh blocks runs verbatim, from
-// the repository root, on files the repository ships, and prints what the
-// README shows (lines ending in "…" or "..." are prefixes; outputs of noisy
-// releases are not compared; sh blocks show no output). Commands that
-// cannot run here are listed in notRun with the reason.
+// Every command in the READMEs' console and sh blocks runs verbatim, as
+// one shell session per README typed by a user in a clone of the
+// repository (a cd or a variable set by one command holds for the next),
+// on files the repository ships, and prints what the README shows (lines
+// ending in "…" or "..." are prefixes). Every output shown is compared:
+// none is noisy (the README shows a release's σ, sizes and ledger, never
+// its noisy values). Each session starts in a directory of its own, so it
+// writes nothing into the clone, and the whole walkthrough runs twice:
+// the second run prints the same. Commands that cannot run here are
+// listed in notRun with the reason.
 func TestREADMECommands(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and runs every README command")
@@ -175,8 +181,10 @@ func TestREADMECommands(t *testing.T) {
 	}
 	bin := binary(t)
 	root, _ := filepath.Abs("../..")
-	var cmds []readmeCommand
-	for _, name := range []string{"README.md", "beam/README.md"} {
+	sessions := map[string][]readmeCommand{}
+	names := []string{"README.md", "beam/README.md"}
+	total := 0
+	for _, name := range names {
 		cs := readmeCommands(t, filepath.Join(root, name))
 		if len(cs) == 0 {
 			t.Fatalf("found no commands in %s; the blocks were not parsed", name)
@@ -184,37 +192,138 @@ func TestREADMECommands(t *testing.T) {
 		for i := range cs {
 			cs[i].file = name
 		}
-		cmds = append(cmds, cs...)
+		// the walkthrough's first command moves the session to a
+		// directory of its own: nothing is written into the clone (the
+		// set-up commands before it, in sh blocks, run in the clone)
+		if first := walkthrough(cs); first < 0 || !strings.Contains(cs[first].cmd, readmeSetup) {
+			t.Fatalf("%s: the walkthrough's first command must start it in a directory of its own (%s)", name, readmeSetup)
+		}
+		sessions[name] = cs
+		total += len(cs)
 	}
-	if len(cmds) < 10 {
-		t.Fatalf("found %d README commands; the console blocks were not parsed", len(cmds))
+	if total < 10 {
+		t.Fatalf("found %d README commands; the console blocks were not parsed", total)
 	}
-	// Run in a scratch directory (scratch), so redirections do not write
-	// into the repository and user files there are not read.
+	// The clone is a scratch directory (scratch): the user's own files
+	// in the repository root are neither seen nor overwritten.
 	work := scratch(t, root)
 	gobin := t.TempDir() // go install puts puffbeam here
-	for _, c := range cmds {
-		t.Run(c.cmd, func(t *testing.T) {
-			for _, n := range notRun {
-				if strings.Contains(c.cmd, n.match) {
-					t.Skipf("%s:%d not run: %s", c.file, c.line, n.why)
+	before := entries(t, work)
+	for run := 1; run <= 2; run++ {
+		t.Run(fmt.Sprintf("run %d", run), func(t *testing.T) {
+			for _, name := range names {
+				cs := sessions[name]
+				outs, status := runSession(t, cs, work, bin, gobin)
+				for i, c := range cs {
+					t.Run(c.cmd, func(t *testing.T) {
+						if why := skipped(c); why != "" {
+							t.Skip(why)
+						}
+						if status[i] != 0 {
+							t.Fatalf("%s:%d: exit status %d\n%s", c.file, c.line, status[i], outs[i])
+						}
+						compareOutput(t, c, outs[i])
+					})
 				}
-			}
-			if strings.Contains(c.cmd, "puffbeam") && os.Getenv(beamEnv) == "" {
-				t.Skipf("%s:%d builds the Beam pipeline (minutes): set %s=1 to run it (.ci/run does)", c.file, c.line, beamEnv)
-			}
-			out := runREADMECommand(t, c, work, bin, gobin)
-			if !noisy(c) {
-				compareOutput(t, c, out)
+				if after := entries(t, work); !slices.Equal(after, before) {
+					t.Errorf("%s wrote into the clone: its root holds %q, had %q", name, after, before)
+				}
 			}
 		})
 	}
 }
 
-// noisy says a command's output is a release's noisy numbers, not
-// compared (a refused release prints no noise: compared).
-func noisy(c readmeCommand) bool {
-	return c.sh || (strings.Contains(c.cmd, "puff release") || strings.Contains(c.cmd, "sanitize")) && !strings.Contains(c.cmd, "exit status")
+// readmeSetup is what the first command of a README's session runs: a new
+// directory of its own (with links to the files the commands read).
+const readmeSetup = `cd "$(mktemp -d)"`
+
+// skipped is why a README command is not run ("" when it is).
+func skipped(c readmeCommand) string {
+	for _, n := range notRun {
+		if strings.Contains(c.cmd, n.match) {
+			return fmt.Sprintf("%s:%d not run: %s", c.file, c.line, n.why)
+		}
+	}
+	if strings.Contains(c.cmd, "puffbeam") && os.Getenv(beamEnv) == "" {
+		return fmt.Sprintf("%s:%d builds the Beam pipeline (minutes): set %s=1 to run it (.ci/run does)", c.file, c.line, beamEnv)
+	}
+	return ""
+}
+
+// walkthrough is the index of the first command of a console block that
+// is run (-1: none).
+func walkthrough(cs []readmeCommand) int {
+	for i, c := range cs {
+		if !c.sh && skipped(c) == "" {
+			return i
+		}
+	}
+	return -1
+}
+
+// entries are the names in a directory.
+func entries(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// runSession runs the commands that are not skipped as one bash session
+// in work, with puff (and puffbeam, in gobin) on the PATH and mktemp's
+// directories under a temporary directory of the test, and returns each
+// command's output (stdout and stderr) and exit status (-1: not run).
+func runSession(t *testing.T, cs []readmeCommand, work, bin, gobin string) ([][]byte, []int) {
+	t.Helper()
+	const begin, end = "@@readme-command-begin", "@@readme-command-end"
+	var script strings.Builder
+	script.WriteString("set -o pipefail\n")
+	for i, c := range cs {
+		if skipped(c) != "" {
+			continue
+		}
+		fmt.Fprintf(&script, "printf '\\n%s %d\\n'\n%s\nprintf '\\n%s %d %%d\\n' $?\n", begin, i, c.cmd, end, i)
+	}
+	cmd := exec.Command("bash", "-c", script.String())
+	cmd.Dir = work
+	cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+gobin+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"GOBIN="+gobin, "PWD="+work, "TMPDIR="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the session of %s ended with %v\n%s", cs[0].file, err, out)
+	}
+	outs, status := make([][]byte, len(cs)), make([]int, len(cs))
+	for i := range status {
+		status[i] = -1
+	}
+	cur := -1
+	for _, l := range strings.SplitAfter(string(out), "\n") {
+		var i, st int
+		switch {
+		case strings.HasPrefix(l, begin+" "):
+			if _, err := fmt.Sscanf(l, begin+" %d", &i); err == nil {
+				cur = i
+			}
+		case strings.HasPrefix(l, end+" "):
+			if _, err := fmt.Sscanf(l, end+" %d %d", &i, &st); err == nil && i == cur {
+				status[i], cur = st, -1
+			}
+		case cur >= 0:
+			outs[cur] = append(outs[cur], l...)
+		}
+	}
+	for i, c := range cs {
+		if skipped(c) == "" && status[i] < 0 {
+			t.Fatalf("%s:%d: the session ended before this command finished\n%s", c.file, c.line, out)
+		}
+	}
+	return outs, status
 }
 
 // runREADMECommand runs a command in work with puff (and puffbeam, in

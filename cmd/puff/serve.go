@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pufferfish-privacy/pufferfish/ledger"
+	"github.com/pufferfish-privacy/pufferfish/mqm"
 	"github.com/pufferfish-privacy/pufferfish/release"
 	"github.com/pufferfish-privacy/pufferfish/serve"
 )
@@ -23,6 +24,7 @@ func serveCmd() *cobra.Command {
 	var releaseTimeout time.Duration
 	c := command("serve [--ledger DSN] [--addr HOST:PORT] [--data-dir DIR] [--demo]", "Serve private releases to several analysts over HTTP, with a web page, on the durable ledger", "serve", cobra.NoArgs,
 		func(cmd *cobra.Command, _ []string) error {
+			mqm.SetMaxMemory(uint64(maxMemoryMB) << 20)
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
 			cmd.SetContext(ctx)
@@ -47,7 +49,9 @@ func serveCmd() *cobra.Command {
 	f.IntVar(&limits.MaxWindows, "max-windows", release.DefaultMaxWindows, "the most calendar windows one release may have (refused before any work beyond)")
 	f.IntVar(&limits.MaxCells, "max-cells", release.DefaultMaxCells, "the most released numbers (windows × bins) one release may have (refused before any work beyond)")
 	f.Float64Var(&limits.MaxLeakageWork, "max-leakage-work", release.DefaultMaxLeakageWork, "the most multiply-adds the pairwise leakage bound may take, estimated up front (beyond it the bound is not computed and the calibration says why)")
-	f.DurationVar(&releaseTimeout, "release-timeout", 5*time.Minute, "stop a release's computation after this long (nothing is spent); 0: no limit")
+	f.IntVar(&limits.MaxStates, "max-states", release.DefaultMaxStates, fmt.Sprintf("the most states (bins, levels) a dataset's class may have, refused at registration and before any work beyond (≈ %.2g GB of memory per computation at the default)", release.StateBytes(release.DefaultMaxStates)/1e9))
+	f.DurationVar(&releaseTimeout, "release-timeout", DefaultTimeout, "stop a release's or a σ's computation after this long, and any when the client leaves or the server stops (nothing is spent); 0: no limit")
+	memoryFlag(c, "a release's or a σ's computation (all at once: the heap is the server's)")
 	f.BoolVar(&demo, "demo", false, "register the built-in example as dataset \"activity\" (budget 3) if missing, and print an admin token on stderr if the ledger has none")
 	return c
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -21,7 +22,8 @@ func streamInitCmd() *cobra.Command {
 	var df dataFlags
 	var dsn, dataset, classPath, window, query string
 	var asJSON, running bool
-	var leakWork float64
+	var limits release.Limits
+	var timeout time.Duration
 	epsF, methodF := newEps("1"), newMethod()
 	c := command("init --ledger DSN --dataset NAME --class FILE --window D --epsilon E", "Declare a stream on a ledger dataset and charge its budget once", "stream-init", cobra.NoArgs,
 		func(cmd *cobra.Command, _ []string) error {
@@ -36,15 +38,17 @@ func streamInitCmd() *cobra.Command {
 			if _, err := df.CSV(); err != nil {
 				return err
 			}
-			if !(leakWork > 0) {
-				return fmt.Errorf("--max-leakage-work %g: want > 0", leakWork)
+			if err := limits.CheckStates(len(class.States)); err != nil {
+				return err
 			}
-			s, err := stream.DeclareContext(cmd.Context(), release.Limits{MaxLeakageWork: leakWork}, spec, window, epsF.Float(), methodF.Name, query, class)
+			ctx, cancel := computing(cmd, timeout)
+			defer cancel()
+			s, err := stream.DeclareWithLimits(ctx, limits, spec, window, epsF.Float(), methodF.Name, query, class)
 			if err == nil && epsF.Rat() != nil {
 				s.EpsilonExact = epsF.Rat().RatString() // charged exactly (record.Release.Charge)
 			}
 			if err != nil {
-				return err
+				return stoppedErr(err, timeout)
 			}
 			if running {
 				if err := s.SetRunning(); err != nil {
@@ -68,11 +72,11 @@ func streamInitCmd() *cobra.Command {
 	f.StringVar(&classPath, "class", "", "class file (JSON) describing Θ")
 	f.StringVar(&window, "window", "", "window length (e.g. 1h, 24h); calendar windows in --tz")
 	f.StringVar(&query, "query", "counts", "counts, relative or mean")
-	f.Float64Var(&leakWork, "max-leakage-work", release.DefaultMaxLeakageWork, "the most multiply-adds the pairwise leakage bound may take at init, estimated up front (beyond it the bound is not computed and the stream says why)")
 	f.Var(epsF, "epsilon", "ε for every window of the stream together: a decimal, a fraction (1/2) or ln(r)")
 	f.Var(methodF, "method", "exact | approx")
 	f.BoolVar(&running, "running", false, "after every closed window, release the count histogram since the first window (binary-tree mechanism: noise grows as log³ t in variance, not t)")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
+	limitFlags(c, &limits, &timeout)
 	return c
 }
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -24,6 +25,7 @@ func synthCmd() *cobra.Command {
 	var fit, asJSON bool
 	var seed uint64
 	var limits release.Limits
+	var timeout time.Duration
 	epsF, methodF := newEps("1"), newMethod()
 	c := command("synth --data FILE (--class FILE | --fit --states a,b,c) --epsilon E --out FILE [--ledger DSN --dataset NAME]", "Release the transition counts and write synthetic series drawn from the chain they make", "synth", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error {
 		eps := epsF.Float()
@@ -33,10 +35,12 @@ func synthCmd() *cobra.Command {
 		if out == "" || df.path == "" {
 			return errors.New("--data and --out are required")
 		}
-		if limits.MaxCells < 1 {
-			return fmt.Errorf("--max-cells %d: want ≥ 1", limits.MaxCells)
+		if limits.MaxCells < 1 || limits.MaxStates < 1 {
+			return fmt.Errorf("--max-cells %d, --max-states %d: want ≥ 1 each", limits.MaxCells, limits.MaxStates)
 		}
-		req := release.Request{Fit: fit, Smoothing: df.smoothing, Options: release.Options{Epsilon: eps, EpsilonRat: epsF.Rat(), Method: methodF.Name, Context: cmd.Context(), Limits: limits}}
+		ctx, cancel := computing(cmd, timeout)
+		defer cancel()
+		req := release.Request{Fit: fit, Smoothing: df.smoothing, Options: release.Options{Epsilon: eps, EpsilonRat: epsF.Rat(), Method: methodF.Name, Context: ctx, Limits: limits}}
 		switch {
 		case classPath != "" && fit:
 			return errors.New("give --class FILE or --fit, not both")
@@ -72,7 +76,7 @@ func synthCmd() *cobra.Command {
 		}
 		p, rel, err := synth.Prepare(data, class, req.Fit, req.Options)
 		if err != nil {
-			return err
+			return stoppedErr(err, timeout)
 		}
 		// the output is made (beside --out, renamed onto it at the end)
 		// before the budget is spent, so that a release is never paid for
@@ -133,6 +137,7 @@ func synthCmd() *cobra.Command {
 	f.Uint64Var(&seed, "seed", 0, "seed of the synthetic series' sampling (post-processing; 0: a random seed, printed)")
 	f.StringVar(&origin, "origin", "", "time of the chain's first step (as the data's times are written); a ledger dataset's origin is used by default")
 	f.IntVar(&limits.MaxCells, "max-cells", release.DefaultMaxCells, "the most released numbers (states²) the release may have (refused before any work beyond)")
+	limitFlags(c, &limits, &timeout)
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
 	f.StringVar(&logPath, "log", "", "append the release to this compose log (created if missing)")
 	f.StringVar(&dataset, "dataset", "", "dataset name in the ledger (required with --ledger) or the log")

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pufferfish-privacy/pufferfish/internal/pgtest"
 	"github.com/pufferfish-privacy/pufferfish/compose"
+	"github.com/pufferfish-privacy/pufferfish/internal/pgtest"
 	"github.com/pufferfish-privacy/pufferfish/ledger"
 	"github.com/pufferfish-privacy/pufferfish/release"
 )

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"strings"
 
@@ -38,12 +40,21 @@ func main() {
 	flag.StringVar(&cfg.Ledger, "ledger", "", "release against this privacy-budget ledger (a SQLite file or a postgres:// URL; see 'puff ledger --help'), as puff release --ledger: refused with status 4, nothing drawn or written, when the budget would be exceeded; the release stage's worker must reach it (a SQLite file: local runners only)")
 	flag.StringVar(&cfg.Dataset, "dataset", "", "dataset name in the ledger (required with --ledger) or the log (default: the input's name)")
 	flag.StringVar(&cfg.Log, "log", "", "append the release to this compose log (created if missing), as puff release --log; a retried release stage may append twice: prefer --ledger on a cluster")
+	verbose := flag.Bool("verbose", false, "also print the runner's and Beam's logs, and the runner's whole report of a failure, to stderr (without it, a failure prints its cause alone)")
 	// every series is ordered by time as it is assembled: no --sort
 	data.Register(flag.CommandLine, "sort")
 	flag.Parse()
 	beam.Init() // first thing after flags: workers re-run this binary
+	if !*verbose {
+		// Beam's and Prism's logs (slog, set up by beam.Init) stay out of
+		// stderr: a failure's cause is its first line, not its 34th
+		slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	}
 	if err := run(cfg, &data, classPath, eps); err != nil {
-		fmt.Fprintln(os.Stderr, "puffbeam:", err)
+		fmt.Fprintln(os.Stderr, "puffbeam:", puffbeam.Cause(err))
+		if *verbose && puffbeam.Cause(err) != err {
+			fmt.Fprintln(os.Stderr, "\nthe runner's report:\n"+err.Error())
+		}
 		if refused(err) {
 			os.Exit(exitRefused)
 		}

@@ -268,6 +268,10 @@ async function loadDatasets() {
   const sel = $("#dataset");
   sel.replaceChildren();
   for (const d of datasets) {
+    if (d.error) { // unreadable: listed with its error, not selectable
+      box.append(el("div", { class: "ds error", "data-name": d.name }, el("strong", {}, d.name), " — ", d.error));
+      continue;
+    }
     const L = d.ledger, frac = Math.min(1, L.spent / L.budget);
     const fill = el("div", { class: "spent" + (frac >= 1 ? " full" : "") });
     fill.style.width = (100 * frac).toFixed(2) + "%"; // CSSOM: allowed by the page's CSP
@@ -281,11 +285,24 @@ async function loadDatasets() {
     box.append(card);
     sel.append(el("option", { value: d.name }, d.name));
   }
+  datasets = datasets.filter((d) => !d.error);
   if (datasets.length && !datasets.some((d) => d.name === current)) await select(datasets[0].name);
   else if (current) sel.value = current;
 }
 
+// panelFor is the dataset the Release panel's result and message are
+// about: another dataset's histogram and "Released #n" never stay shown.
+let panelFor = "";
+function resetRelease(name) {
+  if (panelFor === name) return;
+  panelFor = name;
+  $("#result").replaceChildren();
+  $("#message").textContent = "";
+  $("#message").className = "";
+}
+
 async function select(name) {
+  resetRelease(name);
   current = name;
   $("#dataset").value = name;
   $("#work").hidden = false;
