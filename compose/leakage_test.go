@@ -1,7 +1,9 @@
 package compose
 
 import (
+	"context"
 	"fmt"
+	"strings"
 	"math/rand/v2"
 	"testing"
 
@@ -9,6 +11,8 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"github.com/pufferfish-privacy/pufferfish/record"
+	"github.com/pufferfish-privacy/pufferfish/tpl"
+	"github.com/pufferfish-privacy/pufferfish/tpl/pairwise"
 )
 
 // The dp-leakage rule against enumeration: an MQM release of the whole
@@ -99,4 +103,81 @@ func mustChainT(t *testing.T) *markov.Chain {
 		t.Fatal(err)
 	}
 	return ch
+}
+
+// The dp-leakage rule takes the pairwise certificate (docs/math.md §8.11)
+// where it is the smaller bound: on the sticky 3-state chain two releases
+// compose to less than the scalar recursion gives, and the exact joint
+// loss (every sequence) stays within it; on 20 banded levels (full support), past the
+// scalar recursion's 16 states, the rule now applies (it refused before)
+// and an explicit output sequence (pairwise.LowerBound) shows the bound
+// is not below the true loss at that scale.
+func TestLeakageRulePairwise(t *testing.T) {
+	sticky := [][]float64{{0.8, 0.15, 0.05}, {0.1, 0.8, 0.1}, {0.05, 0.15, 0.8}}
+	ch, _ := markov.New(nil, sticky, markov.InitAny, nil)
+	class, _ := markov.NewClass(ch.States, ch)
+	T := 4
+	seg := []record.Segment{{Series: "a", First: 1, Last: T, Readings: T}}
+	s1, s2 := 20.0, 30.0
+	recs := []*record.Release{
+		{Mechanism: mechanism.Pufferfish, Epsilon: 1, Class: class.Hash(), Query: "counts", Segments: seg, Sigma: s1},
+		{Mechanism: mechanism.Pufferfish, Epsilon: 1, Class: class.Hash(), Query: "counts", Segments: seg, Sigma: s2},
+	}
+	v, err := Records(class, recs)
+	if err != nil || v.Rule != LeakageRule || !strings.Contains(v.Theorem, "pairwise") {
+		t.Fatalf("%v %+v", err, v)
+	}
+	b := 2 / (1/s1 + 1/s2)
+	scalar, err := tpl.Loss(class.AnyStart(), 0, b, nil)
+	if err != nil || !(v.Float() < scalar.Loss) {
+		t.Fatalf("the rule's %v is not below the scalar recursion's %v (%v)", v.Float(), scalar.Loss, err)
+	}
+	rels := []brute.Release{brute.Counts(3, []int{0, 1, 2, 3}, 2*s1)}
+	rels = append(rels, brute.Windows(3, T, []int{2, 2}, nil, []float64{2 * s2})...)
+	for _, q := range [][]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1.0 / 3, 1.0 / 3, 1.0 / 3}} {
+		loss, _, _, _, err := brute.Loss(brute.Chain{Q: q, P: sticky, T: T}, rels)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if loss > v.Float()+1e-9 {
+			t.Errorf("start %v: joint loss %.6g > the rule's %.6g", q, loss, v.Float())
+		}
+	}
+
+	const k = 20
+	P := make([][]float64, k)
+	for i := range P {
+		P[i] = make([]float64, k)
+		for j := range P[i] {
+			P[i][j] = 0.01 // full support: a zero makes the leakage infinite
+		}
+		for j := max(0, i-1); j <= min(k-1, i+1); j++ {
+			P[i][j] = 1
+		}
+		P[i][i] = 6
+		sum := 0.0
+		for _, x := range P[i] {
+			sum += x
+		}
+		for j := range P[i] {
+			P[i][j] /= sum
+		}
+	}
+	ch, _ = markov.New(nil, P, markov.InitStationary, nil)
+	class, _ = markov.NewClass(ch.States, ch)
+	recs = []*record.Release{
+		{Mechanism: mechanism.Pufferfish, Epsilon: 1, Class: class.Hash(), Query: "counts", Segments: seg, Sigma: 400},
+		{Mechanism: mechanism.Pufferfish, Epsilon: 1, Class: class.Hash(), Query: "counts", Segments: seg, Sigma: 400},
+	}
+	v, err = Records(class, recs)
+	if err != nil || v.Rule != LeakageRule {
+		t.Fatalf("20 levels: %v %+v", err, v)
+	}
+	lo, err := pairwise.LowerBound(context.Background(), P, v.Float(), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := 2.0 / (2.0 / 400); lo > b*(1+1e-9) {
+		t.Fatalf("20 levels: an explicit output loses %v at scale %v > %v: the rule's bound is below the true loss", v.Float(), lo, b)
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/pufferfish-privacy/pufferfish/tpl/pairwise"
 )
 
 // Limits bound the size of one release. They are checked before any σ is
@@ -38,9 +40,8 @@ type Limits struct {
 const (
 	DefaultMaxWindows = 10000
 	DefaultMaxCells   = 500000
-	// DefaultMaxLeakageWork: about 30 s of one core; the UCI house (51
-	// dense levels) estimates 3.9·10⁹, a banded 201-level chain less.
-	DefaultMaxLeakageWork = 3e10
+	// DefaultMaxLeakageWork: about 30 s of one core (pairwise.DefaultMaxWork)
+	DefaultMaxLeakageWork = pairwise.DefaultMaxWork
 	// DefaultMaxStates: 51 levels (the README) to a few hundred states
 	// fit with room to spare; at 1000 states one product of P's powers
 	// takes about a second on one core, and the search's tables hold

@@ -45,7 +45,7 @@ const (
 // Cost limits of the leakage bounds. The scalar recursion's finite-length
 // bound is computed only while T·k³ ≤ maxTPLWork (its unbounded bound is
 // cheap at every k); the pairwise bound's cost is estimated up front from
-// the chain's sparsity (pairwiseWork) and compared with
+// the chain's sparsity (pairwise.Work) and compared with
 // Limits.MaxLeakageWork.
 const (
 	maxTPLWork = 20000
@@ -62,39 +62,6 @@ type Leakage struct {
 	Pairwise float64 `json:"pairwise_sigma,omitempty"`
 	Bound    string  `json:"bound,omitempty"` // "pairwise" or "scalar"
 	Why      string  `json:"why,omitempty"`
-}
-
-// pairwiseSweeps is the number of certificate-map sweeps an unbounded
-// calibration takes on slowly mixing chains (measured on the UCI house,
-// 51 levels: about 600 per side, closed form), the basis of the estimate.
-const pairwiseSweeps = 1200
-
-// pairwiseWork estimates the multiply-adds of the pairwise calibration of
-// class: per sweep, every ordered pair of rows costs |supp e|·|supp q|
-// (docs/math.md (8.11)) plus the closure's k³, times pairwiseSweeps.
-func pairwiseWork(class *markov.Class) float64 {
-	w := 0.0
-	for _, ch := range class.Chains {
-		k := ch.K()
-		width := make([]float64, k)
-		for a, row := range ch.P {
-			lo, hi := k, 0
-			for j, v := range row {
-				if v > 0 {
-					lo, hi = min(lo, j), j+1
-				}
-			}
-			width[a] = float64(max(hi-lo, 0))
-		}
-		sum := 0.0
-		for _, x := range width {
-			sum += x
-		}
-		// Σ_{a≠b} width_a·width_b/2: e has about half a row's support.
-		sweep := (sum*sum)/2 + float64(k*k*k)
-		w += sweep * pairwiseSweeps
-	}
-	return w
 }
 
 // leakageSigma is the leakage bound for event-level DP releases of
@@ -146,10 +113,10 @@ func leakageSigma(ctx context.Context, class *markov.Class, T int, eps float64, 
 	// (valid for every length; a fixed start is bounded through "any",
 	// §8.11), or the finite recursion when that is cheap.
 	bp := 0.0
-	if work := pairwiseWork(class); work > limits.leakageWork() {
+	if work := pairwise.Work(class); work > limits.leakageWork() {
 		whys = append(whys, fmt.Sprintf("the pairwise leakage bound is not computed: about %.2g multiply-adds (%s here), over --max-leakage-work %.2g", work, approxSeconds(work), limits.leakageWork()))
 	} else {
-		opts := &pairwise.Options{ClosedForm: !lpCheap(class)}
+		opts := &pairwise.Options{ClosedForm: !pairwise.CheapLP(class)}
 		b, _, err := pairwise.Calibrate(ctx, class, 0, eps, opts)
 		if finite {
 			if bt, _, errT := pairwise.Calibrate(ctx, class, T, eps, opts); errT == nil && (err != nil || bt < b) {
@@ -177,38 +144,6 @@ func leakageSigma(ctx context.Context, class *markov.Class, T int, eps float64, 
 	}
 	return l, nil
 }
-
-// lpCheap reports whether the linear programs of the pairwise bound
-// (docs/math.md §8.10) are cheap enough to run in a release: at most
-// lpMaxStates states and every row's support within lpMaxWidth columns.
-// The fixed-point search applies them to all k² pairs in every one of
-// hundreds of sweeps: a banded 51-level chain took 474 s (BENCHMARKS.md),
-// dense rows (a fitted chain with additive smoothing) about 1 s per
-// sweep; the closed-form plan is used alone there.
-func lpCheap(class *markov.Class) bool {
-	if len(class.States) > lpMaxStates {
-		return false
-	}
-	for _, ch := range class.Chains {
-		for _, row := range ch.P {
-			lo, hi := len(row), 0
-			for j, v := range row {
-				if v > 0 {
-					lo, hi = min(lo, j), j+1
-				}
-			}
-			if hi-lo > lpMaxWidth {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-const (
-	lpMaxStates = 16
-	lpMaxWidth  = 12
-)
 
 // approxSeconds is the time work multiply-adds take here (about 10⁹ per
 // second on one core, measured on the closed-form sweeps), in words.
