@@ -3,8 +3,8 @@ package compose
 import (
 	"context"
 	"fmt"
-	"strings"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/pufferfish-privacy/pufferfish/internal/brute"
