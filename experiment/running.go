@@ -174,7 +174,7 @@ func runRunning(o Options, w *writer) error {
 
 // plainBase is the calibration a stream's windows share.
 func plainBase(s *stream.Settings, class *markov.Class) *release.Report {
-	return release.StreamBase(class.AnyStart(), release.Options{Epsilon: s.Epsilon, Method: s.Method, Query: s.Query}, s.Scale, release.Leakage{Sigma: s.TPL, Why: s.TPLWhy, Bound: s.TPLBound, Scalar: s.TPLScalar, Pairwise: s.TPLPairwise})
+	return release.StreamBase(class.AnyStart(), release.Options{Epsilon: s.Epsilon, Method: s.Method, Query: s.Query}, s.Scale, s.Leakage())
 }
 
 // draw samples an index from the law p.

@@ -34,6 +34,10 @@ type Calibration struct {
 	// computed, for the reason in Why).
 	TPLScalar   float64 `json:"tpl_scalar_sigma,omitempty"`
 	TPLPairwise float64 `json:"tpl_pairwise_sigma,omitempty"`
+	// TPLLimit is the σ below which no leakage calibration of per-step
+	// releases can go: an explicit output sequence loses ε there
+	// (docs/math.md §8.10; 0: not computed, where it is not cheap).
+	TPLLimit float64 `json:"tpl_limit_sigma,omitempty"`
 }
 
 // Method names of a Calibration.
@@ -60,7 +64,8 @@ type Leakage struct {
 	Sigma    float64 `json:"sigma,omitempty"`
 	Scalar   float64 `json:"scalar_sigma,omitempty"`
 	Pairwise float64 `json:"pairwise_sigma,omitempty"`
-	Bound    string  `json:"bound,omitempty"` // "pairwise" or "scalar"
+	Limit    float64 `json:"limit_sigma,omitempty"` // an explicit output's lower limit (0: not computed)
+	Bound    string  `json:"bound,omitempty"`       // "pairwise" or "scalar"
 	Why      string  `json:"why,omitempty"`
 }
 
@@ -112,12 +117,13 @@ func leakageSigma(ctx context.Context, class *markov.Class, T int, eps float64, 
 	// Pairwise certificate (docs/math.md §8.11): the unbounded stream's
 	// (valid for every length; a fixed start is bounded through "any",
 	// §8.11), or the finite recursion when that is cheap.
-	bp := 0.0
+	bp, worst := 0.0, [2]int{-1, -1}
 	if work := pairwise.Work(class); work > limits.leakageWork() {
 		whys = append(whys, fmt.Sprintf("the pairwise leakage bound is not computed: about %.2g multiply-adds (%s here), over --max-leakage-work %.2g", work, approxSeconds(work), limits.leakageWork()))
 	} else {
 		opts := &pairwise.Options{ClosedForm: !pairwise.CheapLP(class)}
-		b, _, err := pairwise.Calibrate(ctx, class, 0, eps, opts)
+		b, info, err := pairwise.Calibrate(ctx, class, 0, eps, opts)
+		worst = [2]int{info.A, info.B}
 		if finite {
 			if bt, _, errT := pairwise.Calibrate(ctx, class, T, eps, opts); errT == nil && (err != nil || bt < b) {
 				b, err = bt, nil
@@ -133,6 +139,16 @@ func leakageSigma(ctx context.Context, class *markov.Class, T int, eps float64, 
 		}
 	}
 	l := Leakage{Scalar: bs / 2, Pairwise: bp / 2, Why: strings.Join(whys, "; ")}
+	// the limit is the unbounded stream's: a short series' finite bound
+	// may lie below it (fewer releases leak less), so it is given only
+	// where both bounds are the unbounded ones
+	if !finite {
+		if lo, ok := leakageLimit(ctx, class, eps, worst); ok {
+			l.Limit = lo / 2
+		} else if ctx.Err() != nil {
+			return Leakage{}, fmt.Errorf("release stopped: %w", context.Cause(ctx))
+		}
+	}
 	switch {
 	case bp > 0 && (bs == 0 || bp < bs):
 		l.Sigma, l.Bound = bp/2, "pairwise"
@@ -144,6 +160,32 @@ func leakageSigma(ctx context.Context, class *markov.Class, T int, eps float64, 
 	}
 	return l, nil
 }
+
+// leakageLimit is the per-bin scale at which an explicit output sequence
+// of per-step releases of an unbounded stationary stream loses ε (pairwise.LowerBoundPairs, docs/math.md
+// §8.10), for the secret pair the pairwise bound found worst (all pairs
+// screened when none): no leakage calibration may go below it, so the
+// report says how far its scale is from the limit. It is computed where it
+// is cheap (well under a second on the 51 UCI levels): one stationary
+// chain of at most limitStates states.
+func leakageLimit(ctx context.Context, class *markov.Class, eps float64, worst [2]int) (float64, bool) {
+	if len(class.Chains) != 1 || class.Chains[0].Init != markov.InitStationary || len(class.States) > limitStates {
+		return 0, false
+	}
+	P := class.Chains[0].P
+	var lo float64
+	var err error
+	if worst[0] >= 0 && worst[1] >= 0 && worst[0] != worst[1] {
+		lo, err = pairwise.LowerBoundPairs(ctx, P, eps, 2, [][2]int{worst, {worst[1], worst[0]}})
+	} else {
+		lo, err = pairwise.LowerBound(ctx, P, eps, 2)
+	}
+	return lo, err == nil && lo > 0 && !math.IsInf(lo, 0)
+}
+
+// limitStates bounds the chains leakageLimit runs on (its cost grows as
+// the horizon times k², the horizon with the mixing time).
+const limitStates = 64
 
 // approxSeconds is the time work multiply-adds take here (about 10⁹ per
 // second on one core, measured on the closed-form sweeps), in words.
@@ -183,7 +225,7 @@ func choose(base *Report, l Leakage) {
 		c.Method, c.Theorem, c.Why = string(base.Method), jointTheorem(base.Method), "the method asked for"
 		return
 	}
-	c.TPL, c.TPLBound, c.TPLScalar, c.TPLPairwise = t, l.Bound, l.Scalar, l.Pairwise
+	c.TPL, c.TPLBound, c.TPLScalar, c.TPLPairwise, c.TPLLimit = t, l.Bound, l.Scalar, l.Pairwise, l.Limit
 	switch {
 	case t == 0:
 		c.Why = why
@@ -194,6 +236,9 @@ func choose(base *Report, l Leakage) {
 			c.Theorem = "every event-level DP release of a chain loses at most the per-step temporal leakage, bounded by a pairwise certificate (docs/math.md §8.6, §8.7, §8.11)"
 		}
 		c.Why = fmt.Sprintf("the temporal leakage bound (%s) needs σ = %.6g, less than the Markov Quilt Mechanism's %.6g", boundName(l), t, base.Sigma)
+		if l.Limit > 0 {
+			c.Why += fmt.Sprintf("; no leakage calibration can go below σ = %.6g (an explicit output sequence loses ε there): this one is %.3g%% above", l.Limit, 100*(t/l.Limit-1))
+		}
 		if why != "" {
 			c.Why += "; " + why
 		}

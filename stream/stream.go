@@ -66,6 +66,9 @@ type Settings struct {
 	TPLBound    string  `json:"tpl_bound,omitempty"`
 	TPLScalar   float64 `json:"tpl_scalar_sigma,omitempty"`
 	TPLPairwise float64 `json:"tpl_pairwise_sigma,omitempty"`
+	// TPLLimit is the σ no leakage calibration can go below (an explicit
+	// output sequence's, docs/math.md §8.10; 0: not computed).
+	TPLLimit float64 `json:"tpl_limit_sigma,omitempty"`
 	// Running releases, after every closed window, the count histogram
 	// since the first window by the binary-tree mechanism instead of the
 	// window's own (SetRunning; docs/math.md §4.12).
@@ -77,8 +80,18 @@ type Settings struct {
 
 // base is the calibration every window shares.
 func (s *Settings) base(class *markov.Class) *release.Report {
-	return release.StreamBase(class, release.Options{Epsilon: s.Epsilon, Method: s.Method, Query: s.Query}, s.Scale,
-		release.Leakage{Sigma: s.TPL, Why: s.TPLWhy, Bound: s.TPLBound, Scalar: s.TPLScalar, Pairwise: s.TPLPairwise})
+	return release.StreamBase(class, release.Options{Epsilon: s.Epsilon, Method: s.Method, Query: s.Query}, s.Scale, s.Leakage())
+}
+
+// Leakage is the leakage bound the stream computed at init, as release
+// reports it (the settings store its fields flat, under their own names).
+func (s *Settings) Leakage() release.Leakage {
+	return release.Leakage{Sigma: s.TPL, Why: s.TPLWhy, Bound: s.TPLBound, Scalar: s.TPLScalar, Pairwise: s.TPLPairwise, Limit: s.TPLLimit}
+}
+
+// setLeakage stores l in the settings (Leakage's inverse).
+func (s *Settings) setLeakage(l release.Leakage) {
+	s.TPL, s.TPLWhy, s.TPLBound, s.TPLScalar, s.TPLPairwise, s.TPLLimit = l.Sigma, l.Why, l.Bound, l.Scalar, l.Pairwise, l.Limit
 }
 
 // State is a stream's running state: never printed (it holds the counts
@@ -184,8 +197,9 @@ func DeclareWithLimits(ctx context.Context, limits release.Limits, spec release.
 	if err != nil {
 		return nil, err
 	}
-	return &Settings{Spec: spec, Window: window, Epsilon: eps, Method: method, Query: query, Class: cj, Scale: s,
-		TPL: l.Sigma, TPLWhy: l.Why, TPLBound: l.Bound, TPLScalar: l.Scalar, TPLPairwise: l.Pairwise}, nil
+	st := &Settings{Spec: spec, Window: window, Epsilon: eps, Method: method, Query: query, Class: cj, Scale: s}
+	st.setLeakage(l)
+	return st, nil
 }
 
 func parseWindow(window string, spec release.Spec) (time.Duration, *time.Location, error) {

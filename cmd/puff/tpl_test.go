@@ -119,6 +119,9 @@ func TestWindowsAtThePairwiseScale(t *testing.T) {
 				Scalar   float64 `json:"tpl_scalar_sigma"`
 				Pairwise float64 `json:"tpl_pairwise_sigma"`
 				MQM      float64 `json:"mqm_sigma"`
+				Limit    float64 `json:"tpl_limit_sigma"`
+				TPL      float64 `json:"tpl_sigma"`
+				Why      string  `json:"why"`
 			} `json:"calibration"`
 		} `json:"windows"`
 	}
@@ -128,6 +131,25 @@ func TestWindowsAtThePairwiseScale(t *testing.T) {
 	c := v.Windows[0].Calibration
 	if c.Method != "tpl" || c.Bound != "pairwise" || !(c.Pairwise < c.Scalar && c.Pairwise < c.MQM) {
 		t.Fatalf("calibration %+v", c)
+	}
+	// 150 readings a series: the finite bound, below the unbounded
+	// stream's limit, so no limit is given
+	if c.Limit != 0 {
+		t.Fatalf("a short series' calibration gives the unbounded limit: %+v", c)
+	}
+	// a long series (6,000 readings) takes the unbounded bound; the report
+	// gives the distance to the limit, an explicit output sequence's σ,
+	// never above the calibrated one, and within 2% of it here
+	out, err = run("release", "--data", hourly(t, 4, 6000, 0.7), "--class", class, "--window", "24h", "--epsilon", "0.5", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatal(err)
+	}
+	c = v.Windows[0].Calibration
+	if !(c.Limit > 0 && c.Limit <= c.TPL && c.TPL <= 1.02*c.Limit) || !strings.Contains(c.Why, "no leakage calibration can go below") {
+		t.Fatalf("the limit in the calibration: %+v", c)
 	}
 	out, err = run("scale", "--class", class, "--length", "0", "--epsilon", "0.5", "--leakage", "--json")
 	if err != nil {
