@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/pufferfish-privacy/pufferfish/release"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 )
 
 // listSource returns its values in turn.
@@ -42,9 +42,9 @@ func TestSanitizeSeqs(t *testing.T) {
 // The coin for a missing value is fair to the last bit: a draw flips the
 // fixed 0 exactly when it falls in the lower half of the range (the top
 // bit 0), and a known reading is flipped with its own probability (the
-// missing marker here is release.Unknown, as puff local sanitize passes).
+// missing marker here is reading.Unknown, as puff local sanitize passes).
 func TestSanitizeSeqsCoinIsFair(t *testing.T) {
-	seq := []int{1, release.Unknown, 0, release.Unknown}
+	seq := []int{1, reading.Unknown, 0, reading.Unknown}
 	lowHalf, highHalf := uint64(1)<<63-1, uint64(1)<<63
 	// draws go to the known readings first, then to the missing ones
 	for _, c := range []struct {
@@ -54,7 +54,7 @@ func TestSanitizeSeqsCoinIsFair(t *testing.T) {
 		{[]uint64{highHalf, highHalf, lowHalf, highHalf}, []int{1, 1, 0, 0}},
 		{[]uint64{0, ^uint64(0), highHalf, lowHalf}, []int{0, 0, 0, 1}},
 	} {
-		got, err := SanitizeSeqs([][]int{seq}, release.Unknown, 0.2, &listSource{slices.Clone(c.draws)})
+		got, err := SanitizeSeqs([][]int{seq}, reading.Unknown, 0.2, &listSource{slices.Clone(c.draws)})
 		if err != nil {
 			t.Fatal(err)
 		}

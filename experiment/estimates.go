@@ -15,13 +15,14 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"github.com/pufferfish-privacy/pufferfish/noise"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 	"github.com/pufferfish-privacy/pufferfish/release"
 )
 
 // noisyHist is one released count histogram as the product releases it:
 // its true counts, the per-bin Laplace scale and Lipschitz constant of the
 // release, its public number of readings and whether every reading has a
-// value (release.Summary.Complete: the estimate's sum is then n, else at
+// value (reading.Summary.Complete: the estimate's sum is then n, else at
 // most n).
 type noisyHist struct {
 	counts   []float64
@@ -164,8 +165,8 @@ func uciWindows(dir string, src noise.Source) ([]noisyHist, error) {
 		return nil, err
 	}
 	defer f.Close()
-	opts := release.CSVOptions{TimeCol: "index", ValueCol: "Global_active_power", TimeUnit: 60}
-	if opts.Levels, err = release.ParseLevels("0:10:51"); err != nil {
+	opts := reading.CSVOptions{TimeCol: "index", ValueCol: "Global_active_power", TimeUnit: 60}
+	if opts.Levels, err = reading.ParseLevels("0:10:51"); err != nil {
 		return nil, err
 	}
 	opts.States = opts.Levels.Names()
@@ -190,7 +191,7 @@ func uciWindows(dir string, src noise.Source) ([]noisyHist, error) {
 			if counts[k] == nil {
 				counts[k] = make([]float64, len(data.States))
 			}
-			if v := data.Seqs[s][j]; v != release.Unknown {
+			if v := data.Seqs[s][j]; v != reading.Unknown {
 				counts[k][v]++
 			}
 		}
@@ -235,7 +236,7 @@ func harHistograms(dir string, src noise.Source) ([]noisyHist, noisyHist, error)
 	}
 	cache := release.NewScaleCache()
 	hist := func(seqs [][]int, names []string) (noisyHist, error) {
-		data := &release.Data{States: activityNames, Seqs: seqs, Series: names}
+		data := &reading.Data{States: activityNames, Seqs: seqs, Series: names}
 		p, err := release.PrepareData(data, class, true, release.Options{Epsilon: 1, Method: mechanism.Exact, Source: src, Cache: cache}, 0, nil)
 		if err != nil {
 			return noisyHist{}, err

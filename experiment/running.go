@@ -11,6 +11,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/internal/progress"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 	"github.com/pufferfish-privacy/pufferfish/release"
 	"github.com/pufferfish-privacy/pufferfish/stream"
 )
@@ -70,7 +71,7 @@ func runRunning(o Options, w *writer) error {
 			b.WriteString("meter,time,state\n")
 		}
 	}
-	spec := release.Spec{SeriesCol: "meter", TimeCol: "time", StateCol: "state", Step: 3600}
+	spec := reading.Spec{SeriesCol: "meter", TimeCol: "time", StateCol: "state", Step: 3600}
 	declare := func(running bool, seed uint64) (*stream.Settings, error) {
 		s, err := stream.Declare(spec, "1h", eps, mechanism.Exact, "counts", class)
 		if err != nil {

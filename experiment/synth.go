@@ -10,6 +10,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/internal/progress"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 	"github.com/pufferfish-privacy/pufferfish/release"
 	"github.com/pufferfish-privacy/pufferfish/synth"
 )
@@ -36,11 +37,11 @@ func runSynth(o Options, w *writer) error {
 	type set struct {
 		name string
 		file string
-		spec release.Spec
+		spec reading.Spec
 	}
 	sets := []set{
-		{"HAR activities", fileHAR, release.Spec{SeriesCol: "subject", StateCol: "activity"}},
-		{"UCI house (51 levels)", filePower, release.Spec{ValueCol: "Global_active_power", Levels: "0:10:51", TimeCol: "index", TimeUnit: 60}},
+		{"HAR activities", fileHAR, reading.Spec{SeriesCol: "subject", StateCol: "activity"}},
+		{"UCI house (51 levels)", filePower, reading.Spec{ValueCol: "Global_active_power", Levels: "0:10:51", TimeCol: "index", TimeUnit: 60}},
 	}
 	epss := []float64{1, 10, math.Inf(1)}
 	bar := progress.New(o.Progress, "synth", len(sets)*len(epss)*reps)
@@ -59,7 +60,7 @@ func runSynth(o Options, w *writer) error {
 		if err != nil {
 			return err
 		}
-		data, err := release.ReadData(r, name, opts)
+		data, err := reading.ReadData(r, name, opts)
 		r.Close()
 		if err != nil {
 			return err
@@ -147,17 +148,17 @@ type traceStats struct {
 	profileErr float64
 }
 
-func measureTrace(d *release.Data) traceStats {
+func measureTrace(d *reading.Data) traceStats {
 	k := len(d.States)
 	var s traceStats
 	s.freq = make([]float64, k)
 	n, runs, known := 0.0, 0.0, 0.0
 	var hourSum, hourN [24]float64
 	for i, seq := range d.Seqs {
-		prev := release.Unknown
+		prev := reading.Unknown
 		for j, v := range seq {
-			if v == release.Unknown {
-				prev = release.Unknown
+			if v == reading.Unknown {
+				prev = reading.Unknown
 				continue
 			}
 			s.freq[v]++

@@ -13,6 +13,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/ledger"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 	"github.com/pufferfish-privacy/pufferfish/release"
 )
 
@@ -39,7 +40,7 @@ func ExampleStore() {
 	}
 	src := rand.NewChaCha8([32]byte{7})
 	for i := 1; i <= 3; i++ {
-		req := release.Request{CSV: release.DefaultCSV, Class: class,
+		req := release.Request{CSV: reading.DefaultCSV, Class: class,
 			Options: release.Options{Epsilon: 1, Method: mechanism.Exact, Source: src}}
 		req.CSV.States = class.States
 		p, err := release.Prepare(release.ExampleData(), "example", req, 0)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mqm"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 	"github.com/pufferfish-privacy/pufferfish/release"
 )
 
@@ -21,12 +22,12 @@ func fittedClass(b *testing.B, n int, init markov.InitKind) *markov.Class {
 		b.Fatalf("the benchmark needs the real data: %v", err)
 	}
 	defer f.Close()
-	lv, err := release.ParseLevels(fmt.Sprintf("0:10:%d", n))
+	lv, err := reading.ParseLevels(fmt.Sprintf("0:10:%d", n))
 	if err != nil {
 		b.Fatal(err)
 	}
 	req := release.Request{Fit: true, Smoothing: 0.01}
-	req.CSV = release.DefaultCSV
+	req.CSV = reading.DefaultCSV
 	req.CSV.ValueCol, req.CSV.Levels = "Global_active_power", lv
 	req.CSV.TimeCol, req.CSV.RequireTime, req.CSV.TimeUnit = "index", true, 60
 	_, class, err := release.Load(f, "uci", req)

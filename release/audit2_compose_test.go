@@ -11,10 +11,11 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/internal/brute"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 	"github.com/pufferfish-privacy/pufferfish/record"
 )
 
-func audit2Data(t *testing.T, states []string, from, n, miss int) *Data {
+func audit2Data(t *testing.T, states []string, from, n, miss int) *reading.Data {
 	t.Helper()
 	var b strings.Builder
 	b.WriteString("s,t,state\n")
@@ -24,7 +25,7 @@ func audit2Data(t *testing.T, states []string, from, n, miss int) *Data {
 		}
 		fmt.Fprintf(&b, "a,%d,%d\n", (from+i)*3600, i%len(states))
 	}
-	d, err := ReadData(strings.NewReader(b.String()), "w.csv", CSVOptions{SeriesCol: "s", TimeCol: "t", StateCol: "state", States: states, Step: 3600})
+	d, err := reading.ReadData(strings.NewReader(b.String()), "w.csv", reading.CSVOptions{SeriesCol: "s", TimeCol: "t", StateCol: "state", States: states, Step: 3600})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +129,7 @@ func TestAudit2DayFilesNoOrigin(t *testing.T) {
 		for _, windowed := range []bool{false, true} {
 			var recs []*record.Release
 			var rels []brute.Release
-			for i, d := range []*Data{d1, d2} {
+			for i, d := range []*reading.Data{d1, d2} {
 				if windowed {
 					wr, err := releaseWindows(d, class, false, opts, time.Hour, time.UTC)
 					if err != nil {

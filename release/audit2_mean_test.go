@@ -9,6 +9,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/internal/brute"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 )
 
 // audit2: joint windows of the mean level value (numeric readings,
@@ -27,7 +28,7 @@ func TestAudit2JointWindowsMean(t *testing.T) {
 		{[][]float64{{0.5, 0.5, 0}, {0, 0, 1}, {1, 0, 0}}, markov.InitAny, nil},
 		{[][]float64{{0.98, 0.01, 0.01}, {0.01, 0.98, 0.01}, {0.01, 0.01, 0.98}}, markov.InitStationary, nil},
 	} {
-		lv, err := equalWidth(0, 3, 3)
+		lv, err := reading.ParseLevels("0:3:3")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -54,7 +55,7 @@ func TestAudit2JointWindowsMean(t *testing.T) {
 			fmt.Fprintf(&b, "a,%d,%s\n", i*3600, v)
 		}
 		fmt.Fprintf(&b, "b,%d,2.5\nb,%d,0.5\n", 2*3600, 3*3600)
-		d, err := ReadData(strings.NewReader(b.String()), "m.csv", CSVOptions{SeriesCol: "s", TimeCol: "t", ValueCol: "v", Levels: lv, Step: 3600})
+		d, err := reading.ReadData(strings.NewReader(b.String()), "m.csv", reading.CSVOptions{SeriesCol: "s", TimeCol: "t", ValueCol: "v", Levels: lv, Step: 3600})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/internal/brute"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 )
 
 // audit2: joint windows over two pooled series (one short, starting
@@ -103,7 +104,7 @@ func TestAudit2PooledJointWindows(t *testing.T) {
 		for i := range TB {
 			fmt.Fprintf(&b, "b,%d,%d\n", (sB+i)*3600, rng.IntN(k))
 		}
-		d, err := ReadData(strings.NewReader(b.String()), "w.csv", CSVOptions{SeriesCol: "s", TimeCol: "t", StateCol: "state", States: states, Step: 3600})
+		d, err := reading.ReadData(strings.NewReader(b.String()), "w.csv", reading.CSVOptions{SeriesCol: "s", TimeCol: "t", StateCol: "state", States: states, Step: 3600})
 		if err != nil {
 			t.Fatal(err)
 		}

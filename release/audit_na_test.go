@@ -12,6 +12,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/internal/brute"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 )
 
 // zeroSource makes the Laplace sampler draw no noise (every uniform is
@@ -54,7 +55,7 @@ var naAuditWindows = [][]int{{0, 1, 5, 6}, {3, 7}, {4}}
 // both layouts, so the check can fail.
 func TestAuditNATwoSeriesByBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2025, 48))
-	lv, err := equalWidth(0, 4, 2) // level values 1 and 3, midpoint 2
+	lv, err := reading.ParseLevels("0:4:2") // level values 1 and 3, midpoint 2
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func TestAuditNATwoSeriesByBruteForce(t *testing.T) {
 	const mid = 2
 	states := lv.Names()
 	const k, T = 2, 8
-	opts := CSVOptions{SeriesCol: "s", TimeCol: "t", ValueCol: "v", Levels: lv, Step: 3600}
+	opts := reading.CSVOptions{SeriesCol: "s", TimeCol: "t", ValueCol: "v", Levels: lv, Step: 3600}
 	worstLow := map[string]float64{}
 	for trial := range 9 {
 		P := randomKernel(rng, k, false)
@@ -189,7 +190,7 @@ func TestAuditNATwoSeriesByBruteForce(t *testing.T) {
 			}
 			got := map[string]shape{}
 			for _, query := range []string{"counts", "relative", "mean"} {
-				d, err := ReadData(strings.NewReader(f.String()), "na.csv", opts)
+				d, err := reading.ReadData(strings.NewReader(f.String()), "na.csv", opts)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -9,6 +9,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/internal/brute"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 )
 
 // At the autumn DST change in America/New_York the wall-clock hour
@@ -33,7 +34,7 @@ func TestDSTWindowsByBruteForce(t *testing.T) {
 	for i := range T {
 		fmt.Fprintf(&b, "a,%d,%d\n", t0+int64(i)*1800, i%2)
 	}
-	d, err := ReadData(strings.NewReader(b.String()), "w.csv", CSVOptions{SeriesCol: "s", TimeCol: "t", StateCol: "state", States: states, Step: 1800})
+	d, err := reading.ReadData(strings.NewReader(b.String()), "w.csv", reading.CSVOptions{SeriesCol: "s", TimeCol: "t", StateCol: "state", States: states, Step: 1800})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +79,7 @@ func TestDSTWindowIsOnePieceOfTheSeries(t *testing.T) {
 	for i := range T {
 		fmt.Fprintf(&b, "a,%d,%d\n", t0+int64(i)*900, i%2)
 	}
-	d, err := ReadData(strings.NewReader(b.String()), "w.csv", CSVOptions{SeriesCol: "s", TimeCol: "t", StateCol: "state", States: states, Step: 900})
+	d, err := reading.ReadData(strings.NewReader(b.String()), "w.csv", reading.CSVOptions{SeriesCol: "s", TimeCol: "t", StateCol: "state", States: states, Step: 900})
 	if err != nil {
 		t.Fatal(err)
 	}

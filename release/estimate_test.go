@@ -13,6 +13,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"github.com/pufferfish-privacy/pufferfish/noise"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 	"github.com/pufferfish-privacy/pufferfish/record"
 )
 
@@ -70,7 +71,7 @@ func (s *steer) aim(t *testing.T, xs, ys []float64, b, unit float64) {
 // with every noisy value steered to targets[window][bin]; counts are each
 // window's true answer as the release's query sees it (the caller's
 // knowledge of its own test data).
-func releaseSteered(t *testing.T, data *Data, class *markov.Class, query string, width time.Duration, counts, targets [][]float64) Output {
+func releaseSteered(t *testing.T, data *reading.Data, class *markov.Class, query string, width time.Duration, counts, targets [][]float64) Output {
 	t.Helper()
 	src := &steer{}
 	p, err := PrepareData(data, class, false, Options{Epsilon: 1, Method: mechanism.Exact, Query: query, Source: src}, width, time.UTC)
@@ -150,9 +151,9 @@ func estimates(t *testing.T, o Output) string {
 	return string(s)
 }
 
-func mustRead(t *testing.T, csv string, opts CSVOptions) *Data {
+func mustRead(t *testing.T, csv string, opts reading.CSVOptions) *reading.Data {
 	t.Helper()
-	d, err := ReadData(strings.NewReader(csv), "x.csv", opts)
+	d, err := reading.ReadData(strings.NewReader(csv), "x.csv", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,9 +174,9 @@ func TestEstimateReadsOnlyPublic(t *testing.T) {
 	// two windows of one hour: 4 and 3 readings
 	catA := "series,time,state\ns,0,a\ns,600,a\ns,1200,b\ns,1800,a\ns,3600,c\ns,4200,c\ns,4800,c\n"
 	catB := "series,time,state\ns,0,b\ns,600,c\ns,1200,c\ns,1800,c\ns,3600,a\ns,4200,b\ns,4800,a\n"
-	opts := CSVOptions{SeriesCol: "series", TimeCol: "time", StateCol: "state", States: []string{"a", "b", "c"}}
-	numOpts := CSVOptions{SeriesCol: "series", TimeCol: "time", ValueCol: "v"}
-	numOpts.Levels, _ = ParseLevels("0:3:3")
+	opts := reading.CSVOptions{SeriesCol: "series", TimeCol: "time", StateCol: "state", States: []string{"a", "b", "c"}}
+	numOpts := reading.CSVOptions{SeriesCol: "series", TimeCol: "time", ValueCol: "v"}
+	numOpts.Levels, _ = reading.ParseLevels("0:3:3")
 	lch, _ := markov.New(numOpts.Levels.Names(), [][]float64{{0.8, 0.1, 0.1}, {0.2, 0.7, 0.1}, {0.1, 0.2, 0.7}}, markov.InitStationary, nil)
 	levels, _ := markov.NewClass(lch.States, lch)
 	numA := "series,time,v\ns,0,0.5\ns,600,0.5\ns,1200,1.5\ns,1800,0.5\ns,3600,2.5\ns,4200,2.5\ns,4800,2.5\n"
@@ -183,7 +184,7 @@ func TestEstimateReadsOnlyPublic(t *testing.T) {
 	for _, tc := range []struct {
 		name             string
 		a, b             string
-		opts             CSVOptions
+		opts             reading.CSVOptions
 		class            *markov.Class
 		query            string
 		width            time.Duration
@@ -306,7 +307,7 @@ func TestEstimateIsFree(t *testing.T) {
 	ch, _ := markov.New([]string{"a", "b"}, [][]float64{{0.8, 0.2}, {0.3, 0.7}}, markov.InitStationary, nil)
 	class, _ := markov.NewClass(ch.States, ch)
 	csv := "series,time,state\ns,0,a\ns,600,a\ns,1200,b\ns,3600,b\nt,0,a\nt,3600,b\n"
-	opts := CSVOptions{SeriesCol: "series", TimeCol: "time", StateCol: "state", States: []string{"a", "b"}}
+	opts := reading.CSVOptions{SeriesCol: "series", TimeCol: "time", StateCol: "state", States: []string{"a", "b"}}
 	for _, width := range []time.Duration{0, time.Hour} {
 		p, err := PrepareData(mustRead(t, csv, opts), class, false, Options{Epsilon: 0.5, Method: mechanism.Exact, Source: noise.Seeded(3)}, width, time.UTC)
 		if err != nil {

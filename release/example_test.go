@@ -6,6 +6,7 @@ import (
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 	"github.com/pufferfish-privacy/pufferfish/release"
 )
 
@@ -14,9 +15,9 @@ import (
 // example reproducible.
 func ExampleHistogram() {
 	class, _ := markov.ParseClass(release.ExampleClass(), "example class")
-	opts := release.DefaultCSV
+	opts := reading.DefaultCSV
 	opts.States = class.States // the bins: declared, never read off the data
-	data, _ := release.ReadData(release.ExampleData(), "example", opts)
+	data, _ := reading.ReadData(release.ExampleData(), "example", opts)
 	r, err := release.Histogram(data, class, false, release.Options{Epsilon: 1, Method: mechanism.Exact,
 		Source: rand.NewChaCha8([32]byte{1})})
 	if err != nil {

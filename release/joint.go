@@ -7,6 +7,7 @@ import (
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/noise"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 	"github.com/pufferfish-privacy/pufferfish/record"
 )
 
@@ -19,7 +20,7 @@ import (
 // query) over every series' segment. cells is the number of released
 // numbers, checked against opts.Limits (LimitError) before any work. The
 // report's Query is query, its Histogram empty: nothing is drawn.
-func CalibrateJoint(data *Data, class *markov.Class, fitted bool, opts Options, query string, lipschitz float64, cells int) (*Report, error) {
+func CalibrateJoint(data *reading.Data, class *markov.Class, fitted bool, opts Options, query string, lipschitz float64, cells int) (*Report, error) {
 	if data == nil {
 		return nil, errors.New("no observations to release")
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/internal/brute"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 )
 
 func randomKernel(rng *rand.Rand, k int, sparse bool) [][]float64 {
@@ -100,7 +101,7 @@ func TestJointWindowsByBruteForce(t *testing.T) {
 			}
 			fmt.Fprintf(&b, "a,%d,%d\n", i*3600, rng.IntN(k))
 		}
-		d, err := ReadData(strings.NewReader(b.String()), "w.csv", CSVOptions{SeriesCol: "s", TimeCol: "t", StateCol: "state", States: states, Step: 3600})
+		d, err := reading.ReadData(strings.NewReader(b.String()), "w.csv", reading.CSVOptions{SeriesCol: "s", TimeCol: "t", StateCol: "state", States: states, Step: 3600})
 		if err != nil {
 			t.Fatal(err)
 		}

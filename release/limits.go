@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/pufferfish-privacy/pufferfish/reading"
 	"github.com/pufferfish-privacy/pufferfish/tpl/pairwise"
 )
 
@@ -142,7 +143,7 @@ func (e *LimitError) Error() string {
 // the number of bins (the class's states), width the window (0: one
 // release). Counting the windows stops as soon as a limit is passed, so
 // it costs at most one pass over the times.
-func checkLimits(data *Data, bins int, width time.Duration, loc *time.Location, l Limits) error {
+func checkLimits(data *reading.Data, bins int, width time.Duration, loc *time.Location, l Limits) error {
 	if bins > l.cells() {
 		return &LimitError{Limit: "cells", Max: l.cells(), Windows: 1, Bins: bins}
 	}
@@ -194,18 +195,4 @@ func (o *Options) ctxErr() error {
 		return fmt.Errorf("release stopped: %w", context.Cause(o.Context))
 	}
 	return nil
-}
-
-// MaxGap is the most time steps between two consecutive readings of a
-// series. The quilt search prices a gap in time and memory in proportion
-// to its steps (measured: about 3 µs and 400 bytes a step; 2¹⁸ steps 0.7 s
-// and 120 MB, 2²⁰ steps 2.9 s and 436 MB, year 1 to 2024 in hours 42 s
-// and 5 GB), so a longer gap is refused before any work: a gap of more
-// than two years of minutes is almost always a wrong time step or a wrong
-// time (MaxSpan bounds the whole series).
-const MaxGap = 1 << 20
-
-// gapError is a reading more than MaxGap steps after the previous one.
-func gapError(name string, line int, text string, g, step float64, series, prev string) error {
-	return fmt.Errorf("%s:%d: time %s is %.0f steps of %v after the previous reading of series %q (%s), more than %d: the calibration's cost grows with a gap's steps (a gap of %d steps took 2.9 s and 436 MB); is the time step right?", name, line, text, g, step, series, prev, MaxGap, MaxGap)
 }

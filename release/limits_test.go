@@ -13,15 +13,16 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/internal/strictjson"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 )
 
-func exampleLoaded(t *testing.T) (*Data, *markov.Class) {
+func exampleLoaded(t *testing.T) (*reading.Data, *markov.Class) {
 	t.Helper()
 	class, err := markov.ParseClass(ExampleClass(), "class")
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, cl, err := Load(ExampleData(), "example", Request{Class: class, CSV: CSVOptions{SeriesCol: "series", TimeCol: "time", StateCol: "state"}})
+	data, cl, err := Load(ExampleData(), "example", Request{Class: class, CSV: reading.CSVOptions{SeriesCol: "series", TimeCol: "time", StateCol: "state"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +31,7 @@ func exampleLoaded(t *testing.T) (*Data, *markov.Class) {
 
 // distinctWindows counts the calendar windows holding a reading directly
 // (UTC: floor(t / width)), independently of WindowOf.
-func distinctWindows(d *Data, width time.Duration) int {
+func distinctWindows(d *reading.Data, width time.Duration) int {
 	seen := map[float64]bool{}
 	for _, ts := range d.Times {
 		for _, t := range ts {
@@ -115,7 +116,7 @@ func TestLimitsOneSecondWindows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Prepare(strings.NewReader(b.String()), "d.csv", Request{Class: class, CSV: CSVOptions{SeriesCol: "series", TimeCol: "time", StateCol: "state"}, Options: Options{Epsilon: 1, Method: mechanism.Exact}}, time.Second)
+	_, err = Prepare(strings.NewReader(b.String()), "d.csv", Request{Class: class, CSV: reading.CSVOptions{SeriesCol: "series", TimeCol: "time", StateCol: "state"}, Options: Options{Epsilon: 1, Method: mechanism.Exact}}, time.Second)
 	var le *LimitError
 	if !errors.As(err, &le) || le.Limit != "windows" || le.Windows != DefaultMaxWindows+1 || !le.Partial {
 		t.Fatalf("30000 one-second windows: %v (%+v)", err, le)

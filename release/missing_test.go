@@ -12,6 +12,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/internal/brute"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 )
 
 // A row whose value is missing is a reading of unknown value (docs/math.md
@@ -21,7 +22,7 @@ import (
 // "missing" 0 → 1, "observations" 4 → 3 and σ, so the exact number of NA
 // rows was printed.)
 func TestMissingValuesNotRevealed(t *testing.T) {
-	lv, err := equalWidth(0, 3, 3)
+	lv, err := reading.ParseLevels("0:3:3")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +35,7 @@ func TestMissingValuesNotRevealed(t *testing.T) {
 	file := func(v string) string {
 		return "s,t,v\na,0,1.0\na,3600," + v + "\na,7200,2.5\na,10800,0.2\nb,0,NA\nb,3600,?\n"
 	}
-	opts := CSVOptions{SeriesCol: "s", TimeCol: "t", ValueCol: "v", Levels: lv}
+	opts := reading.CSVOptions{SeriesCol: "s", TimeCol: "t", ValueCol: "v", Levels: lv}
 	type view struct {
 		Missing, Observations, Sequences int
 		Sigma, NoiseScale, Lipschitz     float64
@@ -44,7 +45,7 @@ func TestMissingValuesNotRevealed(t *testing.T) {
 	look := func(v string) view {
 		var out view
 		for _, query := range []string{"counts", "relative", "mean"} {
-			d, err := ReadData(strings.NewReader(file(v)), "na.csv", opts)
+			d, err := reading.ReadData(strings.NewReader(file(v)), "na.csv", opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -62,7 +63,7 @@ func TestMissingValuesNotRevealed(t *testing.T) {
 				out.Windows = append(out.Windows, w.PerBinScale, float64(w.Observations), float64(w.Missing))
 			}
 		}
-		sum, pats, err := ReadSummary(strings.NewReader(file(v)), "na.csv", opts)
+		sum, pats, err := reading.ReadSummary(strings.NewReader(file(v)), "na.csv", opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -70,7 +71,7 @@ func TestMissingValuesNotRevealed(t *testing.T) {
 			t.Errorf("%s: ReadSummary has %d readings, %d missing; ReadData %d, %d", v, sum.Observations, sum.Missing, out.Observations, out.Missing)
 		}
 		for _, p := range pats {
-			out.Patterns = append(out.Patterns, p.Series+" "+PatternKey(p.Observation))
+			out.Patterns = append(out.Patterns, p.Series+" "+reading.PatternKey(p.Observation))
 		}
 		return out
 	}
@@ -94,7 +95,7 @@ func TestMissingValuesNotRevealed(t *testing.T) {
 // exceeds ε for some trial, so the check can fail.
 func TestMissingValuesByBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(25, 11))
-	lv, err := equalWidth(0, 4, 2) // level values 1 and 3, midpoint 2
+	lv, err := reading.ParseLevels("0:4:2") // level values 1 and 3, midpoint 2
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +154,7 @@ func TestMissingValuesByBruteForce(t *testing.T) {
 				}
 				fmt.Fprintf(&b, "a,%d,%s\n", i*3600, v)
 			}
-			d, err := ReadData(strings.NewReader(b.String()), "m.csv", CSVOptions{SeriesCol: "s", TimeCol: "t", ValueCol: "v", Levels: lv, Step: 3600})
+			d, err := reading.ReadData(strings.NewReader(b.String()), "m.csv", reading.CSVOptions{SeriesCol: "s", TimeCol: "t", ValueCol: "v", Levels: lv, Step: 3600})
 			if err != nil {
 				t.Fatal(err)
 			}

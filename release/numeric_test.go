@@ -11,16 +11,17 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"github.com/pufferfish-privacy/pufferfish/mqm"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 )
 
 func TestNumericReadingsAndTimes(t *testing.T) {
-	lv, err := ParseLevels("0:4:4")
+	lv, err := reading.ParseLevels("0:4:4")
 	if err != nil {
 		t.Fatal(err)
 	}
 	in := "id,Date,Time,kw\nh,1/1/2007,00:00:00,0.5\nh,1/1/2007,00:01:00,?\nh,1/1/2007,00:02:00,3.5\nh,1/1/2007,00:03:00,9\nh,1/1/2007,00:04:00,-1\n"
-	opts := CSVOptions{SeriesCol: "id", TimeCol: "Date,Time", ValueCol: "kw", Levels: lv, TimeFormats: []string{"2/1/2006 15:04:05"}}
-	d, err := ReadData(strings.NewReader(in), "p.csv", opts)
+	opts := reading.CSVOptions{SeriesCol: "id", TimeCol: "Date,Time", ValueCol: "kw", Levels: lv, TimeFormats: []string{"2/1/2006 15:04:05"}}
+	d, err := reading.ReadData(strings.NewReader(in), "p.csv", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +29,7 @@ func TestNumericReadingsAndTimes(t *testing.T) {
 	if d.MissingValues != 1 || d.Clipped != 2 || d.Step != 60 || d.Missing() != 0 || len(d.Seqs[0]) != 5 {
 		t.Fatalf("missing values %d, clipped %d, step %v, gaps %d, readings %v", d.MissingValues, d.Clipped, d.Step, d.Missing(), d.Seqs)
 	}
-	if want := []int{0, Unknown, 3, 3, 0}; !slices.Equal(d.Seqs[0], want) {
+	if want := []int{0, reading.Unknown, 3, 3, 0}; !slices.Equal(d.Seqs[0], want) {
 		t.Fatalf("levels %v, want %v", d.Seqs[0], want)
 	}
 	// the mean query: L = (max − min level value)/N, N = 5 readings (one of unknown value)
@@ -48,16 +49,16 @@ func TestNumericReadingsAndTimes(t *testing.T) {
 		{"s,t,v\na,yesterday,1\n", "not a number of seconds"},
 		{"s,t,v\na,1,x\n", "is not a number"},
 	} {
-		_, err := ReadData(strings.NewReader(c.in), "x.csv", CSVOptions{SeriesCol: "s", TimeCol: "t", ValueCol: "v", Levels: lv})
+		_, err := reading.ReadData(strings.NewReader(c.in), "x.csv", reading.CSVOptions{SeriesCol: "s", TimeCol: "t", ValueCol: "v", Levels: lv})
 		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
 			t.Errorf("%q: error %v, want %q", c.in, err, c.want)
 		}
 	}
 	// --sort orders rows by time
-	if _, err := ReadData(strings.NewReader("s,t,v\na,5,1\na,3,2\n"), "x.csv", CSVOptions{SeriesCol: "s", TimeCol: "t", ValueCol: "v", Levels: lv, Sort: true}); err != nil {
+	if _, err := reading.ReadData(strings.NewReader("s,t,v\na,5,1\na,3,2\n"), "x.csv", reading.CSVOptions{SeriesCol: "s", TimeCol: "t", ValueCol: "v", Levels: lv, Sort: true}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadData(strings.NewReader("s,t,v\na,5,1\n"), "x.csv", CSVOptions{SeriesCol: "s", TimeCol: "t", ValueCol: "v"}); err == nil || !strings.Contains(err.Error(), "public levels") {
+	if _, err := reading.ReadData(strings.NewReader("s,t,v\na,5,1\n"), "x.csv", reading.CSVOptions{SeriesCol: "s", TimeCol: "t", ValueCol: "v"}); err == nil || !strings.Contains(err.Error(), "public levels") {
 		t.Fatalf("numeric without levels: %v", err)
 	}
 }
@@ -78,7 +79,7 @@ func TestWindowsCalibrateAtTheirStart(t *testing.T) {
 	}
 	ch, _ := markov.New([]string{"0", "1"}, [][]float64{{0.8, 0.2}, {0.4, 0.6}}, markov.InitGiven, []float64{1, 0})
 	class, _ := markov.NewClass(ch.States, ch)
-	d, err := ReadData(strings.NewReader(b.String()), "w.csv", CSVOptions{SeriesCol: "s", TimeCol: "t", StateCol: "state", States: class.States})
+	d, err := reading.ReadData(strings.NewReader(b.String()), "w.csv", reading.CSVOptions{SeriesCol: "s", TimeCol: "t", StateCol: "state", States: class.States})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,31 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"time"
 
 	"github.com/pufferfish-privacy/pufferfish/compose"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 )
-
-// ParseTime reads one time as the data's time column is read with these
-// options (a time format, a number of time units, or RFC 3339), in
-// seconds: how a chain origin is given.
-func (o CSVOptions) ParseTime(s string) (float64, error) {
-	unit := o.TimeUnit
-	if unit == 0 {
-		unit = 1
-	}
-	loc := o.Location
-	if loc == nil {
-		loc = time.UTC
-	}
-	return parseTime(s, o.TimeFormats, loc, unit)
-}
 
 // atOrigin places every series of data in the chain that starts at origin
 // (seconds): a series whose first reading is at time t starts at chain
 // time 1 + (t − origin)/step (docs/math.md §4.10, §4.7). It returns a
 // copy; data is not modified.
-func atOrigin(data *Data, origin float64) (*Data, error) {
+func atOrigin(data *reading.Data, origin float64) (*reading.Data, error) {
 	if data.Times == nil {
 		return nil, errors.New("a chain origin needs a time column: without times a file's place in the chain is unknown")
 	}
@@ -50,8 +35,8 @@ func atOrigin(data *Data, origin float64) (*Data, error) {
 			return nil, fmt.Errorf("series %q begins before the chain origin: its first reading is %.6g steps of %v earlier; a release cannot reach back before the origin", SeriesName(data.Series[s]), -g, step)
 		case math.Abs(g-r) > 1e-6*math.Max(1, r):
 			return nil, fmt.Errorf("series %q begins %.6g steps of %v after the chain origin, not a whole number: give the step (--step) or an origin on the grid", SeriesName(data.Series[s]), g, step)
-		case r+float64(len(data.Seqs[s])) >= MaxSpan:
-			return nil, fmt.Errorf("series %q begins %.0f steps after the chain origin, more than %d: is the origin right?", SeriesName(data.Series[s]), r, MaxSpan)
+		case r+float64(len(data.Seqs[s])) >= reading.MaxSpan:
+			return nil, fmt.Errorf("series %q begins %.0f steps after the chain origin, more than %d: is the origin right?", SeriesName(data.Series[s]), r, reading.MaxSpan)
 		}
 		cp.Starts[s] = 1 + int(r)
 	}

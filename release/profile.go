@@ -11,6 +11,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mqm"
 	"github.com/pufferfish-privacy/pufferfish/query"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 	"github.com/pufferfish-privacy/pufferfish/record"
 )
 
@@ -49,16 +50,16 @@ func CellOf(prof *query.Profile, t float64, loc *time.Location) int {
 // its answer, σ the joint calibration of every series' whole pattern
 // (jointBase) and L_c the query's sensitivity on the cell's readings.
 // Docs/math.md §4.15 proves the whole profile ε-Pufferfish.
-func planProfile(data *Data, class *markov.Class, fitted bool, opts Options, prof *query.Profile, loc *time.Location) (*ProfileReport, func() error, error) {
+func planProfile(data *reading.Data, class *markov.Class, fitted bool, opts Options, prof *query.Profile, loc *time.Location) (*ProfileReport, func() error, error) {
 	if data.Times == nil {
 		return nil, nil, errors.New("a profile needs a time column (the cells are hours and days of the readings' times)")
 	}
 	if loc == nil {
 		loc = time.UTC
 	}
-	sums := make([]*Summary, len(prof.Cells()))
+	sums := make([]*reading.Summary, len(prof.Cells()))
 	for c := range sums {
-		sums[c] = NewSummary(data.States, data.Levels)
+		sums[c] = reading.NewSummary(data.States, data.Levels)
 		sums[c].Step, sums[c].StepSource = data.Step, data.StepSource
 	}
 	seqs := make([][]int, len(sums))
@@ -96,7 +97,7 @@ func CellPattern(n int) mqm.Observation { return mqm.Consecutive(1, n) }
 
 // planProfileSummaries is planProfile from summaries: whole, of every
 // whole series (its patterns set σ), and one per cell of prof, in order.
-func planProfileSummaries(whole *Summary, sums []*Summary, class *markov.Class, fitted bool, opts Options, prof *query.Profile, loc *time.Location, cache *ScaleCache) (*ProfileReport, map[string]*mqm.Quilt, func() error, error) {
+func planProfileSummaries(whole *reading.Summary, sums []*reading.Summary, class *markov.Class, fitted bool, opts Options, prof *query.Profile, loc *time.Location, cache *ScaleCache) (*ProfileReport, map[string]*mqm.Quilt, func() error, error) {
 	names := prof.Cells()
 	if len(sums) != len(names) {
 		return nil, nil, nil, fmt.Errorf("release: %d cell summaries for the %d cells of %s", len(sums), len(names), prof.Name())
@@ -140,7 +141,7 @@ func planProfileSummaries(whole *Summary, sums []*Summary, class *markov.Class, 
 // are read), and cells by index of opts.Profile's cells (CellOf; a
 // missing one has no readings), each series' readings in a cell added
 // with CellPattern. Its Record is nil until RecordSeries names the series.
-func PrepareProfileSummaries(whole *Summary, cells map[int]*Summary, class *markov.Class, fitted bool, opts Options, loc *time.Location) (*Pending, error) {
+func PrepareProfileSummaries(whole *reading.Summary, cells map[int]*reading.Summary, class *markov.Class, fitted bool, opts Options, loc *time.Location) (*Pending, error) {
 	prof, err := query.ParseProfile(opts.Profile)
 	if err != nil {
 		return nil, err
@@ -151,10 +152,10 @@ func PrepareProfileSummaries(whole *Summary, cells map[int]*Summary, class *mark
 	if loc == nil {
 		loc = time.UTC
 	}
-	sums := make([]*Summary, len(prof.Cells()))
+	sums := make([]*reading.Summary, len(prof.Cells()))
 	for c := range sums {
 		if sums[c] = cells[c]; sums[c] == nil {
-			sums[c] = NewSummary(whole.States, whole.Levels)
+			sums[c] = reading.NewSummary(whole.States, whole.Levels)
 		}
 	}
 	for c := range cells {

@@ -13,6 +13,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"github.com/pufferfish-privacy/pufferfish/query"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 )
 
 // profileCase is one small profile release checked by enumeration: a
@@ -96,7 +97,7 @@ func TestProfileByBruteForce(t *testing.T) {
 		case 2:
 			init = markov.InitAny
 		}
-		lv, err := equalWidth(0, float64(k), k)
+		lv, err := reading.ParseLevels(fmt.Sprintf("0:%d:%d", k, k))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -150,7 +151,7 @@ func TestProfileByBruteForce(t *testing.T) {
 			pos++
 		}
 		T := pos
-		d, err := ReadData(strings.NewReader(b.String()), "p.csv", CSVOptions{SeriesCol: "s", TimeCol: "t", ValueCol: "v", Levels: lv, Step: float64(c.step)})
+		d, err := reading.ReadData(strings.NewReader(b.String()), "p.csv", reading.CSVOptions{SeriesCol: "s", TimeCol: "t", ValueCol: "v", Levels: lv, Step: float64(c.step)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -277,7 +278,7 @@ func profileCoords(q string, k int, at []int, values []float64, b float64) brute
 func TestProfileTightByBruteForce(t *testing.T) {
 	const k, span = 2, 8
 	P := [][]float64{{0.3, 0.7}, {0.3, 0.7}}
-	lv, err := equalWidth(0, 2, 2)
+	lv, err := reading.ParseLevels("0:2:2")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +300,7 @@ func TestProfileTightByBruteForce(t *testing.T) {
 		name := cellName("day-of-week", sec, time.UTC)
 		cellsAt[name] = append(cellsAt[name], j)
 	}
-	d, err := ReadData(strings.NewReader(b.String()), "iid.csv", CSVOptions{TimeCol: "t", ValueCol: "v", Levels: lv, Step: 86400})
+	d, err := reading.ReadData(strings.NewReader(b.String()), "iid.csv", reading.CSVOptions{TimeCol: "t", ValueCol: "v", Levels: lv, Step: 86400})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,7 +347,7 @@ func TestPrepareProfileSummaries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := ReadData(r, name, CSVOptions{SeriesCol: "meter", TimeCol: "time", StateCol: "state", States: class.States})
+	d, err := reading.ReadData(r, name, reading.CSVOptions{SeriesCol: "meter", TimeCol: "time", StateCol: "state", States: class.States})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,7 +364,7 @@ func TestPrepareProfileSummaries(t *testing.T) {
 			t.Fatal(err)
 		}
 		prof, _ := query.ParseProfile(kind)
-		cells := map[int]*Summary{}
+		cells := map[int]*reading.Summary{}
 		for s, ts := range d.Times {
 			per := map[int][]int{}
 			for j, tt := range ts {
@@ -372,7 +373,7 @@ func TestPrepareProfileSummaries(t *testing.T) {
 			}
 			for c, sq := range per {
 				if cells[c] == nil {
-					cells[c] = NewSummary(d.States, d.Levels)
+					cells[c] = reading.NewSummary(d.States, d.Levels)
 				}
 				if err := cells[c].AddSeries(sq, CellPattern(len(sq))); err != nil {
 					t.Fatal(err)

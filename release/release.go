@@ -31,6 +31,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/pufferfish-privacy/pufferfish/reading"
 	"github.com/pufferfish-privacy/pufferfish/record"
 
 	"github.com/pufferfish-privacy/pufferfish/baseline"
@@ -357,7 +358,7 @@ func protects(method mechanism.Name, c *ClassSummary) string {
 }
 
 // Histogram releases the private histogram of data under class.
-func Histogram(data *Data, class *markov.Class, fitted bool, opts Options) (*Report, error) {
+func Histogram(data *reading.Data, class *markov.Class, fitted bool, opts Options) (*Report, error) {
 	r, draw, err := plan(data, class, fitted, opts, NewScaleCache())
 	if err != nil {
 		return nil, err
@@ -398,7 +399,7 @@ func startFree(class *markov.Class, m mechanism.Name) bool {
 // touches randomness, so a ledger can refuse a release before any noise
 // is drawn). cache holds scales shared across calls on the same class and
 // options (the windows of one release).
-func plan(data *Data, class *markov.Class, fitted bool, opts Options, cache *ScaleCache) (*Report, func() error, error) {
+func plan(data *reading.Data, class *markov.Class, fitted bool, opts Options, cache *ScaleCache) (*Report, func() error, error) {
 	if data == nil {
 		return nil, nil, errors.New("no observations to release")
 	}
@@ -431,11 +432,11 @@ func (o Options) exactText() string {
 // segment is the record of one series' readings observed at ob, with the
 // active quilt of its pattern (quilts by PatternKey; absent: none).
 func segment(series string, ob mqm.Observation, quilts map[string]*mqm.Quilt) record.Segment {
-	return record.Segment{Series: series, First: ob.Start, Last: ob.End(), Readings: ob.Len, Quilt: quilts[PatternKey(ob)]}
+	return record.Segment{Series: series, First: ob.Start, Last: ob.End(), Readings: ob.Len, Quilt: quilts[reading.PatternKey(ob)]}
 }
 
 // segmentsOf is one segment per series of data with readings.
-func segmentsOf(data *Data, quilts map[string]*mqm.Quilt) []record.Segment {
+func segmentsOf(data *reading.Data, quilts map[string]*mqm.Quilt) []record.Segment {
 	var segs []record.Segment
 	for i, sq := range data.Seqs {
 		if len(sq) > 0 {
@@ -448,7 +449,7 @@ func segmentsOf(data *Data, quilts map[string]*mqm.Quilt) []record.Segment {
 // planSummary is plan on a summary of the data: the report (without the
 // ledger record, which names series), the active quilt of each pattern
 // with a two-sided quilt, and draw.
-func planSummary(sum *Summary, class *markov.Class, fitted bool, opts Options, cache *ScaleCache) (*Report, map[string]*mqm.Quilt, func() error, error) {
+func planSummary(sum *reading.Summary, class *markov.Class, fitted bool, opts Options, cache *ScaleCache) (*Report, map[string]*mqm.Quilt, func() error, error) {
 	r, quilts, err := calibrate(sum, class, fitted, opts, cache)
 	if err != nil {
 		return nil, nil, nil, err
@@ -463,7 +464,7 @@ func planSummary(sum *Summary, class *markov.Class, fitted bool, opts Options, c
 // calibrate is planSummary up to the query: the report with σ (the
 // maximum over the summary's observation patterns), its scales and
 // guarantee, and the active quilt of each pattern with a two-sided quilt.
-func calibrate(sum *Summary, class *markov.Class, fitted bool, opts Options, cache *ScaleCache) (*Report, map[string]*mqm.Quilt, error) {
+func calibrate(sum *reading.Summary, class *markov.Class, fitted bool, opts Options, cache *ScaleCache) (*Report, map[string]*mqm.Quilt, error) {
 	if sum == nil || sum.Observations == 0 {
 		return nil, nil, errors.New("no observations to release")
 	}
@@ -550,7 +551,7 @@ func calibrate(sum *Summary, class *markov.Class, fitted bool, opts Options, cac
 // finish completes a report whose σ and guarantee are set: the query's
 // answer and Lipschitz constant, the noise scale, the warnings and draw.
 // It reads only the summary's counts and sizes (and never prints them).
-func finish(r *Report, sum *Summary, class *markov.Class, fitted bool, opts Options) (func() error, error) {
+func finish(r *Report, sum *reading.Summary, class *markov.Class, fitted bool, opts Options) (func() error, error) {
 	q, err := query.Parse(opts.Query)
 	if err != nil {
 		return nil, err

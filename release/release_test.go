@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,129 +14,15 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"github.com/pufferfish-privacy/pufferfish/mqm"
 	"github.com/pufferfish-privacy/pufferfish/noise"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 )
-
-func TestReadDataErrorsNameFileAndLine(t *testing.T) {
-	cases := map[string]string{
-		"":                                   "x.csv: empty data file",
-		"series,time,state\n":                "no data rows",
-		"series,time,state\na,1,s\na,2\n":    "x.csv:3: missing field",
-		"series,time,state\na,1,s\na,1,s\n":  "x.csv:3: time 1 of series \"a\" does not increase",
-		"series,time,state\na,1,s\na,zz,s\n": "x.csv:3: field \"time\"",
-		"series,time,state\na,1,s\na,2, \n":  "x.csv:3: empty state",
-		"a,b\n1,2\n":                         "x.csv:1: header",
-		"series,time,state\na,1,\"s\n":       "x.csv: line",
-		"series,time,state,state\na,0,0,1\n": `x.csv:1: the header names column "state" twice (columns 3 and 4)`,
-		"series, time,time\na,0,0\n":         `x.csv:1: the header names column "time" twice`,
-	}
-	for in, want := range cases {
-		t.Run(fmt.Sprint(in), func(t *testing.T) {
-			_, err := ReadData(strings.NewReader(in), "x.csv", DefaultCSV)
-			if err == nil || !strings.Contains(err.Error(), want) {
-				t.Errorf("input %q: error %v, want it to contain %q", in, err, want)
-			}
-		})
-	}
-}
-
-func TestReadDataGapsSeriesAndPlain(t *testing.T) {
-	in := "series,time,state\na,0,x\nb,0,y\na,1,y\na,5,x\nb,1,y\n"
-	d, err := ReadData(strings.NewReader(in), "g.csv", DefaultCSV)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// one chain per series; a's reading at 5 follows three missing ones
-	if len(d.Seqs) != 2 || d.Observations() != 5 || d.Missing() != 3 || d.Step != 1 {
-		t.Fatalf("got %d series %v, %d missing, step %v", len(d.Seqs), d.Seqs, d.Missing(), d.Step)
-	}
-	if ob := d.Observation(0); ob.Len != 3 || ob.End() != 6 {
-		t.Fatalf("series a: %+v", ob)
-	}
-	if runs := d.Runs(); len(runs) != 3 {
-		t.Fatalf("runs %v, want [x y] [x] [y y]", runs)
-	}
-	p, err := ReadData(strings.NewReader("x\ny\ny\n"), "p.txt", DefaultCSV)
-	if err != nil || len(p.Seqs) != 1 || len(p.Seqs[0]) != 3 {
-		t.Fatalf("plain file: %v %v", p, err)
-	}
-	if err := p.Align([]string{"y"}, "p.txt"); err == nil || !strings.Contains(err.Error(), `state "x" is not in the class`) {
-		t.Fatalf("align: %v", err)
-	}
-}
-
-// Bins are the declared states in their order, whatever the data holds:
-// two files differing only in their first reading give the same bins.
-func TestDeclaredStatesFixTheBins(t *testing.T) {
-	opts := DefaultCSV
-	opts.States = []string{"run", "sit", "walk", "sleep"}
-	for _, in := range []string{"series,time,state\na,1,sit\na,2,walk\na,3,run\n", "series,time,state\na,1,walk\na,2,sit\na,3,run\n"} {
-		d, err := ReadData(strings.NewReader(in), "x.csv", opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(d.States, opts.States) {
-			t.Fatalf("states %v, want the declared %v", d.States, opts.States)
-		}
-	}
-	_, err := ReadData(strings.NewReader("series,time,state\na,1,sit\na,2,jog\n"), "x.csv", opts)
-	if err == nil || !strings.Contains(err.Error(), `x.csv:3: state "jog" is not declared`) {
-		t.Fatalf("undeclared state: %v", err)
-	}
-}
-
-func TestReadDataColumnsDelimiterBOM(t *testing.T) {
-	cases := []struct {
-		name, in string
-		opts     func(*CSVOptions)
-		want     string // error substring, "" for success
-	}{
-		{"misspelled series column", "subject,time,state\na,1,x\n", func(o *CSVOptions) { o.SeriesCol, o.RequireSeries = "subjet", true }, `no series column "subjet"`},
-		{"misspelled time column", "series,time,state\na,1,x\n", func(o *CSVOptions) { o.TimeCol, o.RequireTime = "tme", true }, `no time column "tme"`},
-		{"BOM before the header", "\ufeffseries,time,state\na,1,x\nb,1,x\n", nil, ""},
-		{"semicolons without --delimiter", "series;time;state\na;1;x\n", nil, `looks delimited by ';'`},
-		{"semicolons with --delimiter", "series;time;state\na;1;x\na;2;y\n", func(o *CSVOptions) { o.Delimiter = ';' }, ""},
-		{"plain file with several fields", "x\ny,z\n", nil, "2 fields in a one-state-per-line file"},
-		{"time off the grid", "series,time,state\na,0,x\na,2,x\na,3,x\na,4.5,x\n", nil, "x.csv:5: time 4.5 is 1.5 steps"},
-		{"step larger than a difference", "series,time,state\na,0,x\na,30,x\n", func(o *CSVOptions) { o.Step = 60 }, "0.5 steps of 60"},
-		{"bad delimiter", "a\n", func(o *CSVOptions) { o.Delimiter = '"' }, "cannot separate"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			opts := DefaultCSV
-			if c.opts != nil {
-				c.opts(&opts)
-			}
-			d, err := ReadData(strings.NewReader(c.in), "x.csv", opts)
-			if c.want == "" {
-				if err != nil {
-					t.Fatal(err)
-				}
-				if c.name == "BOM before the header" && len(d.Seqs) != 2 {
-					t.Fatalf("BOM: %d series, want 2 (the series column must be found)", len(d.Seqs))
-				}
-				return
-			}
-			if err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("error %v, want %q", err, c.want)
-			}
-		})
-	}
-}
-
-func TestReadDataRefusesHugeLines(t *testing.T) {
-	in := "state\n" + strings.Repeat("x,", maxLine) + "\n"
-	_, err := ReadData(strings.NewReader(in), "x.csv", DefaultCSV)
-	if err == nil || !strings.Contains(err.Error(), "longer than") {
-		t.Fatalf("huge line: %v", err)
-	}
-}
 
 type fixed struct{ r *rand.ChaCha8 }
 
 func (f fixed) Uint64() uint64 { return f.r.Uint64() }
 
 func TestHistogramReport(t *testing.T) {
-	d, err := ReadData(ExampleData(), "example", DefaultCSV)
+	d, err := reading.ReadData(ExampleData(), "example", reading.DefaultCSV)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +87,7 @@ func BenchmarkRelease1M(b *testing.B) {
 	data := buf.Bytes()
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		d, err := ReadData(bytes.NewReader(data), "bench.csv", DefaultCSV)
+		d, err := reading.ReadData(bytes.NewReader(data), "bench.csv", reading.DefaultCSV)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -220,7 +105,7 @@ func BenchmarkRelease1M(b *testing.B) {
 // The example's series p03 has a 30-minute gap: it stays one chain, and
 // its σ accounts for the correlation across the gap.
 func TestExampleGapStaysOneChain(t *testing.T) {
-	d, err := ReadData(ExampleData(), "example", DefaultCSV)
+	d, err := reading.ReadData(ExampleData(), "example", reading.DefaultCSV)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,9 +133,9 @@ func TestGappySeriesIsOneChain(t *testing.T) {
 		times = append(times, m)
 		fmt.Fprintf(&b, "p,%d,%d\n", 60*m, x) // seconds: the step is found as 60
 	}
-	opts := DefaultCSV
+	opts := reading.DefaultCSV
 	opts.States = []string{"0", "1"}
-	d, err := ReadData(strings.NewReader(b.String()), "sticky.csv", opts)
+	d, err := reading.ReadData(strings.NewReader(b.String()), "sticky.csv", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,25 +159,11 @@ func TestGappySeriesIsOneChain(t *testing.T) {
 }
 
 func TestHistogramRefusesUnsampleableNoise(t *testing.T) {
-	d, _ := ReadData(ExampleData(), "example", DefaultCSV)
+	d, _ := reading.ReadData(ExampleData(), "example", reading.DefaultCSV)
 	class, _ := markov.ParseClass(ExampleClass(), "example class")
 	d.Align(class.States, "example")
 	if _, err := Histogram(d, class, false, Options{Epsilon: 1e-300, Method: "dp"}); err == nil || !strings.Contains(err.Error(), "beyond what can be sampled") {
 		t.Fatalf("ε = 1e-300: %v", err)
-	}
-}
-
-func TestWriteCSVKeepsGaps(t *testing.T) {
-	d, err := ReadData(strings.NewReader("series,time,state\na,0,x\na,1,y\na,5,x\n"), "g.csv", DefaultCSV)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	if err := d.WriteCSV(&b, "series", "time", "state"); err != nil {
-		t.Fatal(err)
-	}
-	if b.String() != "series,time,state\na,0,x\na,1,y\na,5,x\n" {
-		t.Fatalf("%q", b.String())
 	}
 }
 
@@ -305,15 +176,15 @@ func TestRunRequests(t *testing.T) {
 		want string
 	}{
 		{"class", Request{Class: class, Options: Options{Epsilon: 1, Method: mechanism.Exact}}, ""},
-		{"fit with states", Request{Fit: true, Smoothing: 1, CSV: CSVOptions{StateCol: "state", SeriesCol: "series", TimeCol: "time", States: []string{"sit", "walk"}}, Options: Options{Epsilon: 1, Method: mechanism.Exact}}, ""},
+		{"fit with states", Request{Fit: true, Smoothing: 1, CSV: reading.CSVOptions{StateCol: "state", SeriesCol: "series", TimeCol: "time", States: []string{"sit", "walk"}}, Options: Options{Epsilon: 1, Method: mechanism.Exact}}, ""},
 		{"fit without states", Request{Fit: true, Options: Options{Epsilon: 1, Method: mechanism.Exact}}, "declared states"},
 		{"class and fit", Request{Fit: true, Class: class}, "not both"},
 		{"no class", Request{}, "no class"},
-		{"states differ from the class", Request{Class: class, CSV: CSVOptions{States: []string{"sit"}}}, "differ"},
+		{"states differ from the class", Request{Class: class, CSV: reading.CSVOptions{States: []string{"sit"}}}, "differ"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if c.req.CSV.StateCol == "" {
-				c.req.CSV = CSVOptions{StateCol: "state", SeriesCol: "series", TimeCol: "time", States: c.req.CSV.States}
+				c.req.CSV = reading.CSVOptions{StateCol: "state", SeriesCol: "series", TimeCol: "time", States: c.req.CSV.States}
 			}
 			r, cl, err := Run(strings.NewReader(csv), "x.csv", c.req)
 			if c.want != "" {
@@ -326,17 +197,6 @@ func TestRunRequests(t *testing.T) {
 				t.Fatalf("%v %v", r, err)
 			}
 		})
-	}
-	for _, s := range []string{"a,,b", "a,a"} {
-		if _, err := parseStates(s); err == nil {
-			t.Errorf("states %q accepted", s)
-		}
-	}
-	if d, err := parseDelimiter(`\t`); err != nil || d != '\t' {
-		t.Fatalf("tab: %q %v", d, err)
-	}
-	if _, err := parseDelimiter(";;"); err == nil {
-		t.Fatal("two-character delimiter accepted")
 	}
 }
 
@@ -354,7 +214,7 @@ func TestPrepareDrawsNoNoise(t *testing.T) {
 	for _, width := range []time.Duration{0, 60 * time.Second} {
 		src := &countingSource{}
 		req := Request{Class: class, Options: Options{Epsilon: 1, Method: mechanism.Exact, Source: src}}
-		req.CSV = DefaultCSV
+		req.CSV = reading.DefaultCSV
 		p, err := Prepare(ExampleData(), "example", req, width)
 		if err != nil {
 			t.Fatal(err)

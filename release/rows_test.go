@@ -12,6 +12,7 @@ import (
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 )
 
 // Rows spread over files in any order, assembled per series with the
@@ -33,12 +34,12 @@ func TestRowsAssembleAsReadData(t *testing.T) {
 			all = append(all, fmt.Sprintf("s%02d,%d,%s\n", s, tm, v))
 		}
 	}
-	levels, err := ParseLevels("0:2:4")
+	levels, err := reading.ParseLevels("0:2:4")
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := CSVOptions{SeriesCol: "series", TimeCol: "time", ValueCol: "kw", Levels: levels, States: levels.Names()}
-	whole, err := ReadData(strings.NewReader(header+strings.Join(all, "")), "whole.csv", opts)
+	opts := reading.CSVOptions{SeriesCol: "series", TimeCol: "time", ValueCol: "kw", Levels: levels, States: levels.Names()}
+	whole, err := reading.ReadData(strings.NewReader(header+strings.Join(all, "")), "whole.csv", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,10 +49,10 @@ func TestRowsAssembleAsReadData(t *testing.T) {
 	for i, r := range all {
 		files[i%3] += r
 	}
-	bySeries := map[string][]Row{}
-	var stats RowStats
+	bySeries := map[string][]reading.Row{}
+	var stats reading.RowStats
 	for i, f := range files {
-		st, err := ReadRows(strings.NewReader(f), fmt.Sprintf("part%d.csv", i), opts, func(r Row) error {
+		st, err := reading.ReadRows(strings.NewReader(f), fmt.Sprintf("part%d.csv", i), opts, func(r reading.Row) error {
 			bySeries[r.Series] = append(bySeries[r.Series], r)
 			return nil
 		})
@@ -63,13 +64,13 @@ func TestRowsAssembleAsReadData(t *testing.T) {
 	}
 	step := math.Inf(1)
 	for _, rs := range bySeries {
-		step = min(step, SeriesStep(rs))
+		step = min(step, reading.SeriesStep(rs))
 	}
-	sum := NewSummary(levels.Names(), levels)
+	sum := reading.NewSummary(levels.Names(), levels)
 	sum.Step, sum.StepSource = step, whole.StepSource
 	sum.Clipped, sum.MissingValues = stats.Clipped, stats.MissingValues
 	for _, rs := range bySeries {
-		seq, _, ob, err := AssembleSeries(rs, step)
+		seq, _, ob, err := reading.AssembleSeries(rs, step)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,11 +102,11 @@ func TestRowsAssembleAsReadData(t *testing.T) {
 		t.Fatal("the data has no gaps or missing values: the test proves little")
 	}
 	// a repeated time across files names both rows
-	_, _, _, err = AssembleSeries([]Row{{Series: "x", Time: 60, TimeText: "60", State: 0, File: "a.csv", Line: 2}, {Series: "x", Time: 60, TimeText: "60", State: 1, File: "b.csv", Line: 7}}, 60)
+	_, _, _, err = reading.AssembleSeries([]reading.Row{{Series: "x", Time: 60, TimeText: "60", State: 0, File: "a.csv", Line: 2}, {Series: "x", Time: 60, TimeText: "60", State: 1, File: "b.csv", Line: 7}}, 60)
 	if err == nil || !strings.Contains(err.Error(), "b.csv:7") || !strings.Contains(err.Error(), "a.csv:2") {
 		t.Fatalf("repeated time: %v", err)
 	}
-	if _, err := ReadRows(strings.NewReader("state\na\nb\n"), "plain.csv", CSVOptions{StateCol: "state", States: []string{"a", "b"}}, func(Row) error { return nil }); err == nil {
+	if _, err := reading.ReadRows(strings.NewReader("state\na\nb\n"), "plain.csv", reading.CSVOptions{StateCol: "state", States: []string{"a", "b"}}, func(reading.Row) error { return nil }); err == nil {
 		t.Fatal("a file without times was read as rows")
 	}
 }
@@ -117,27 +118,27 @@ func TestWindowSummariesAsWindows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := DefaultCSV
+	opts := reading.DefaultCSV
 	opts.States = class.States
 	opts.TimeUnit = 60
-	d, err := ReadData(ExampleData(), "example", opts)
+	d, err := reading.ReadData(ExampleData(), "example", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bySeries := map[string][]Row{}
-	if _, err := ReadRows(ExampleData(), "example", opts, func(r Row) error {
+	bySeries := map[string][]reading.Row{}
+	if _, err := reading.ReadRows(ExampleData(), "example", opts, func(r reading.Row) error {
 		bySeries[r.Series] = append(bySeries[r.Series], r)
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
 	width := 2 * time.Hour
-	wins := map[int64]*Summary{}
+	wins := map[int64]*reading.Summary{}
 	sigs := map[string]*Signature{}
-	whole := NewSummary(d.States, d.Levels)
+	whole := reading.NewSummary(d.States, d.Levels)
 	whole.Step, whole.StepSource = d.Step, d.StepSource
 	for _, rs := range bySeries {
-		seq, secs, ob, err := AssembleSeries(rs, d.Step)
+		seq, secs, ob, err := reading.AssembleSeries(rs, d.Step)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -149,11 +150,11 @@ func TestWindowSummariesAsWindows(t *testing.T) {
 		var sig Signature
 		for _, p := range parts {
 			if wins[p.Window] == nil {
-				wins[p.Window] = NewSummary(d.States, d.Levels)
+				wins[p.Window] = reading.NewSummary(d.States, d.Levels)
 				wins[p.Window].Step, wins[p.Window].StepSource = d.Step, d.StepSource
 			}
 			wins[p.Window].AddSeries(p.Seq, p.Ob)
-			sig.Parts = append(sig.Parts, SignaturePart{Window: p.Window, First: p.Ob.Start, Last: p.Ob.End(), Pattern: PatternKey(p.Ob)})
+			sig.Parts = append(sig.Parts, SignaturePart{Window: p.Window, First: p.Ob.Start, Last: p.Ob.End(), Pattern: reading.PatternKey(p.Ob)})
 		}
 		key := fmt.Sprint(sig.Parts)
 		if sigs[key] == nil {
@@ -207,11 +208,11 @@ func stripWindows(t *testing.T, o Output) string {
 }
 
 // patternsOf is each series of d with readings, as ReadSummary names it.
-func patternsOf(d *Data) []SeriesPattern {
-	var pats []SeriesPattern
+func patternsOf(d *reading.Data) []reading.SeriesPattern {
+	var pats []reading.SeriesPattern
 	for i, sq := range d.Seqs {
 		if len(sq) > 0 {
-			pats = append(pats, SeriesPattern{Series: d.Series[i], Observation: d.Observation(i)})
+			pats = append(pats, reading.SeriesPattern{Series: d.Series[i], Observation: d.Observation(i)})
 		}
 	}
 	return pats

@@ -7,11 +7,11 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mqm"
 	"github.com/pufferfish-privacy/pufferfish/query"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 	"github.com/pufferfish-privacy/pufferfish/record"
 )
 
@@ -19,7 +19,7 @@ import (
 // CLI, the service and the pipeline: how to read the data, which class
 // (given, or fitted over declared states), and the mechanism.
 type Request struct {
-	CSV       CSVOptions
+	CSV       reading.CSVOptions
 	Class     *markov.Class // the class Θ; nil with Fit
 	Fit       bool          // fit one chain to the data (stationary start) over CSV.States
 	Smoothing float64       // additive smoothing of the fit
@@ -89,7 +89,7 @@ type Pending struct {
 // its observation pattern with that pattern's active quilt. A summary
 // names no series; pats does (ReadSummary returns them, a pipeline
 // gathers them).
-func (p *Pending) RecordSeries(pats []SeriesPattern) error {
+func (p *Pending) RecordSeries(pats []reading.SeriesPattern) error {
 	if p.quilts == nil {
 		return errors.New("release: only a release prepared from a summary, with joint windows if any, is recorded series by series")
 	}
@@ -130,14 +130,14 @@ func Prepare(r io.Reader, name string, req Request, width time.Duration) (*Pendi
 // Load reads the data as Prepare does and settles the class (fitting it
 // with req.Fit): what a service does once per dataset before many
 // releases (PrepareData).
-func Load(r io.Reader, name string, req Request) (*Data, *markov.Class, error) {
+func Load(r io.Reader, name string, req Request) (*reading.Data, *markov.Class, error) {
 	return load(r, name, &req)
 }
 
 // PrepareData is Prepare on data already read with its class (Load);
 // fitted says the class was fitted from this data (the report warns).
 // It does not modify data, so releases may share it.
-func PrepareData(data *Data, class *markov.Class, fitted bool, opts Options, width time.Duration, loc *time.Location) (*Pending, error) {
+func PrepareData(data *reading.Data, class *markov.Class, fitted bool, opts Options, width time.Duration, loc *time.Location) (*Pending, error) {
 	p := &Pending{Class: class}
 	if err := opts.Limits.CheckStates(len(class.States)); err != nil {
 		return nil, err
@@ -209,7 +209,7 @@ func prepareStream(r io.Reader, name string, req Request) (*Pending, error) {
 	if err != nil {
 		return nil, err
 	}
-	sum, pats, counts, err := readSummary(r, name, opts)
+	sum, pats, counts, err := reading.ReadSummaryTransitions(r, name, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -235,13 +235,13 @@ func prepareStream(r io.Reader, name string, req Request) (*Pending, error) {
 
 // load reads the data with the request's declared states and settles the
 // class (fitting it when asked).
-func load(r io.Reader, name string, req *Request) (*Data, *markov.Class, error) {
+func load(r io.Reader, name string, req *Request) (*reading.Data, *markov.Class, error) {
 	opts, err := settle(req)
 	if err != nil {
 		return nil, nil, err
 	}
 	class := req.Class
-	data, err := ReadData(r, name, opts)
+	data, err := reading.ReadData(r, name, opts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -259,19 +259,19 @@ func load(r io.Reader, name string, req *Request) (*Data, *markov.Class, error) 
 
 // settle checks the request's class and declared states and returns the
 // reading options (the class's states declared).
-func settle(req *Request) (CSVOptions, error) {
+func settle(req *Request) (reading.CSVOptions, error) {
 	if req.CSV.Levels != nil && req.CSV.States == nil {
 		req.CSV.States = req.CSV.Levels.Names() // numeric readings: the levels are declared
 	}
 	switch {
 	case req.Fit && req.Class != nil:
-		return CSVOptions{}, errors.New("give a class or fit one, not both")
+		return reading.CSVOptions{}, errors.New("give a class or fit one, not both")
 	case req.Fit && req.CSV.States == nil:
-		return CSVOptions{}, errors.New("fitting needs the declared states (--states a,b,c): the histogram's bins must be declared, not read off the data")
+		return reading.CSVOptions{}, errors.New("fitting needs the declared states (--states a,b,c): the histogram's bins must be declared, not read off the data")
 	case !req.Fit && req.Class == nil:
-		return CSVOptions{}, errors.New("no class: give one, or fit one over declared states")
+		return reading.CSVOptions{}, errors.New("no class: give one, or fit one over declared states")
 	case req.Class != nil && req.CSV.States != nil && !slices.Equal(req.CSV.States, req.Class.States):
-		return CSVOptions{}, fmt.Errorf("declared states %q differ from the class's states %q", strings.Join(req.CSV.States, ","), strings.Join(req.Class.States, ","))
+		return reading.CSVOptions{}, fmt.Errorf("declared states %q differ from the class's states %q", strings.Join(req.CSV.States, ","), strings.Join(req.Class.States, ","))
 	}
 	opts := req.CSV
 	if req.Class != nil {
@@ -279,43 +279,15 @@ func settle(req *Request) (CSVOptions, error) {
 	}
 	// before the data are read or a chain fitted (k² memory, k³ work)
 	if err := req.Limits.CheckStates(len(opts.States)); err != nil {
-		return CSVOptions{}, err
+		return reading.CSVOptions{}, err
 	}
 	return opts, nil
-}
-
-// parseStates reads a declared state list "a,b,c" (distinct, non-empty);
-// "" gives nil.
-func parseStates(s string) ([]string, error) {
-	if s == "" {
-		return nil, nil
-	}
-	st := strings.Split(s, ",")
-	seen := map[string]bool{}
-	for i := range st {
-		st[i] = strings.TrimSpace(st[i])
-		if st[i] == "" || seen[st[i]] {
-			return nil, fmt.Errorf("states %q: want distinct non-empty names separated by commas", s)
-		}
-		seen[st[i]] = true
-	}
-	return st, nil
-}
-
-// parseDelimiter reads a one-character field delimiter ("\t" for tab).
-func parseDelimiter(s string) (rune, error) {
-	d := strings.ReplaceAll(s, `\t`, "\t")
-	if utf8.RuneCountInString(d) != 1 {
-		return 0, fmt.Errorf("delimiter %q: want exactly one character", s)
-	}
-	r, _ := utf8.DecodeRuneInString(d)
-	return r, nil
 }
 
 // PrepareSummary is Prepare on a summary of the data (a pipeline's, built
 // series by series): the same report, σ and sizes as on the data itself.
 // Its Record is nil until RecordSeries names the series.
-func PrepareSummary(sum *Summary, class *markov.Class, fitted bool, opts Options) (*Pending, error) {
+func PrepareSummary(sum *reading.Summary, class *markov.Class, fitted bool, opts Options) (*Pending, error) {
 	rep, quilts, draw, err := planSummary(sum, class, fitted, opts, NewScaleCache())
 	if err != nil {
 		return nil, err

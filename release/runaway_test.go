@@ -8,6 +8,7 @@ import (
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 )
 
 const sixReadings = "time,kw\n0,1.5\n60,2.5\n120,3\n180,4\n240,1\n300,7\n"
@@ -17,11 +18,11 @@ const sixReadings = "time,kw\n0,1.5\n60,2.5\n120,3\n180,4\n240,1\n300,7\n"
 // naming the limit, an estimate of the cost and --max-states, whichever
 // way the data are read (one release, windows, Load for a service).
 func TestManyLevelsRefusedBeforeTheFit(t *testing.T) {
-	lv, err := ParseLevels("0:10:10000")
+	lv, err := reading.ParseLevels("0:10:10000")
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := Request{CSV: CSVOptions{TimeCol: "time", ValueCol: "kw", Levels: lv}, Fit: true, Smoothing: 0.5,
+	req := Request{CSV: reading.CSVOptions{TimeCol: "time", ValueCol: "kw", Levels: lv}, Fit: true, Smoothing: 0.5,
 		Options: Options{Epsilon: 1, Method: mechanism.Exact}}
 	check := func(what string, err error) {
 		t.Helper()
@@ -42,7 +43,7 @@ func TestManyLevelsRefusedBeforeTheFit(t *testing.T) {
 	_, _, err = Load(strings.NewReader(sixReadings), "f.csv", req)
 	check("Load", err)
 	// a raised limit lets a smaller request through
-	req.CSV.Levels, _ = ParseLevels("0:10:20")
+	req.CSV.Levels, _ = reading.ParseLevels("0:10:20")
 	req.Limits.MaxStates = 20
 	if _, err := Prepare(strings.NewReader(sixReadings), "f.csv", req, 0); err != nil {
 		t.Fatalf("20 levels under a limit of 20: %v", err)

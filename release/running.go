@@ -7,6 +7,7 @@ import (
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/noise"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 )
 
 // ReleaseNode releases one node of a running stream's binary tree
@@ -16,7 +17,7 @@ import (
 // at most 2 in L1, so all nodes together change by at most e^{1/σ} per
 // reading: the price of one window of the stream. The report's Lipschitz
 // constant is the node's, 2·levels.
-func ReleaseNode(base *Report, sum *Summary, class *markov.Class, opts Options, levels int) (*Report, error) {
+func ReleaseNode(base *Report, sum *reading.Summary, class *markov.Class, opts Options, levels int) (*Report, error) {
 	if q, err := ParseQuery(opts.Query); err != nil {
 		return nil, err
 	} else if q != "counts" {

@@ -7,6 +7,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"github.com/pufferfish-privacy/pufferfish/noise"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 )
 
 // A tree node is drawn at σ·2·levels per bin (docs/math.md §4.12): the
@@ -22,7 +23,7 @@ func TestReleaseNodeScale(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := StreamBase(class, Options{Epsilon: 1, Method: mechanism.Exact}, s, Leakage{Why: "not computed"})
-	sum := NewSummary(class.States, nil)
+	sum := reading.NewSummary(class.States, nil)
 	sum.Counts = []float64{3, 0, 5}
 	sum.Sequences, sum.Observations, sum.MinLength, sum.MaxLength = 1, 8, 8, 8
 	for _, levels := range []int{1, 3, 7} {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pufferfish-privacy/pufferfish/internal/strictjson"
 	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 )
 
 // exampleName and exampleClassName name the built-in example's data and
@@ -111,7 +112,7 @@ func WriteJSON(w io.Writer, out Output, fields ...Field) error {
 // class of that chain. With sortStates the states of categorical data are
 // first put in sorted order (when none were declared, they come in the
 // order they first appear).
-func FitClass(data *Data, name string, smoothing float64, kind markov.InitKind, sortStates bool) (*markov.Class, error) {
+func FitClass(data *reading.Data, name string, smoothing float64, kind markov.InitKind, sortStates bool) (*markov.Class, error) {
 	if sortStates && data.Levels == nil {
 		if err := data.Align(slices.Sorted(slices.Values(data.States)), name); err != nil {
 			return nil, err
@@ -125,30 +126,4 @@ func FitClass(data *Data, name string, smoothing float64, kind markov.InitKind, 
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return markov.NewClass(ch.States, ch)
-}
-
-// Open opens the data file at path (the built-in example for "") and
-// returns its name and the reading options of the flags; close the reader
-// when done.
-func (d *DataFlags) Open(path string) (io.ReadCloser, string, CSVOptions, error) {
-	opts, err := d.CSV()
-	if err != nil {
-		return nil, "", opts, err
-	}
-	r, name, err := OpenData(path)
-	return r, name, opts, err
-}
-
-// Read reads the data at path (Open) with the declared states (first
-// appearance when none are declared, for commands that release nothing);
-// keepTimes keeps each reading's time (Data.Times).
-func (d *DataFlags) Read(path string, keepTimes bool) (*Data, string, error) {
-	r, name, opts, err := d.Open(path)
-	if err != nil {
-		return nil, "", err
-	}
-	defer r.Close()
-	opts.KeepTimes = keepTimes
-	data, err := ReadData(r, name, opts)
-	return data, name, err
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 )
 
 func TestSourceHelpers(t *testing.T) {
@@ -56,12 +57,12 @@ func TestSourceHelpers(t *testing.T) {
 // start unknown exactly when the release is recorded with others.
 func TestPlaceAt(t *testing.T) {
 	for _, recorded := range []bool{false, true} {
-		req := Request{CSV: DefaultCSV}
+		req := Request{CSV: reading.DefaultCSV}
 		if err := req.PlaceAt("", recorded); err != nil || req.UnknownStart != recorded || req.Origin != nil {
 			t.Fatalf("no origin, recorded %v: %+v, %v", recorded, req, err)
 		}
 	}
-	req := Request{CSV: DefaultCSV}
+	req := Request{CSV: reading.DefaultCSV}
 	if err := req.PlaceAt("2024-03-01T00:00:00Z", true); err != nil || req.Origin == nil || *req.Origin != 1709251200 || req.UnknownStart {
 		t.Fatalf("origin: %+v, %v", req, err)
 	}
@@ -77,7 +78,7 @@ func TestWriteJSONFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, _, err := Run(ExampleData(), exampleName, Request{Class: class, CSV: DefaultCSV, Options: Options{Epsilon: 1, Method: "exact"}})
+	rep, _, err := Run(ExampleData(), exampleName, Request{Class: class, CSV: reading.DefaultCSV, Options: Options{Epsilon: 1, Method: "exact"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +105,7 @@ func TestWriteJSONFields(t *testing.T) {
 // FitClass estimates transitions by counting (no smoothing): b a b a a
 // has a→a once, a→b once and b→a twice; sorted, the states are a, b.
 func TestFitClass(t *testing.T) {
-	data, err := ReadData(strings.NewReader("b\na\nb\na\na\n"), "x", DefaultCSV)
+	data, err := reading.ReadData(strings.NewReader("b\na\nb\na\na\n"), "x", reading.DefaultCSV)
 	if err != nil {
 		t.Fatal(err)
 	}

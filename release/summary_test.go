@@ -8,6 +8,7 @@ import (
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 )
 
 // A summary built series by series and merged in any grouping releases
@@ -18,14 +19,14 @@ func TestSummaryReleasesAsTheData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := DefaultCSV
+	opts := reading.DefaultCSV
 	opts.States = class.States
-	d, err := ReadData(ExampleData(), "example", opts)
+	d, err := reading.ReadData(ExampleData(), "example", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	parts := []*Summary{NewSummary(d.States, d.Levels), NewSummary(d.States, d.Levels), NewSummary(d.States, d.Levels)}
+	parts := []*reading.Summary{reading.NewSummary(d.States, d.Levels), reading.NewSummary(d.States, d.Levels), reading.NewSummary(d.States, d.Levels)}
 	for i := range parts {
 		parts[i].Step, parts[i].StepSource = d.Step, d.StepSource
 	}
@@ -57,7 +58,7 @@ func TestSummaryReleasesAsTheData(t *testing.T) {
 			t.Fatalf("%s: summary and data reports differ:\n%s\n%s", m, ja, jb)
 		}
 	}
-	if err := sum.Merge(NewSummary([]string{"x"}, nil)); err == nil {
+	if err := sum.Merge(reading.NewSummary([]string{"x"}, nil)); err == nil {
 		t.Fatal("merged summaries of different states")
 	}
 }

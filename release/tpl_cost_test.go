@@ -8,6 +8,7 @@ import (
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 )
 
 // A 16-state class with a fixed start and a slowly mixing chain
@@ -43,7 +44,7 @@ func TestLeakageBoundSkippedForSlowFixedStarts(t *testing.T) {
 	for i := range 48 {
 		fmt.Fprintf(&b, "%d,0\n", i*3600)
 	}
-	d, err := ReadData(strings.NewReader(b.String()), "k16.csv", CSVOptions{TimeCol: "t", StateCol: "state", States: states})
+	d, err := reading.ReadData(strings.NewReader(b.String()), "k16.csv", reading.CSVOptions{TimeCol: "t", StateCol: "state", States: states})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"github.com/pufferfish-privacy/pufferfish/mqm"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 	"github.com/pufferfish-privacy/pufferfish/record"
 )
 
@@ -76,7 +77,7 @@ type WindowedReport struct {
 // windows of one series are disjoint segments of one chain (the parallel
 // rule, with the influence across the gaps), series are independent (the
 // worst series). The data must have times.
-func releaseWindows(data *Data, class *markov.Class, fitted bool, opts Options, width time.Duration, loc *time.Location) (*WindowedReport, error) {
+func releaseWindows(data *reading.Data, class *markov.Class, fitted bool, opts Options, width time.Duration, loc *time.Location) (*WindowedReport, error) {
 	wr, draw, err := planWindows(data, class, fitted, opts, width, loc)
 	if err != nil {
 		return nil, err
@@ -105,7 +106,7 @@ func jointTheorem(m mechanism.Name) string {
 }
 
 // planWindows is Windows up to the noise (see plan).
-func planWindows(data *Data, class *markov.Class, fitted bool, opts Options, width time.Duration, loc *time.Location) (*WindowedReport, func() error, error) {
+func planWindows(data *reading.Data, class *markov.Class, fitted bool, opts Options, width time.Duration, loc *time.Location) (*WindowedReport, func() error, error) {
 	if data.Times == nil {
 		return nil, nil, errors.New("windows need a time column")
 	}
@@ -149,12 +150,12 @@ func planWindows(data *Data, class *markov.Class, fitted bool, opts Options, wid
 	if len(order) == 0 {
 		return nil, nil, errors.New("no observations to release")
 	}
-	subs := make([]*Data, len(order))
+	subs := make([]*reading.Data, len(order))
 	for i, k := range order {
 		if err := opts.ctxErr(); err != nil {
 			return nil, nil, err
 		}
-		sub := &Data{States: data.States, Levels: data.Levels, Step: data.Step, StepSource: data.StepSource, NullValues: data.NullValues}
+		sub := &reading.Data{States: data.States, Levels: data.Levels, Step: data.Step, StepSource: data.StepSource, NullValues: data.NullValues}
 		for _, p := range byWindow[k] {
 			full := data.Observation(p.s)
 			first := obsTime(full, p.idx[0])
@@ -179,7 +180,7 @@ func planWindows(data *Data, class *markov.Class, fitted bool, opts Options, wid
 		cache = NewScaleCache()
 	}
 	if !opts.PerWindow {
-		sums := make([]*Summary, len(subs))
+		sums := make([]*reading.Summary, len(subs))
 		for i, sub := range subs {
 			sums[i] = sub.Summary()
 		}
@@ -224,7 +225,7 @@ func planWindows(data *Data, class *markov.Class, fitted bool, opts Options, wid
 // window i (summary wins[i], calendar index keys[i]) gets Laplace noise of
 // scale σ·L_i on every bin, L_i its own Lipschitz constant. The total is
 // the method's ε, by rule jointRule.
-func planJoint(whole *Summary, wins []*Summary, keys []int64, class *markov.Class, fitted bool, opts Options, cache *ScaleCache, width time.Duration, loc *time.Location) (*WindowedReport, map[string]*mqm.Quilt, func() error, error) {
+func planJoint(whole *reading.Summary, wins []*reading.Summary, keys []int64, class *markov.Class, fitted bool, opts Options, cache *ScaleCache, width time.Duration, loc *time.Location) (*WindowedReport, map[string]*mqm.Quilt, func() error, error) {
 	base, quilts, err := jointBase(whole, class, fitted, opts, cache)
 	if err != nil {
 		return nil, nil, nil, err
@@ -250,7 +251,7 @@ func planJoint(whole *Summary, wins []*Summary, keys []int64, class *markov.Clas
 // (windows, §4.8; profile cells, §4.15): σ the maximum over the
 // observation patterns of the whole series (whole), or the leakage
 // bound's when smaller, with the active quilts.
-func jointBase(whole *Summary, class *markov.Class, fitted bool, opts Options, cache *ScaleCache) (*Report, map[string]*mqm.Quilt, error) {
+func jointBase(whole *reading.Summary, class *markov.Class, fitted bool, opts Options, cache *ScaleCache) (*Report, map[string]*mqm.Quilt, error) {
 	base, quilts, err := calibrate(whole, class, fitted, opts, cache)
 	if err != nil {
 		return nil, nil, err
@@ -281,7 +282,7 @@ func jointTotal(base *Report, opts Options) Total {
 
 // fixedSigma is the report of one window whose σ, guarantee and scales
 // are base's (a joint calibration), with draw.
-func fixedSigma(base *Report, sum *Summary, class *markov.Class, fitted bool, opts Options) (*Report, func() error, error) {
+func fixedSigma(base *Report, sum *reading.Summary, class *markov.Class, fitted bool, opts Options) (*Report, func() error, error) {
 	r := &Report{Method: base.Method, Epsilon: base.Epsilon, Class: base.Class, Guarantee: base.Guarantee,
 		Sigma: base.Sigma, Scales: base.Scales, Noise: base.Noise, TimeStep: base.TimeStep,
 		Calibration: base.Calibration, tpl: base.tpl,
@@ -315,7 +316,7 @@ func UsedSigma(base *Report) float64 { return base.usedSigma() }
 
 // ReleaseWindow releases calendar window k of a stream from its summary
 // with base's σ (StreamBase), drawing its noise once.
-func ReleaseWindow(base *Report, sum *Summary, class *markov.Class, opts Options, k int64, width time.Duration, loc *time.Location) (Window, error) {
+func ReleaseWindow(base *Report, sum *reading.Summary, class *markov.Class, opts Options, k int64, width time.Duration, loc *time.Location) (Window, error) {
 	if loc == nil {
 		loc = time.UTC
 	}
@@ -350,7 +351,7 @@ func WindowOf(t float64, width time.Duration, loc *time.Location) int64 {
 	if loc == nil {
 		loc = time.UTC
 	}
-	tt := timeAt(t).In(loc) // not UnixNano: it wraps outside 1678–2262 (times.go)
+	tt := reading.TimeAt(t).In(loc) // not UnixNano: it wraps outside 1678–2262 (times.go)
 	_, off := tt.Zone()
 	return int64(math.Floor((t + float64(off)) / width.Seconds()))
 }
@@ -460,7 +461,7 @@ type SignaturePart struct {
 // window on its own with the total guarantee of all windows from the
 // series' signatures (compose.Records, series being independent: one
 // representative chain per distinct signature).
-func PrepareWindowSummaries(whole *Summary, wins map[int64]*Summary, sigs []Signature, class *markov.Class, fitted bool, opts Options, width time.Duration, loc *time.Location) (*Pending, error) {
+func PrepareWindowSummaries(whole *reading.Summary, wins map[int64]*reading.Summary, sigs []Signature, class *markov.Class, fitted bool, opts Options, width time.Duration, loc *time.Location) (*Pending, error) {
 	if loc == nil {
 		loc = time.UTC
 	}
@@ -473,7 +474,7 @@ func PrepareWindowSummaries(whole *Summary, wins map[int64]*Summary, sigs []Sign
 	}
 	slices.Sort(order)
 	if !opts.PerWindow {
-		list := make([]*Summary, len(order))
+		list := make([]*reading.Summary, len(order))
 		for i, k := range order {
 			list[i] = wins[k]
 		}

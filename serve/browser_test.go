@@ -21,6 +21,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/ledger"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 	"github.com/pufferfish-privacy/pufferfish/release"
 	"github.com/pufferfish-privacy/pufferfish/stream"
 )
@@ -267,7 +268,7 @@ func TestStreamChartInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	states := []string{"sleep", "sit", "walk", "run"}
-	st, err := stream.Declare(release.Spec{States: strings.Join(states, ","), TZ: "Europe/Paris", Step: 600}, "1h", 2, mechanism.Exact, "counts", class)
+	st, err := stream.Declare(reading.Spec{States: strings.Join(states, ","), TZ: "Europe/Paris", Step: 600}, "1h", 2, mechanism.Exact, "counts", class)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -427,7 +428,7 @@ func TestRunningStreamChartInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	states := []string{"sleep", "sit", "walk", "run"}
-	st, err := stream.Declare(release.Spec{States: strings.Join(states, ","), Step: 600}, "1h", 2, mechanism.Exact, "counts", class)
+	st, err := stream.Declare(reading.Spec{States: strings.Join(states, ","), Step: 600}, "1h", 2, mechanism.Exact, "counts", class)
 	if err == nil {
 		err = st.SetRunning()
 	}
@@ -531,7 +532,7 @@ func TestReleasePanelAndStreamDatasetInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := stream.Declare(release.Spec{SeriesCol: "meter", Step: 3600}, "24h", 0.5, mechanism.Exact, "counts", class)
+	st, err := stream.Declare(reading.Spec{SeriesCol: "meter", Step: 3600}, "24h", 0.5, mechanism.Exact, "counts", class)
 	if err != nil {
 		t.Fatal(err)
 	}

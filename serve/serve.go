@@ -45,6 +45,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"github.com/pufferfish-privacy/pufferfish/noise"
 	"github.com/pufferfish-privacy/pufferfish/query"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 	"github.com/pufferfish-privacy/pufferfish/release"
 	"github.com/pufferfish-privacy/pufferfish/release/commit"
 	"github.com/pufferfish-privacy/pufferfish/stream"
@@ -90,7 +91,7 @@ type Server struct {
 type dataset struct {
 	once   sync.Once
 	err    error
-	data   *release.Data
+	data   *reading.Data
 	class  *markov.Class
 	fitted bool
 	src    Source
@@ -101,7 +102,7 @@ type dataset struct {
 type Source struct {
 	Data      string       `json:"data,omitempty"`    // path inside the data directory
 	Builtin   string       `json:"builtin,omitempty"` // "activity": the built-in example
-	Spec      release.Spec `json:"spec"`
+	Spec      reading.Spec `json:"spec"`
 	Fit       bool         `json:"fit,omitempty"`
 	Smoothing float64      `json:"smoothing,omitempty"`
 	Sizes     Sizes        `json:"sizes"`
@@ -301,7 +302,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var ae *apiError
 	var ref *ledger.Refused
 	var mbe *http.MaxBytesError
-	var fe *release.FieldError
+	var fe *reading.FieldError
 	var de *stream.DataError
 	switch {
 	case errors.As(err, &ae):
@@ -395,7 +396,7 @@ type datasetRequest struct {
 	Class     json.RawMessage `json:"class"`
 	Budget    json.Number     `json:"budget"`
 	Smoothing float64         `json:"smoothing,omitempty"`
-	release.Spec
+	reading.Spec
 }
 
 func (s *Server) createDataset(w http.ResponseWriter, r *http.Request, _ *ledger.Token) error {
@@ -502,7 +503,7 @@ func unwrapPath(err error) error {
 	return err
 }
 
-func sizesOf(d *release.Data) Sizes {
+func sizesOf(d *reading.Data) Sizes {
 	z := Sizes{Series: len(d.Seqs), Readings: d.Observations(), Missing: d.Missing()}
 	for i, sq := range d.Seqs {
 		if i == 0 || len(sq) < z.MinLength {

@@ -11,6 +11,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/ledger"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 	"github.com/pufferfish-privacy/pufferfish/release"
 	"github.com/pufferfish-privacy/pufferfish/stream"
 )
@@ -30,7 +31,7 @@ func TestStreamEndpoints(t *testing.T) {
 		if code, m, _ := f.do("GET", "/v1/streams/activity/windows", f.reader, ""); code != 404 || !strings.Contains(m["error"].(string), "has no stream") {
 			t.Fatalf("%d %v", code, m)
 		}
-		s, err := stream.Declare(release.Spec{States: "sleep,sit,walk,run"}, "1h", 1, mechanism.Exact, "counts", class)
+		s, err := stream.Declare(reading.Spec{States: "sleep,sit,walk,run"}, "1h", 1, mechanism.Exact, "counts", class)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,7 +87,7 @@ func TestReleaseTokenCannotFeedOrProbeStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := stream.Declare(release.Spec{States: "sleep,sit,walk,run"}, "24h", 1, mechanism.Exact, "counts", class)
+	s, err := stream.Declare(reading.Spec{States: "sleep,sit,walk,run"}, "24h", 1, mechanism.Exact, "counts", class)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +152,7 @@ func TestStreamDatasetHasItsClass(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := stream.Declare(release.Spec{SeriesCol: "meter", Step: 3600}, "24h", 0.5, mechanism.Exact, "counts", class)
+	s, err := stream.Declare(reading.Spec{SeriesCol: "meter", Step: 3600}, "24h", 0.5, mechanism.Exact, "counts", class)
 	if err != nil {
 		t.Fatal(err)
 	}

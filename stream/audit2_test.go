@@ -8,7 +8,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/internal/brute"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
-	"github.com/pufferfish-privacy/pufferfish/release"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 )
 
 // audit2: everything a stream releases (appends that split windows, a
@@ -34,7 +34,7 @@ func TestAudit2StreamByBruteForce(t *testing.T) {
 		}
 		P := class.Chains[0].P
 		for _, eps := range []float64{0.5, 1} {
-			s, err := Declare(release.Spec{States: "0,1", Step: 3600, SeriesCol: "s", TimeCol: "t", StateCol: "state"}, "2h", eps, mechanism.Exact, tc.query, class)
+			s, err := Declare(reading.Spec{States: "0,1", Step: 3600, SeriesCol: "s", TimeCol: "t", StateCol: "state"}, "2h", eps, mechanism.Exact, tc.query, class)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,7 +11,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/internal/brute"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
-	"github.com/pufferfish-privacy/pufferfish/release"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 )
 
 // The lemma of docs/math.md §4.8 ("missing values") on the streaming path:
@@ -54,7 +54,7 @@ func TestAuditNAStreamByBruteForce(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, query := range []string{"counts", "relative", "mean"} {
-			s, err := Declare(release.Spec{SeriesCol: "s", TimeCol: "t", ValueCol: "v", Levels: "0:4:2", Step: 3600}, "2h", 1, mechanism.Exact, query, class)
+			s, err := Declare(reading.Spec{SeriesCol: "s", TimeCol: "t", ValueCol: "v", Levels: "0:4:2", Step: 3600}, "2h", 1, mechanism.Exact, query, class)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 	"github.com/pufferfish-privacy/pufferfish/release"
 )
 
@@ -83,7 +84,7 @@ func (s *Settings) SetRunning() error {
 
 // close draws the node of the next closed window o (calendar window k)
 // and returns the window as printed: the node's report and the total.
-func (tr *Tree) close(o *Open, states []string, levels *release.Levels, step float64, base *release.Report, class *markov.Class, opt release.Options, k int64, width time.Duration, loc *time.Location) (Window, error) {
+func (tr *Tree) close(o *Open, states []string, levels *reading.Levels, step float64, base *release.Report, class *markov.Class, opt release.Options, k int64, width time.Duration, loc *time.Location) (Window, error) {
 	t := tr.Windows + 1
 	K := bits.Len64(uint64(t)) - 1
 	u := t - 1<<K + 1

@@ -13,6 +13,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"github.com/pufferfish-privacy/pufferfish/noise"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 	"github.com/pufferfish-privacy/pufferfish/release"
 )
 
@@ -42,7 +43,7 @@ func (c runningCase) run(t *testing.T, eps float64, rng *rand.Rand) (*Settings, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := Declare(release.Spec{States: strings.Join(states, ","), Step: 3600, SeriesCol: "s", TimeCol: "t", StateCol: "state"}, fmt.Sprintf("%dh", c.width), eps, mechanism.Exact, "counts", class)
+	s, err := Declare(reading.Spec{States: strings.Join(states, ","), Step: 3600, SeriesCol: "s", TimeCol: "t", StateCol: "state"}, fmt.Sprintf("%dh", c.width), eps, mechanism.Exact, "counts", class)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +260,7 @@ func TestRunningTotalsAreSumsOfNodes(t *testing.T) {
 // A running stream refuses queries other than counts.
 func TestRunningCountsOnly(t *testing.T) {
 	for _, q := range []string{"relative", "mean"} {
-		s, err := Declare(release.Spec{SeriesCol: "s", TimeCol: "t", ValueCol: "v", Levels: "0:4:2", Step: 3600}, "1h", 1, mechanism.Exact, q, testClass(t, `"stationary"`))
+		s, err := Declare(reading.Spec{SeriesCol: "s", TimeCol: "t", ValueCol: "v", Levels: "0:4:2", Step: 3600}, "1h", 1, mechanism.Exact, q, testClass(t, `"stationary"`))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -287,7 +288,7 @@ func TestRunningTwoSeriesByBruteForce(t *testing.T) {
 			t.Fatal(err)
 		}
 		P := class.Chains[0].P
-		s, err := Declare(release.Spec{States: "0,1", Step: 3600, SeriesCol: "s", TimeCol: "t", StateCol: "state"}, "1h", 1, mechanism.Exact, "counts", class)
+		s, err := Declare(reading.Spec{States: "0,1", Step: 3600, SeriesCol: "s", TimeCol: "t", StateCol: "state"}, "1h", 1, mechanism.Exact, "counts", class)
 		if err == nil {
 			err = s.SetRunning()
 		}

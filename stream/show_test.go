@@ -11,7 +11,7 @@ import (
 
 	"github.com/pufferfish-privacy/pufferfish/ledger"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
-	"github.com/pufferfish-privacy/pufferfish/release"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 )
 
 // Start charges the dataset once and reports the stream with the state
@@ -26,7 +26,7 @@ func TestStartAndShow(t *testing.T) {
 	if err := store.Init(ctx, ledger.Registration{Name: "d", Budget: big.NewRat(1, 1)}); err != nil {
 		t.Fatal(err)
 	}
-	s, err := Declare(release.Spec{States: "0,1,2"}, "1h", 0.5, mechanism.Exact, "counts", testClass(t, `"stationary"`))
+	s, err := Declare(reading.Spec{States: "0,1,2"}, "1h", 0.5, mechanism.Exact, "counts", testClass(t, `"stationary"`))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,6 +36,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"github.com/pufferfish-privacy/pufferfish/noise"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 	"github.com/pufferfish-privacy/pufferfish/record"
 	"github.com/pufferfish-privacy/pufferfish/release"
 )
@@ -43,7 +44,7 @@ import (
 // Settings declare a stream: how appended files are read, the windows, ε,
 // the mechanism and query, the class, and σ (computed once).
 type Settings struct {
-	Spec    release.Spec `json:"spec"`
+	Spec    reading.Spec `json:"spec"`
 	Window  string       `json:"window"`
 	Epsilon float64      `json:"epsilon"`
 	// EpsilonExact is ε as the exact rational written ("p/q"; "" for
@@ -119,7 +120,7 @@ type Open struct {
 	Counts []float64        `json:"counts"`
 	Series map[string]*Part `json:"series"`
 	// Complete says no file appended to the window could hold a reading
-	// without a value (release.Summary.Complete): its counts sum to its
+	// without a value (reading.Summary.Complete): its counts sum to its
 	// readings. A property of the files' formats, never of their values;
 	// false (windows stored before it was kept, or numeric readings) is
 	// the safe side (docs/math.md §4.14).
@@ -140,20 +141,20 @@ const MaxLength = 1 << 22
 // until Lemma 3 of docs/math.md §4.9 says the supremum is reached
 // (T ≥ 2(⌊εσ⌋+1)+1), for the class with every fixed start replaced by
 // "any" (a series may begin anywhere in its chain).
-func Declare(spec release.Spec, window string, eps float64, method mechanism.Name, query string, class *markov.Class) (*Settings, error) {
+func Declare(spec reading.Spec, window string, eps float64, method mechanism.Name, query string, class *markov.Class) (*Settings, error) {
 	return DeclareContext(context.Background(), spec, window, eps, method, query, class)
 }
 
 // DeclareContext is Declare stopped when ctx ends: σ's searches at
 // growing lengths return within about a second an error wrapping
 // ctx.Err() (release.ComputeScaleContext).
-func DeclareContext(ctx context.Context, spec release.Spec, window string, eps float64, method mechanism.Name, query string, class *markov.Class) (*Settings, error) {
+func DeclareContext(ctx context.Context, spec reading.Spec, window string, eps float64, method mechanism.Name, query string, class *markov.Class) (*Settings, error) {
 	return DeclareWithLimits(ctx, release.Limits{}, spec, window, eps, method, query, class)
 }
 
 // DeclareWithLimits is DeclareContext whose leakage bound (computed once,
 // here; ctx stops it too) limits.MaxLeakageWork caps (docs/math.md §8.11).
-func DeclareWithLimits(ctx context.Context, limits release.Limits, spec release.Spec, window string, eps float64, method mechanism.Name, query string, class *markov.Class) (*Settings, error) {
+func DeclareWithLimits(ctx context.Context, limits release.Limits, spec reading.Spec, window string, eps float64, method mechanism.Name, query string, class *markov.Class) (*Settings, error) {
 	if err := checks.Epsilon(eps); err != nil {
 		return nil, err
 	}
@@ -202,7 +203,7 @@ func DeclareWithLimits(ctx context.Context, limits release.Limits, spec release.
 	return st, nil
 }
 
-func parseWindow(window string, spec release.Spec) (time.Duration, *time.Location, error) {
+func parseWindow(window string, spec reading.Spec) (time.Duration, *time.Location, error) {
 	w, err := time.ParseDuration(window)
 	if err != nil || w < time.Second {
 		return 0, nil, fmt.Errorf("window %q: want a duration of at least a second, such as 1h or 24h", window)
@@ -289,11 +290,11 @@ func (s *Settings) append(st State, r io.Reader, name string, close *float64) (S
 	if !slices.Equal(opts.States, class.States) {
 		return st, nil, fmt.Errorf("the stream's states %q differ from its class's %q", opts.States, class.States)
 	}
-	var rows []release.Row
-	var stats release.RowStats
+	var rows []reading.Row
+	var stats reading.RowStats
 	if r == nil {
 		// nothing to read: only closing
-	} else if stats, err = release.ReadRows(r, name, opts, func(row release.Row) error {
+	} else if stats, err = reading.ReadRows(r, name, opts, func(row reading.Row) error {
 		if len(rows) >= MaxRows {
 			return fmt.Errorf("%s:%d: more than %d rows in one append: append the file in parts", row.File, row.Line, MaxRows)
 		}
@@ -330,10 +331,10 @@ func (s *Settings) append(st State, r io.Reader, name string, close *float64) (S
 		}
 		if last, ok := next.Last[row.Series]; ok && next.Step > 0 {
 			g := (row.Time - last) / next.Step
-			if g >= release.MaxSpan {
+			if g >= reading.MaxSpan {
 				// refused before any count of the steps between is made
 				// (a window's missing readings would not fit an int)
-				return st, nil, fmt.Errorf("%s: series %q at time %s is more than %d steps of %v after its previous reading; is the time step right?", at, release.SeriesName(row.Series), row.TimeText, release.MaxSpan, next.Step)
+				return st, nil, fmt.Errorf("%s: series %q at time %s is more than %d steps of %v after its previous reading; is the time step right?", at, release.SeriesName(row.Series), row.TimeText, reading.MaxSpan, next.Step)
 			}
 			if math.Abs(g-math.Round(g)) > 1e-6*math.Max(1, g) {
 				return st, nil, fmt.Errorf("%s: series %q at time %s is %.6g steps of %v after its previous reading: readings must lie on the stream's time grid", at, release.SeriesName(row.Series), row.TimeText, g, next.Step)
@@ -353,7 +354,7 @@ func (s *Settings) append(st State, r io.Reader, name string, close *float64) (S
 		o.Complete = o.Complete && !stats.NullValues
 		// a missing value is a reading of unknown value: in the window's
 		// pattern, in no bin (docs/math.md §4.8, "missing values")
-		if row.State != release.Unknown {
+		if row.State != reading.Unknown {
 			o.Counts[row.State]++
 		}
 		p := o.Series[row.Series]
@@ -429,8 +430,8 @@ const MaxWindows = release.DefaultMaxWindows
 const MaxRows = 10_000_000
 
 // summary is the window's summary: its counts and public sizes.
-func (o *Open) summary(states []string, levels *release.Levels, step float64) *release.Summary {
-	sum := release.NewSummary(states, levels)
+func (o *Open) summary(states []string, levels *reading.Levels, step float64) *reading.Summary {
+	sum := reading.NewSummary(states, levels)
 	sum.Step = step
 	sum.Complete = o.Complete
 	copy(sum.Counts, o.Counts)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 	"github.com/pufferfish-privacy/pufferfish/release"
 )
 
@@ -25,7 +26,7 @@ func TestDeclaredSigmaIsTheSupremum(t *testing.T) {
 	for _, init := range []string{`"stationary"`, `"any"`, `[1, 0, 0]`} {
 		class := testClass(t, init)
 		for _, m := range []mechanism.Name{mechanism.Exact, mechanism.Approx} {
-			s, err := Declare(release.Spec{}, "1h", 1, m, "counts", class)
+			s, err := Declare(reading.Spec{}, "1h", 1, m, "counts", class)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -57,7 +58,7 @@ func FuzzAppend(f *testing.F) {
 	} {
 		f.Add(s, s)
 	}
-	s, err := Declare(release.Spec{States: "0,1,2"}, "1h", 1, mechanism.Exact, "counts", testClass(f, `"stationary"`))
+	s, err := Declare(reading.Spec{States: "0,1,2"}, "1h", 1, mechanism.Exact, "counts", testClass(f, `"stationary"`))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func FuzzAppend(f *testing.F) {
 // One append cannot release more windows than MaxWindows: it is refused
 // before any noise is drawn, naming the limit.
 func TestAppendWindowLimit(t *testing.T) {
-	s, err := Declare(release.Spec{States: "0,1,2"}, "1s", 1, mechanism.Exact, "counts", testClass(t, `"stationary"`))
+	s, err := Declare(reading.Spec{States: "0,1,2"}, "1s", 1, mechanism.Exact, "counts", testClass(t, `"stationary"`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +107,7 @@ func TestStreamMissingValuesNotRevealed(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, query := range []string{"counts", "mean"} {
-		s, err := Declare(release.Spec{SeriesCol: "s", TimeCol: "t", ValueCol: "v", Levels: "0:4:2"}, "2h", 1, mechanism.Exact, query, class)
+		s, err := Declare(reading.Spec{SeriesCol: "s", TimeCol: "t", ValueCol: "v", Levels: "0:4:2"}, "2h", 1, mechanism.Exact, query, class)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,7 +135,7 @@ func TestStreamMissingValuesNotRevealed(t *testing.T) {
 // the windows of 9999-12-30 and of 1600-01-01 are those days, not days
 // of 1816 and 2184 (int64 nanoseconds wrap outside 1678–2262).
 func TestAppendEveryRFC3339Year(t *testing.T) {
-	s, err := Declare(release.Spec{States: "0,1,2"}, "24h", 1, mechanism.Exact, "counts", testClass(t, `"stationary"`))
+	s, err := Declare(reading.Spec{States: "0,1,2"}, "24h", 1, mechanism.Exact, "counts", testClass(t, `"stationary"`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,10 +161,10 @@ func TestAppendEveryRFC3339Year(t *testing.T) {
 	}
 }
 
-// A gap of more steps than release.MaxSpan between two readings of a
+// A gap of more steps than reading.MaxSpan between two readings of a
 // series is refused before the steps between are counted.
 func TestAppendGapBounded(t *testing.T) {
-	s, err := Declare(release.Spec{States: "0,1,2", Step: 1}, "1h", 1, mechanism.Exact, "counts", testClass(t, `"stationary"`))
+	s, err := Declare(reading.Spec{States: "0,1,2", Step: 1}, "1h", 1, mechanism.Exact, "counts", testClass(t, `"stationary"`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +181,7 @@ func TestAppendGapBounded(t *testing.T) {
 // An appended row with a field the header does not name is refused with
 // its line, and nothing is appended.
 func TestAppendExtraFieldRefused(t *testing.T) {
-	s, err := Declare(release.Spec{States: "0,1,2"}, "1h", 1, mechanism.Exact, "counts", testClass(t, `"stationary"`))
+	s, err := Declare(reading.Spec{States: "0,1,2"}, "1h", 1, mechanism.Exact, "counts", testClass(t, `"stationary"`))
 	if err != nil {
 		t.Fatal(err)
 	}

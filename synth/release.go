@@ -9,6 +9,7 @@ import (
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/noise"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 	"github.com/pufferfish-privacy/pufferfish/release"
 )
 
@@ -28,7 +29,7 @@ type Release struct {
 // (docs/math.md §4.13: L = 4, σ the smaller valid bound) and returns it
 // pending: commit.Release checks the ledger, then draws the noise once
 // (package noise, opts.Source) and makes the chain.
-func Prepare(data *release.Data, class *markov.Class, fitted bool, opts release.Options) (*release.Pending, *Release, error) {
+func Prepare(data *reading.Data, class *markov.Class, fitted bool, opts release.Options) (*release.Pending, *Release, error) {
 	k := len(class.States)
 	r, err := release.CalibrateJoint(data, class, fitted, opts, Query, Lipschitz, min(k*k, math.MaxInt32))
 	if err != nil {

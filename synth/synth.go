@@ -24,7 +24,7 @@ import (
 	"strconv"
 
 	"github.com/pufferfish-privacy/pufferfish/estimate"
-	"github.com/pufferfish-privacy/pufferfish/release"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 )
 
 // Lipschitz is the transition matrix's constant in L1 per reading
@@ -37,7 +37,7 @@ const Query = "transitions"
 // Count is the k×k matrix of transition counts of data (from row, to
 // column): pairs of known readings one chain step apart in one series
 // (Data.Runs: a missing reading or value breaks them).
-func Count(data *release.Data) [][]float64 {
+func Count(data *reading.Data) [][]float64 {
 	k := len(data.States)
 	c := make([][]float64, k)
 	for i := range c {
@@ -55,7 +55,7 @@ func Count(data *release.Data) [][]float64 {
 // of rows one time step apart, public like the pattern (docs/math.md
 // §4.8). With every value known the transition counts sum to it; a
 // missing value removes its pairs from Count, never from Pairs.
-func Pairs(data *release.Data) int {
+func Pairs(data *reading.Data) int {
 	n := 0
 	for s, seq := range data.Seqs {
 		var off []int
@@ -161,7 +161,7 @@ func Stationary(p [][]float64) []float64 {
 // value at every row (which values were missing is not copied). Series
 // are named 1, 2, … in data's order: a series' name is an identifier that
 // no report prints, so it is not copied either. data is not modified.
-func Sample(p [][]float64, pi []float64, data *release.Data, rng *rand.Rand) (*release.Data, error) {
+func Sample(p [][]float64, pi []float64, data *reading.Data, rng *rand.Rand) (*reading.Data, error) {
 	k := len(data.States)
 	if len(p) != k || len(pi) != k {
 		return nil, errors.New("synth: the chain's states differ from the data's")
@@ -170,7 +170,7 @@ func Sample(p [][]float64, pi []float64, data *release.Data, rng *rand.Rand) (*r
 	for i := range names {
 		names[i] = strconv.Itoa(i + 1)
 	}
-	out := &release.Data{States: data.States, Series: names, Offsets: data.Offsets, Step: data.Step, StepSource: data.StepSource,
+	out := &reading.Data{States: data.States, Series: names, Offsets: data.Offsets, Step: data.Step, StepSource: data.StepSource,
 		Times: data.Times, TimeText: data.TimeText, Levels: data.Levels, Starts: data.Starts, Seqs: make([][]int, len(data.Seqs))}
 	draw := func(w []float64) int {
 		u := rng.Float64()

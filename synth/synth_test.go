@@ -11,6 +11,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/internal/brute"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 	"github.com/pufferfish-privacy/pufferfish/release"
 )
 
@@ -30,7 +31,7 @@ func transitions(k int, observed []bool) func(x []int) []int {
 
 // series writes one series of T hourly steps (missing: steps without a
 // row) with values from rng, and reads it back.
-func series(t *testing.T, k, T int, missing []int, rng *rand.Rand) (*release.Data, []bool) {
+func series(t *testing.T, k, T int, missing []int, rng *rand.Rand) (*reading.Data, []bool) {
 	t.Helper()
 	observed := make([]bool, T)
 	var b strings.Builder
@@ -50,7 +51,7 @@ func series(t *testing.T, k, T int, missing []int, rng *rand.Rand) (*release.Dat
 	for i := range states {
 		states[i] = fmt.Sprint(i)
 	}
-	data, err := release.ReadData(strings.NewReader(b.String()), "d.csv", release.CSVOptions{SeriesCol: "s", TimeCol: "t", StateCol: "state", States: states, Step: 3600})
+	data, err := reading.ReadData(strings.NewReader(b.String()), "d.csv", reading.CSVOptions{SeriesCol: "s", TimeCol: "t", StateCol: "state", States: states, Step: 3600})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,11 +178,11 @@ func TestCount(t *testing.T) {
 				prev = v
 			}
 		}
-		opts, err := release.Spec{SeriesCol: "s", TimeCol: "t", ValueCol: "v", Levels: "0:3:3", Step: 1}.CSV()
+		opts, err := reading.Spec{SeriesCol: "s", TimeCol: "t", ValueCol: "v", Levels: "0:3:3", Step: 1}.CSV()
 		if err != nil {
 			t.Fatal(err)
 		}
-		data, err := release.ReadData(strings.NewReader(b.String()), "d.csv", opts)
+		data, err := reading.ReadData(strings.NewReader(b.String()), "d.csv", opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -259,12 +260,12 @@ func TestProjectAndStationary(t *testing.T) {
 // at every row (none missing), and the chain's transition frequencies.
 func TestSampleKeepsThePattern(t *testing.T) {
 	in := "s,t,v\na,0,0.5\na,1,NA\na,3,1.5\nb,5,1.5\nb,6,0.5\n"
-	opts, err := release.Spec{SeriesCol: "s", TimeCol: "t", ValueCol: "v", Levels: "0:2:2", Step: 1}.CSV()
+	opts, err := reading.Spec{SeriesCol: "s", TimeCol: "t", ValueCol: "v", Levels: "0:2:2", Step: 1}.CSV()
 	if err != nil {
 		t.Fatal(err)
 	}
 	opts.KeepTimes = true
-	data, err := release.ReadData(strings.NewReader(in), "d.csv", opts)
+	data, err := reading.ReadData(strings.NewReader(in), "d.csv", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +287,7 @@ func TestSampleKeepsThePattern(t *testing.T) {
 		}
 	}
 	// frequencies over a long series
-	long := &release.Data{States: []string{"0", "1"}, Seqs: [][]int{make([]int, 200000)}, Series: []string{""}}
+	long := &reading.Data{States: []string{"0", "1"}, Seqs: [][]int{make([]int, 200000)}, Series: []string{""}}
 	syn, _ = Sample(P, Stationary(P), long, rand.New(rand.NewPCG(3, 4)))
 	var n [2][2]float64
 	for t := 1; t < len(syn.Seqs[0]); t++ {
@@ -304,8 +305,8 @@ func TestSampleKeepsThePattern(t *testing.T) {
 // rows one step apart (states from CSV: every value known, so the sum is
 // that number; docs/math.md §4.14).
 func TestTransitionEstimate(t *testing.T) {
-	opts, _ := release.Spec{SeriesCol: "s", TimeCol: "t", StateCol: "v", States: "x,y"}.CSV()
-	data, err := release.ReadData(strings.NewReader("s,t,v\na,0,x\na,1,x\na,2,y\na,4,y\na,5,x\nb,0,y\nb,1,y\n"), "d.csv", opts)
+	opts, _ := reading.Spec{SeriesCol: "s", TimeCol: "t", StateCol: "v", States: "x,y"}.CSV()
+	data, err := reading.ReadData(strings.NewReader("s,t,v\na,0,x\na,1,x\na,2,y\na,4,y\na,5,x\nb,0,y\nb,1,y\n"), "d.csv", opts)
 	if err != nil {
 		t.Fatal(err)
 	}

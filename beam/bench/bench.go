@@ -4,7 +4,7 @@
 // partition per state: the same output as puffbeam's histogram) and a
 // plain Beam count per state (no privacy: the floor any pipeline that
 // reads the rows pays). All three read the files with the core's reader
-// (release.ReadRows), so they differ only in what they do with the rows.
+// (reading.ReadRows), so they differ only in what they do with the rows.
 package bench
 
 import (
@@ -25,8 +25,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/transforms/stats"
 	"github.com/google/differential-privacy/privacy-on-beam/v3/pbeam"
-
-	"github.com/pufferfish-privacy/pufferfish/release"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 )
 
 // States are the generated readings' states (release/example's class).
@@ -121,7 +120,7 @@ type readFn struct {
 }
 
 func (f *readFn) ProcessElement(ctx context.Context, file fileio.ReadableFile, emit func(string, string)) error {
-	opts, err := release.Spec{}.CSV()
+	opts, err := reading.Spec{}.CSV()
 	if err != nil {
 		return err
 	}
@@ -131,7 +130,7 @@ func (f *readFn) ProcessElement(ctx context.Context, file fileio.ReadableFile, e
 		return err
 	}
 	defer rc.Close()
-	_, err = release.ReadRows(rc, file.Metadata.Path, opts, func(r release.Row) error {
+	_, err = reading.ReadRows(rc, file.Metadata.Path, opts, func(r reading.Row) error {
 		if r.State >= 0 {
 			emit(r.Series, f.States[r.State])
 		}

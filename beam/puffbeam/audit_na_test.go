@@ -11,6 +11,7 @@ import (
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 	"github.com/pufferfish-privacy/pufferfish/release"
 )
 
@@ -45,7 +46,7 @@ func TestAuditNAPipelineEqualsCore(t *testing.T) {
 		name := filepath.Join(dir, fmt.Sprintf("part-%d.csv", i))
 		if i == 2 {
 			f, _ := os.Create(strings.TrimSuffix(name, ".csv") + ".parquet")
-			if err := release.WriteParquet(f, strings.NewReader(header+p), name, map[string]string{"time": "int64", "kw": "double"}, 4); err != nil {
+			if err := reading.WriteParquet(f, strings.NewReader(header+p), name, map[string]string{"time": "int64", "kw": "double"}, 4); err != nil {
 				t.Fatal(err)
 			}
 			f.Close()
@@ -57,7 +58,7 @@ func TestAuditNAPipelineEqualsCore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := release.Spec{ValueCol: "kw", Levels: "0:3:3", TimeCol: "time", SeriesCol: "series"}
+	spec := reading.Spec{ValueCol: "kw", Levels: "0:3:3", TimeCol: "time", SeriesCol: "series"}
 	for _, c := range []struct {
 		query  string
 		fit    bool

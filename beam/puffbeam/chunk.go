@@ -7,7 +7,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/pufferfish-privacy/pufferfish/release"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 )
 
 // chunk is rows of one series read from one file, held in columns: what
@@ -29,7 +29,7 @@ type chunk struct {
 	Ends  []int  // row i's text ends at Ends[i] in Texts (a plain row's is empty)
 }
 
-func (c *chunk) add(r release.Row) {
+func (c *chunk) add(r reading.Row) {
 	var buf [32]byte
 	plain := string(plainText(buf[:0], r.Time, c.Unit)) == r.TimeText
 	if !plain {
@@ -54,15 +54,15 @@ func collect(chunks func(*chunk) bool) []chunk {
 }
 
 // rowsOf is every row of a series, from its chunks, as the core's rows
-// (release.SeriesStep and release.AssembleSeries read them). Without
+// (reading.SeriesStep and reading.AssembleSeries read them). Without
 // texts, a time written as its plain number of units has no text: the
 // core reads the text only to name a bad row.
-func rowsOf(series string, cs []chunk, texts bool) []release.Row {
+func rowsOf(series string, cs []chunk, texts bool) []reading.Row {
 	n := 0
 	for _, c := range cs {
 		n += len(c.Times)
 	}
-	rows := make([]release.Row, 0, n)
+	rows := make([]reading.Row, 0, n)
 	for _, c := range cs {
 		held := string(c.Texts) // one string per chunk; the rows' times share it
 		from := 0
@@ -71,7 +71,7 @@ func rowsOf(series string, cs []chunk, texts bool) []release.Row {
 			if c.Plain[i] && texts {
 				text = string(plainText(nil, t, c.Unit))
 			}
-			rows = append(rows, release.Row{Series: series, Time: t, TimeText: text, State: c.States[i], File: c.File, Line: c.Lines[i]})
+			rows = append(rows, reading.Row{Series: series, Time: t, TimeText: text, State: c.States[i], File: c.File, Line: c.Lines[i]})
 			from = c.Ends[i]
 		}
 	}

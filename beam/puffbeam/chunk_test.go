@@ -7,7 +7,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/pufferfish-privacy/pufferfish/release"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 )
 
 // randomRows is n rows of one series as a reader would pass them: stretches
@@ -15,8 +15,8 @@ import (
 // written as their number of units) and irregular rows (fractional,
 // huge, negative or −0 times, times written otherwise, lines out of
 // order, missing values).
-func randomRows(rng *rand.Rand, n int, unit float64) []release.Row {
-	rows := make([]release.Row, n)
+func randomRows(rng *rand.Rand, n int, unit float64) []reading.Row {
+	rows := make([]reading.Row, n)
 	t, line := float64(rng.IntN(1<<20))*60, 2+rng.IntN(100)
 	for i := range rows {
 		t += 60
@@ -38,7 +38,7 @@ func randomRows(rng *rand.Rand, n int, unit float64) []release.Row {
 			t = math.Floor(t) + 0.5
 			text = string(plainText(nil, t, unit))
 		}
-		rows[i] = release.Row{Series: "s", Time: t, TimeText: text, State: rng.IntN(300) - 1, File: "dir/part-ü.csv", Line: line}
+		rows[i] = reading.Row{Series: "s", Time: t, TimeText: text, State: rng.IntN(300) - 1, File: "dir/part-ü.csv", Line: line}
 	}
 	return rows
 }
@@ -50,7 +50,7 @@ func TestChunkCoderRoundTrip(t *testing.T) {
 	for _, n := range []int{0, 1, 2, 7, 1000, 5000} {
 		unit := []float64{0, 1, 60, 1e-3}[n%4]
 		rows := randomRows(rng, n, unit)
-		rows = append(rows, release.Row{Series: "s", Time: math.Inf(-1), TimeText: "x", State: -1, File: "dir/part-ü.csv", Line: math.MaxInt32 * 3})
+		rows = append(rows, reading.Row{Series: "s", Time: math.Inf(-1), TimeText: "x", State: -1, File: "dir/part-ü.csv", Line: math.MaxInt32 * 3})
 		c := chunk{File: "dir/part-ü.csv", Unit: unit}
 		for _, r := range rows {
 			c.add(r)
@@ -97,7 +97,7 @@ func TestChunkRegularRowsAreSmall(t *testing.T) {
 		for i := range 5000 {
 			// a time as written is its plain number of units: no text held
 			tm := float64(1_700_000_000 + 60*i)
-			c.add(release.Row{Time: tm, TimeText: string(plainText(nil, tm, unit)), State: i % 7 / 3, Line: 1000 + i})
+			c.add(reading.Row{Time: tm, TimeText: string(plainText(nil, tm, unit)), State: i % 7 / 3, Line: 1000 + i})
 		}
 		b, err := encodeChunk(c)
 		if err != nil {
@@ -117,9 +117,9 @@ func TestChunkRegularRowsAreSmall(t *testing.T) {
 // number of units carry their time's text.
 func TestRowsWithoutTexts(t *testing.T) {
 	c := chunk{File: "f.csv", Unit: 60}
-	c.add(release.Row{Time: 120, TimeText: "2", Line: 2})
-	c.add(release.Row{Time: 180, TimeText: "3.0", Line: 3})
-	c.add(release.Row{Time: 90, TimeText: "1.5", Line: 4})
+	c.add(reading.Row{Time: 120, TimeText: "2", Line: 2})
+	c.add(reading.Row{Time: 180, TimeText: "3.0", Line: 3})
+	c.add(reading.Row{Time: 90, TimeText: "1.5", Line: 4})
 	var got []string
 	for _, r := range rowsOf("s", []chunk{c}, false) {
 		got = append(got, r.TimeText)
@@ -152,7 +152,7 @@ func TestChunkDecoderRandomBytes(t *testing.T) {
 // with its chunk's file.
 func TestSeriesRowsOverChunks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	var want []release.Row
+	var want []reading.Row
 	var cs []chunk
 	for f := range 3 {
 		var c chunk

@@ -16,6 +16,7 @@ import (
 
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"github.com/pufferfish-privacy/pufferfish/mqm"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 	"github.com/pufferfish-privacy/pufferfish/release"
 	"github.com/pufferfish-privacy/pufferfish/release/commit"
 )
@@ -140,19 +141,19 @@ func mustJSON(v any) []byte {
 // core writes it from the patterns (release.Pending.RecordSeries), in
 // series order. segs iterates (series, observation pattern as JSON).
 func recordOf(p *release.Pending, segs func(*string, *string) bool) error {
-	var pats []release.SeriesPattern
+	var pats []reading.SeriesPattern
 	var series, pattern string
 	for segs(&series, &pattern) {
 		var ob mqm.Observation
 		if err := json.Unmarshal([]byte(pattern), &ob); err != nil {
 			return fmt.Errorf("series %q: pattern: %w", series, err)
 		}
-		pats = append(pats, release.SeriesPattern{Series: series, Observation: ob})
+		pats = append(pats, reading.SeriesPattern{Series: series, Observation: ob})
 	}
 	if len(pats) == 0 {
 		return errors.New("no observations to release")
 	}
-	slices.SortFunc(pats, func(a, b release.SeriesPattern) int { return strings.Compare(a.Series, b.Series) })
+	slices.SortFunc(pats, func(a, b reading.SeriesPattern) int { return strings.Compare(a.Series, b.Series) })
 	for i := 1; i < len(pats); i++ {
 		if pats[i].Series == pats[i-1].Series {
 			return fmt.Errorf("series %q is counted twice", pats[i].Series)

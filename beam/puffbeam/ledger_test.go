@@ -23,6 +23,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"github.com/pufferfish-privacy/pufferfish/mqm"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 	"github.com/pufferfish-privacy/pufferfish/record"
 	"github.com/pufferfish-privacy/pufferfish/release"
 	"github.com/pufferfish-privacy/pufferfish/release/commit"
@@ -128,7 +129,7 @@ func TestLedgerRecordsTheRelease(t *testing.T) {
 			s := newLedger(t, dsn, dataset, "10")
 			cfg := Config{Input: filepath.Join(dir, "part-*"), Class: fixedStart, Epsilon: 0.5, EpsilonRat: "1/2", Method: string(m),
 				Output: filepath.Join(t.TempDir(), fmt.Sprint("report", i, ".json")), Ledger: dsn, Dataset: dataset,
-				Spec: release.Spec{ValueCol: "kw", Levels: "0:3:3", TimeCol: "time", SeriesCol: "series"}}
+				Spec: reading.Spec{ValueCol: "kw", Levels: "0:3:3", TimeCol: "time", SeriesCol: "series"}}
 			if c.fit {
 				cfg.Class, cfg.Fit, cfg.Smoothing = "", true, 0.5
 			}
@@ -181,7 +182,7 @@ func TestLedgerRecordsTheRelease(t *testing.T) {
 		// the class of a fixed start is calibrated for every start: σ
 		// differs from an unrecorded release's
 		cfg := Config{Input: filepath.Join(dir, "part-*"), Class: fixedStart, Epsilon: 0.5, Method: "exact", Output: filepath.Join(t.TempDir(), "plain.json"),
-			Spec: release.Spec{ValueCol: "kw", Levels: "0:3:3", TimeCol: "time", SeriesCol: "series"}}
+			Spec: reading.Spec{ValueCol: "kw", Levels: "0:3:3", TimeCol: "time", SeriesCol: "series"}}
 		plain := runPipeline(t, cfg)
 		var a struct{ Sigma float64 }
 		json.Unmarshal(plain, &a)
@@ -212,7 +213,7 @@ func TestLedgerRefusesOverBudget(t *testing.T) {
 		s := newLedger(t, dsn, "meters", "0.4")
 		cfg := Config{Input: filepath.Join(dir, "part-*"), Class: class, Epsilon: 0.5, EpsilonRat: "1/2", Method: "exact",
 			Output: filepath.Join(t.TempDir(), "report.json"), Ledger: dsn, Dataset: "meters",
-			Spec: release.Spec{ValueCol: "kw", Levels: "0:3:3", TimeCol: "time", SeriesCol: "series"}}
+			Spec: reading.Spec{ValueCol: "kw", Levels: "0:3:3", TimeCol: "time", SeriesCol: "series"}}
 		p, sc := beam.NewPipelineWithRoot()
 		if err := Build(sc, cfg); err != nil {
 			t.Fatal(err)
@@ -270,9 +271,9 @@ func TestExactEpsilonReachesTheLedger(t *testing.T) {
 		dir := t.TempDir()
 		for i := range 10 {
 			cfg := Config{Class: class, Epsilon: 5.0 / 9, EpsilonRat: "5/9", Method: "exact", Output: filepath.Join(dir, fmt.Sprint(i, ".json")),
-				Ledger: dsn, Dataset: "ex", RunID: fmt.Sprint("run-", i), Spec: release.Spec{TimeCol: "time", SeriesCol: "series"}}
+				Ledger: dsn, Dataset: "ex", RunID: fmt.Sprint("run-", i), Spec: reading.Spec{TimeCol: "time", SeriesCol: "series"}}
 			a, segs := reportInputs(t)
-			err := (&reportFn{Cfg: cfg}).ProcessElement(context.Background(), a, 1, release.RowStats{}, segs)
+			err := (&reportFn{Cfg: cfg}).ProcessElement(context.Background(), a, 1, reading.RowStats{}, segs)
 			if i < 9 && err != nil {
 				t.Fatalf("release %d: %v", i+1, err)
 			}
@@ -294,7 +295,7 @@ func TestExactEpsilonReachesTheLedger(t *testing.T) {
 	dsn := filepath.Join(t.TempDir(), "l.db")
 	s := newLedger(t, dsn, "ex", "5")
 	cfg := Config{Input: filepath.Join(dir, "part-*"), Class: class, Epsilon: 5.0 / 9, EpsilonRat: "5/9", Method: "exact", Output: filepath.Join(dir, "r.json"),
-		Ledger: dsn, Dataset: "ex", Spec: release.Spec{ValueCol: "kw", Levels: "0:3:3", TimeCol: "time", SeriesCol: "series"}}
+		Ledger: dsn, Dataset: "ex", Spec: reading.Spec{ValueCol: "kw", Levels: "0:3:3", TimeCol: "time", SeriesCol: "series"}}
 	runPipeline(t, cfg)
 	entries, err := s.Entries(context.Background(), "ex")
 	if err != nil || len(entries) != 1 {
@@ -314,7 +315,7 @@ func TestRetryReplaysTheRecordedRelease(t *testing.T) {
 	s := newLedger(t, dsn, "ds", "10")
 	out := filepath.Join(t.TempDir(), "report.json")
 	cfg := Config{Class: class, Epsilon: 1, EpsilonRat: "1", Method: "exact", Output: out, Ledger: dsn, Dataset: "ds",
-		Spec: release.Spec{TimeCol: "time", SeriesCol: "series"}, Warning: "a warning"}
+		Spec: reading.Spec{TimeCol: "time", SeriesCol: "series"}, Warning: "a warning"}
 	// Build gives the run its id, once
 	if err := cfg.checkRecording(); err != nil || cfg.RunID == "" {
 		t.Fatalf("no run id: %v", err)
@@ -322,7 +323,7 @@ func TestRetryReplaysTheRecordedRelease(t *testing.T) {
 	var reports [][]byte
 	for range 2 {
 		a, segs := reportInputs(t)
-		if err := (&reportFn{Cfg: cfg}).ProcessElement(context.Background(), a, 1, release.RowStats{}, segs); err != nil {
+		if err := (&reportFn{Cfg: cfg}).ProcessElement(context.Background(), a, 1, reading.RowStats{}, segs); err != nil {
 			t.Fatal(err)
 		}
 		b, err := os.ReadFile(out)
@@ -345,7 +346,7 @@ func TestRetryReplaysTheRecordedRelease(t *testing.T) {
 	// another run (a new id) is a new release
 	cfg.RunID = NewRunID()
 	a, segs := reportInputs(t)
-	if err := (&reportFn{Cfg: cfg}).ProcessElement(context.Background(), a, 1, release.RowStats{}, segs); err != nil {
+	if err := (&reportFn{Cfg: cfg}).ProcessElement(context.Background(), a, 1, reading.RowStats{}, segs); err != nil {
 		t.Fatal(err)
 	}
 	st, err := s.Dataset(context.Background(), "ds")
@@ -358,7 +359,7 @@ func TestRetryReplaysTheRecordedRelease(t *testing.T) {
 	// the same id with a different release is refused, not replayed
 	cfg.Epsilon, cfg.EpsilonRat = 0.5, "1/2"
 	a, segs = reportInputs(t)
-	if err := (&reportFn{Cfg: cfg}).ProcessElement(context.Background(), a, 1, release.RowStats{}, segs); err == nil || !strings.Contains(err.Error(), ledger.ErrKeyReused.Error()) {
+	if err := (&reportFn{Cfg: cfg}).ProcessElement(context.Background(), a, 1, reading.RowStats{}, segs); err == nil || !strings.Contains(err.Error(), ledger.ErrKeyReused.Error()) {
 		t.Fatalf("a run id reused for another release: %v", err)
 	}
 }
@@ -376,7 +377,7 @@ func TestLedgerWindowsAreOneRelease(t *testing.T) {
 	dsn := filepath.Join(t.TempDir(), "l.db")
 	s := newLedger(t, dsn, "w", "10")
 	cfg := Config{Input: filepath.Join(dir, "part-*"), Class: fixedStart, Epsilon: 0.5, EpsilonRat: "1/2", Method: "exact", Output: filepath.Join(dir, "w.json"),
-		Window: 10 * time.Minute, Ledger: dsn, Dataset: "w", Spec: release.Spec{ValueCol: "kw", Levels: "0:3:3", TimeCol: "time", SeriesCol: "series"}}
+		Window: 10 * time.Minute, Ledger: dsn, Dataset: "w", Spec: reading.Spec{ValueCol: "kw", Levels: "0:3:3", TimeCol: "time", SeriesCol: "series"}}
 	got := runPipeline(t, cfg)
 	entries, err := s.Entries(context.Background(), "w")
 	if err != nil || len(entries) != 1 {
@@ -424,7 +425,7 @@ func TestLogAppendsTheRelease(t *testing.T) {
 	}
 	logs := t.TempDir()
 	cfg := Config{Input: filepath.Join(dir, "part-*"), Class: fixedStart, Epsilon: 0.25, EpsilonRat: "1/4", Method: "approx", Output: filepath.Join(dir, "l.json"),
-		Log: filepath.Join(logs, "pipeline.json"), Spec: release.Spec{ValueCol: "kw", Levels: "0:3:3", TimeCol: "time", SeriesCol: "series"}}
+		Log: filepath.Join(logs, "pipeline.json"), Spec: reading.Spec{ValueCol: "kw", Levels: "0:3:3", TimeCol: "time", SeriesCol: "series"}}
 	var got []byte
 	for range 2 {
 		got = runPipeline(t, cfg)
@@ -462,7 +463,7 @@ func TestPipelineProfileEqualsCore(t *testing.T) {
 		t.Fatal(err)
 	}
 	// times in minutes: readings an hour apart, over several cells
-	spec := release.Spec{ValueCol: "kw", Levels: "0:3:3", TimeCol: "time", SeriesCol: "series", TimeUnit: 60, TZ: "Europe/Paris"}
+	spec := reading.Spec{ValueCol: "kw", Levels: "0:3:3", TimeCol: "time", SeriesCol: "series", TimeUnit: 60, TZ: "Europe/Paris"}
 	for _, kind := range []string{"hour-of-day", "week-hour"} {
 		dsn := filepath.Join(t.TempDir(), "l.db")
 		s := newLedger(t, dsn, "p", "10")

@@ -1,11 +1,11 @@
 // Package puffbeam is puff release as an Apache Beam pipeline, for
 // populations whose readings do not fit one machine. The distributed part
 // is counting: each file's rows are read with the core's parser
-// (release.ReadRows), grouped by series, ordered by time and placed on the
-// data's time grid (release.AssembleSeries, with the step the smallest
+// (reading.ReadRows), grouped by series, ordered by time and placed on the
+// data's time grid (reading.AssembleSeries, with the step the smallest
 // positive difference over every series, as puff release's default), and
 // summarised: readings per state and the multiset of observation patterns
-// (release.Summary). σ depends on the data only through those patterns,
+// (reading.Summary). σ depends on the data only through those patterns,
 // so it is computed once, on a single element, by the core (mqm via
 // release.PrepareSummary), and the noise is drawn once per bin with the
 // core's secure sampler. The report is puff release --json's, with the
@@ -35,6 +35,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mqm"
 	"github.com/pufferfish-privacy/pufferfish/query"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 	"github.com/pufferfish-privacy/pufferfish/release"
 )
 
@@ -44,7 +45,7 @@ import (
 // worker): ε's exact rational travels as its string.
 type Config struct {
 	Input   string // glob
-	Spec    release.Spec
+	Spec    reading.Spec
 	Class   string // class JSON (the --class file's content)
 	Epsilon float64
 	// EpsilonRat is ε as the exact rational the user wrote ("5/9",
@@ -114,9 +115,9 @@ func (c Config) states() ([]string, error) {
 }
 
 func init() {
-	register.DoFn4x1[context.Context, fileio.ReadableFile, func(string, chunk), func(release.RowStats), error](&readFn{})
+	register.DoFn4x1[context.Context, fileio.ReadableFile, func(string, chunk), func(reading.RowStats), error](&readFn{})
 	register.Emitter2[string, chunk]()
-	register.Emitter1[release.RowStats]()
+	register.Emitter1[reading.RowStats]()
 	register.Function3x0(stepFn)
 	register.Iter1[chunk]()
 	register.Emitter1[float64]()
@@ -126,18 +127,18 @@ func init() {
 	register.Emitter1[Partial]()
 	register.Combiner3[Acc, Partial, Acc](&summaryFn{})
 	register.Combiner3[float64, float64, float64](&minFn{})
-	register.Combiner3[release.RowStats, release.RowStats, release.RowStats](&statsFn{})
-	register.DoFn5x1[context.Context, Acc, float64, release.RowStats, func(*string, *string) bool, error](&reportFn{})
+	register.Combiner3[reading.RowStats, reading.RowStats, reading.RowStats](&statsFn{})
+	register.DoFn5x1[context.Context, Acc, float64, reading.RowStats, func(*string, *string) bool, error](&reportFn{})
 	register.DoFn7x1[string, func(*chunk) bool, float64, func(int64, Partial), func(string), func(Partial), func(string, string), error](&windowFn{})
 	register.Emitter2[int64, Partial]()
 	register.Emitter1[string]()
-	register.DoFn8x1[context.Context, []byte, float64, release.RowStats, Acc, func(*int64, *Acc) bool, func(*string, *int) bool, func(*string, *string) bool, error](&windowReportFn{})
+	register.DoFn8x1[context.Context, []byte, float64, reading.RowStats, Acc, func(*int64, *Acc) bool, func(*string, *int) bool, func(*string, *string) bool, error](&windowReportFn{})
 	register.DoFn6x1[string, func(*chunk) bool, float64, func(int64, Partial), func(Partial), func(string, string), error](&profileFn{})
-	register.DoFn7x1[context.Context, []byte, float64, release.RowStats, Acc, func(*int64, *Acc) bool, func(*string, *string) bool, error](&profileReportFn{})
+	register.DoFn7x1[context.Context, []byte, float64, reading.RowStats, Acc, func(*int64, *Acc) bool, func(*string, *string) bool, error](&profileReportFn{})
 	register.Function1x2(withOne)
 	register.Combiner1[int](&countFn{})
 	beam.RegisterCoder(reflect.TypeOf((*chunk)(nil)).Elem(), encodeChunk, decodeChunk)
-	beam.RegisterType(reflect.TypeOf((*release.RowStats)(nil)).Elem())
+	beam.RegisterType(reflect.TypeOf((*reading.RowStats)(nil)).Elem())
 	beam.RegisterType(reflect.TypeOf((*Partial)(nil)).Elem())
 	beam.RegisterType(reflect.TypeOf((*Acc)(nil)).Elem())
 }
@@ -204,7 +205,7 @@ func Build(s beam.Scope, cfg Config) (err error) {
 // fails the pipeline, nothing is dropped silently) and passes them on as
 // chunks, one per series and at most maxBuffered rows held at a time.
 type readFn struct {
-	Spec   release.Spec
+	Spec   reading.Spec
 	States []string
 }
 
@@ -212,7 +213,7 @@ type readFn struct {
 // on: the reader's memory is bounded whatever the file's size.
 const maxBuffered = 1 << 18
 
-func (f *readFn) ProcessElement(ctx context.Context, file fileio.ReadableFile, emit func(string, chunk), emitStats func(release.RowStats)) error {
+func (f *readFn) ProcessElement(ctx context.Context, file fileio.ReadableFile, emit func(string, chunk), emitStats func(reading.RowStats)) error {
 	opts, err := f.Spec.CSV()
 	if err != nil {
 		return err
@@ -234,7 +235,7 @@ func (f *readFn) ProcessElement(ctx context.Context, file fileio.ReadableFile, e
 		clear(buf)
 		held = 0
 	}
-	st, err := release.ReadRows(rc, file.Metadata.Path, opts, func(r release.Row) error {
+	st, err := reading.ReadRows(rc, file.Metadata.Path, opts, func(r reading.Row) error {
 		c := buf[r.Series]
 		if c == nil {
 			c = &chunk{File: r.File, Unit: f.Spec.TimeUnit}
@@ -256,7 +257,7 @@ func (f *readFn) ProcessElement(ctx context.Context, file fileio.ReadableFile, e
 
 // stepFn is one series' smallest positive time difference.
 func stepFn(series string, chunks func(*chunk) bool, emit func(float64)) {
-	emit(release.SeriesStep(rowsOf(series, collect(chunks), false)))
+	emit(reading.SeriesStep(rowsOf(series, collect(chunks), false)))
 }
 
 type minFn struct{}
@@ -267,12 +268,12 @@ func (minFn) MergeAccumulators(a, b float64) float64 { return min(a, b) }
 
 type statsFn struct{}
 
-func (statsFn) CreateAccumulator() release.RowStats { return release.RowStats{} }
-func (statsFn) AddInput(a, v release.RowStats) release.RowStats {
-	return release.RowStats{Clipped: a.Clipped + v.Clipped, MissingValues: a.MissingValues + v.MissingValues, NullValues: a.NullValues || v.NullValues}
+func (statsFn) CreateAccumulator() reading.RowStats { return reading.RowStats{} }
+func (statsFn) AddInput(a, v reading.RowStats) reading.RowStats {
+	return reading.RowStats{Clipped: a.Clipped + v.Clipped, MissingValues: a.MissingValues + v.MissingValues, NullValues: a.NullValues || v.NullValues}
 }
-func (statsFn) MergeAccumulators(a, b release.RowStats) release.RowStats {
-	return release.RowStats{Clipped: a.Clipped + b.Clipped, MissingValues: a.MissingValues + b.MissingValues, NullValues: a.NullValues || b.NullValues}
+func (statsFn) MergeAccumulators(a, b reading.RowStats) reading.RowStats {
+	return reading.RowStats{Clipped: a.Clipped + b.Clipped, MissingValues: a.MissingValues + b.MissingValues, NullValues: a.NullValues || b.NullValues}
 }
 
 // Partial is one series' contribution to the summary.
@@ -312,11 +313,11 @@ func gridStep(given, data float64) float64 {
 func assemble(series string, chunks func(*chunk) bool, given, dataStep float64) ([]int, []float64, mqm.Observation, error) {
 	cs := collect(chunks)
 	step := gridStep(given, dataStep)
-	seq, secs, ob, err := release.AssembleSeries(rowsOf(series, cs, false), step)
+	seq, secs, ob, err := reading.AssembleSeries(rowsOf(series, cs, false), step)
 	if err != nil {
 		// the core names a bad row by its time as written: the same rows
 		// again, with every time's text, for that message
-		if _, _, _, withTexts := release.AssembleSeries(rowsOf(series, cs, true), step); withTexts != nil {
+		if _, _, _, withTexts := reading.AssembleSeries(rowsOf(series, cs, true), step); withTexts != nil {
 			err = withTexts
 		}
 	}
@@ -330,7 +331,7 @@ func (f *assembleFn) ProcessElement(series string, chunks func(*chunk) bool, dat
 	}
 	p := Partial{Counts: make([]float64, f.States), Len: ob.Len, Gaps: ob.Gaps()}
 	for _, v := range seq {
-		if v != release.Unknown { // a reading of unknown value: in the pattern, in no bin
+		if v != reading.Unknown { // a reading of unknown value: in the pattern, in no bin
 			p.Counts[v]++
 		}
 	}
@@ -354,7 +355,7 @@ func (f *assembleFn) ProcessElement(series string, chunks func(*chunk) bool, dat
 func transitions(seq []int, ob mqm.Observation, k int) []float64 {
 	t := make([]float64, k*k)
 	for j := 1; j < len(seq); j++ {
-		if seq[j-1] != release.Unknown && seq[j] != release.Unknown && (ob.Times == nil || ob.Times[j]-ob.Times[j-1] == 1) {
+		if seq[j-1] != reading.Unknown && seq[j] != reading.Unknown && (ob.Times == nil || ob.Times[j]-ob.Times[j-1] == 1) {
 			t[seq[j-1]*k+seq[j]]++
 		}
 	}
@@ -435,7 +436,7 @@ func addTo(a, b []float64) []float64 {
 // report.
 type reportFn struct{ Cfg Config }
 
-func (f *reportFn) ProcessElement(ctx context.Context, a Acc, dataStep float64, st release.RowStats, segs func(*string, *string) bool) error {
+func (f *reportFn) ProcessElement(ctx context.Context, a Acc, dataStep float64, st reading.RowStats, segs func(*string, *string) bool) error {
 	class, err := f.Cfg.class(a)
 	if err != nil {
 		return err
@@ -482,25 +483,25 @@ func (c Config) class(a Acc) (*markov.Class, error) {
 }
 
 // Summary turns the combined accumulator into the core's summary.
-func (a Acc) Summary(class *markov.Class, spec release.Spec, dataStep float64, st release.RowStats) (*release.Summary, error) {
+func (a Acc) Summary(class *markov.Class, spec reading.Spec, dataStep float64, st reading.RowStats) (*reading.Summary, error) {
 	opts, err := spec.CSV()
 	if err != nil {
 		return nil, err
 	}
-	sum := release.NewSummary(class.States, opts.Levels)
+	sum := reading.NewSummary(class.States, opts.Levels)
 	sum.Step, sum.StepSource = gridStep(spec.Step, dataStep), "given"
 	if spec.Step == 0 {
 		sum.StepSource = "the smallest difference between consecutive times in the data"
 	}
 	sum.Clipped, sum.MissingValues = st.Clipped, st.MissingValues
-	part := release.NewSummary(class.States, opts.Levels)
+	part := reading.NewSummary(class.States, opts.Levels)
 	part.Step = sum.Step
 	for key, n := range a.Patterns {
 		var ob mqm.Observation
 		if err := json.Unmarshal([]byte(key), &ob); err != nil {
 			return nil, err
 		}
-		part.Patterns[release.PatternKey(ob)] = &release.Pattern{Observation: ob, Series: n}
+		part.Patterns[reading.PatternKey(ob)] = &reading.Pattern{Observation: ob, Series: n}
 	}
 	copy(part.Counts, a.Counts)
 	part.Sequences, part.Observations, part.Missing, part.MinLength, part.MaxLength = a.Sequences, a.Observations, a.Missing, a.MinLen, a.MaxLen
@@ -558,7 +559,7 @@ func (f *windowFn) ProcessElement(series string, chunks func(*chunk) bool, dataS
 	for _, p := range parts {
 		pt := Partial{Counts: make([]float64, f.States), Len: p.Ob.Len, Gaps: p.Ob.Gaps()}
 		for _, v := range p.Seq {
-			if v != release.Unknown {
+			if v != reading.Unknown {
 				pt.Counts[v]++
 			}
 		}
@@ -568,7 +569,7 @@ func (f *windowFn) ProcessElement(series string, chunks func(*chunk) bool, dataS
 		}
 		pt.Pattern = string(b)
 		emit(p.Window, pt)
-		sig = append(sig, release.SignaturePart{Window: p.Window, First: p.Ob.Start, Last: p.Ob.End(), Pattern: release.PatternKey(p.Ob)})
+		sig = append(sig, release.SignaturePart{Window: p.Window, First: p.Ob.Start, Last: p.Ob.End(), Pattern: reading.PatternKey(p.Ob)})
 	}
 	b, err := json.Marshal(sig)
 	if err != nil {
@@ -599,7 +600,7 @@ func (countFn) MergeAccumulators(a, b int) int { return a + b }
 // report.
 type windowReportFn struct{ Cfg Config }
 
-func (f *windowReportFn) ProcessElement(ctx context.Context, _ []byte, dataStep float64, st release.RowStats, whole Acc, wins func(*int64, *Acc) bool, sigs func(*string, *int) bool, segs func(*string, *string) bool) error {
+func (f *windowReportFn) ProcessElement(ctx context.Context, _ []byte, dataStep float64, st reading.RowStats, whole Acc, wins func(*int64, *Acc) bool, sigs func(*string, *int) bool, segs func(*string, *string) bool) error {
 	class, err := f.Cfg.class(whole)
 	if err != nil {
 		return err
@@ -608,14 +609,14 @@ func (f *windowReportFn) ProcessElement(ctx context.Context, _ []byte, dataStep 
 	if err != nil {
 		return err
 	}
-	sums := map[int64]*release.Summary{}
+	sums := map[int64]*reading.Summary{}
 	var k int64
 	var a Acc
 	for wins(&k, &a) {
 		// per window, as puff release --window: no clipped or missing-value
 		// counts; whether the files can hold missing values (a property of
 		// their formats) sets the estimate's constraint (docs/math.md §4.14)
-		sum, err := a.Summary(class, f.Cfg.Spec, dataStep, release.RowStats{NullValues: st.NullValues})
+		sum, err := a.Summary(class, f.Cfg.Spec, dataStep, reading.RowStats{NullValues: st.NullValues})
 		if err != nil {
 			return err
 		}
@@ -638,7 +639,7 @@ func (f *windowReportFn) ProcessElement(ctx context.Context, _ []byte, dataStep 
 		return err
 	}
 	defer closeLedger()
-	wholeSum, err := whole.Summary(class, f.Cfg.Spec, dataStep, release.RowStats{})
+	wholeSum, err := whole.Summary(class, f.Cfg.Spec, dataStep, reading.RowStats{})
 	if err != nil {
 		return err
 	}
@@ -699,7 +700,7 @@ func (f *profileFn) ProcessElement(series string, chunks func(*chunk) bool, data
 			pt = &Partial{Counts: make([]float64, f.States)}
 			cells[c] = pt
 		}
-		if v != release.Unknown {
+		if v != reading.Unknown {
 			pt.Counts[v]++
 		}
 		pt.Len++
@@ -720,7 +721,7 @@ func (f *profileFn) ProcessElement(series string, chunks func(*chunk) bool, data
 // release --profile) and writes the report.
 type profileReportFn struct{ Cfg Config }
 
-func (f *profileReportFn) ProcessElement(ctx context.Context, _ []byte, dataStep float64, st release.RowStats, whole Acc, cells func(*int64, *Acc) bool, segs func(*string, *string) bool) error {
+func (f *profileReportFn) ProcessElement(ctx context.Context, _ []byte, dataStep float64, st reading.RowStats, whole Acc, cells func(*int64, *Acc) bool, segs func(*string, *string) bool) error {
 	class, err := f.Cfg.class(whole)
 	if err != nil {
 		return err
@@ -729,13 +730,13 @@ func (f *profileReportFn) ProcessElement(ctx context.Context, _ []byte, dataStep
 	if err != nil {
 		return err
 	}
-	sums := map[int]*release.Summary{}
+	sums := map[int]*reading.Summary{}
 	var k int64
 	var a Acc
 	for cells(&k, &a) {
 		// per cell, as puff release --profile: no clipped or missing-value
 		// counts; the formats set the estimate's constraint (docs/math.md §4.14)
-		sum, err := a.Summary(class, f.Cfg.Spec, dataStep, release.RowStats{NullValues: st.NullValues})
+		sum, err := a.Summary(class, f.Cfg.Spec, dataStep, reading.RowStats{NullValues: st.NullValues})
 		if err != nil {
 			return err
 		}
@@ -747,7 +748,7 @@ func (f *profileReportFn) ProcessElement(ctx context.Context, _ []byte, dataStep
 		return err
 	}
 	defer closeLedger()
-	wholeSum, err := whole.Summary(class, f.Cfg.Spec, dataStep, release.RowStats{})
+	wholeSum, err := whole.Summary(class, f.Cfg.Spec, dataStep, reading.RowStats{})
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 	"github.com/pufferfish-privacy/pufferfish/release"
 )
 
@@ -56,7 +57,7 @@ func generate(t *testing.T, dir string, n, nFiles int) string {
 		if i%3 == 2 {
 			// Parquet, typed columns, nulls for NA
 			f, _ := os.Create(strings.TrimSuffix(name, ".csv") + ".parquet")
-			if err := release.WriteParquet(f, strings.NewReader(header+p), name, map[string]string{"time": "int64", "kw": "double"}, 500); err != nil {
+			if err := reading.WriteParquet(f, strings.NewReader(header+p), name, map[string]string{"time": "int64", "kw": "double"}, 500); err != nil {
 				t.Fatal(err)
 			}
 			f.Close()
@@ -136,7 +137,7 @@ func TestPipelineEqualsCore(t *testing.T) {
 		m := c.m
 		out := filepath.Join(dir, fmt.Sprintf("report-%s-%v.json", m, c.fit))
 		cfg := Config{Input: filepath.Join(dir, "part-*"), Class: class, Epsilon: 0.5, Method: string(m), Output: out,
-			Spec: release.Spec{ValueCol: "kw", Levels: "0:3:3", TimeCol: "time", SeriesCol: "series"}}
+			Spec: reading.Spec{ValueCol: "kw", Levels: "0:3:3", TimeCol: "time", SeriesCol: "series"}}
 		req := setFit(&cfg, cl, c.fit, m)
 		got := runPipeline(t, cfg)
 		rep, _, err := release.Run(strings.NewReader(whole), "whole.csv", req)
@@ -212,7 +213,7 @@ func TestPipelineWindowsEqualCore(t *testing.T) {
 	for _, fit := range []bool{false, true} {
 		out := filepath.Join(dir, fmt.Sprintf("windows-%v.json", fit))
 		cfg := Config{Input: filepath.Join(dir, "part-*"), Class: class, Epsilon: 0.5, Method: "exact", Output: out, Window: 10 * time.Minute,
-			Spec: release.Spec{ValueCol: "kw", Levels: "0:3:3", TimeCol: "time", SeriesCol: "series"}}
+			Spec: reading.Spec{ValueCol: "kw", Levels: "0:3:3", TimeCol: "time", SeriesCol: "series"}}
 		req := setFit(&cfg, cl, fit, mechanism.Exact)
 		got := runPipeline(t, cfg)
 		wr, err := release.RunWindows(strings.NewReader(whole), "whole.csv", req, cfg.Window)

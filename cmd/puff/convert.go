@@ -3,9 +3,8 @@ package main
 import (
 	"fmt"
 
+	"github.com/pufferfish-privacy/pufferfish/reading"
 	"github.com/spf13/cobra"
-
-	"github.com/pufferfish-privacy/pufferfish/release"
 )
 
 func convertCmd() *cobra.Command {
@@ -15,11 +14,11 @@ func convertCmd() *cobra.Command {
 		if in == "" || out == "" {
 			return fmt.Errorf("give --data FILE.csv and --out FILE.parquet")
 		}
-		ty, err := release.ParseParquetTypes(types)
+		ty, err := reading.ParseParquetTypes(types)
 		if err != nil {
 			return fmt.Errorf("--%w", err)
 		}
-		return release.ConvertFile(in, out, ty, group)
+		return reading.ConvertFile(in, out, ty, group)
 	})
 	f := c.Flags()
 	f.StringVar(&in, "data", "", "CSV file with a header (optionally gzip)")

@@ -14,7 +14,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/bdp"
 	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"github.com/pufferfish-privacy/pufferfish/learned"
-	"github.com/pufferfish-privacy/pufferfish/release"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 )
 
 func localCmd() *cobra.Command {
@@ -258,7 +258,7 @@ func localSanitizeCmd() *cobra.Command {
 			return fmt.Errorf("--flip %v: must be in [0, 1/2] (a flip above 1/2 is a flip below it, relabelled)", rho)
 		}
 		san := *data
-		if san.Seqs, err = bdp.SanitizeSeqs(data.Seqs, release.Unknown, rho, nil); err != nil {
+		if san.Seqs, err = bdp.SanitizeSeqs(data.Seqs, reading.Unknown, rho, nil); err != nil {
 			return err
 		}
 		if err := san.WriteCSV(cmd.OutOrStdout(), cmp.Or(df.Spec.SeriesCol, "series"), cmp.Or(df.Spec.TimeCol, "time"), cmp.Or(df.Spec.StateCol, "state")); err != nil {

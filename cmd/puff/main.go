@@ -19,6 +19,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/ledger"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mqm"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 	"github.com/pufferfish-privacy/pufferfish/release"
 	"github.com/pufferfish-privacy/pufferfish/release/commit"
 )
@@ -197,11 +198,11 @@ func limitFlags(c *cobra.Command, l *release.Limits, timeout *time.Duration) {
 }
 
 // dataFlags are --data and the reading flags of every command that reads
-// data, registered once in package release (release.DataFlags, shared
+// data, registered once in package reading (reading.DataFlags, shared
 // with the Beam pipeline).
 type dataFlags struct {
 	path string
-	release.DataFlags
+	reading.DataFlags
 	smoothing float64
 }
 
@@ -211,6 +212,32 @@ func (d *dataFlags) register(c *cobra.Command) {
 	gf := flag.NewFlagSet(c.Name(), flag.ContinueOnError)
 	d.DataFlags.Register(gf)
 	f.AddGoFlagSet(gf)
+}
+
+// Open opens the data file at path (the built-in example for "",
+// release.OpenData) and returns its name and the reading options of the flags; close the reader
+// when done.
+func (d *dataFlags) Open(path string) (io.ReadCloser, string, reading.CSVOptions, error) {
+	opts, err := d.CSV()
+	if err != nil {
+		return nil, "", opts, err
+	}
+	r, name, err := release.OpenData(path)
+	return r, name, opts, err
+}
+
+// Read reads the data at path (Open) with the declared states (first
+// appearance when none are declared, for commands that release nothing);
+// keepTimes keeps each reading's time (Data.Times).
+func (d *dataFlags) Read(path string, keepTimes bool) (*reading.Data, string, error) {
+	r, name, opts, err := d.Open(path)
+	if err != nil {
+		return nil, "", err
+	}
+	defer r.Close()
+	opts.KeepTimes = keepTimes
+	data, err := reading.ReadData(r, name, opts)
+	return data, name, err
 }
 
 func releaseCmd() *cobra.Command {

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 	"github.com/pufferfish-privacy/pufferfish/release"
 	"github.com/pufferfish-privacy/pufferfish/release/commit"
 	"github.com/pufferfish-privacy/pufferfish/synth"
@@ -147,7 +148,7 @@ func synthCmd() *cobra.Command {
 
 // writeSynthetic writes the synthetic series to f (named path): CSV with
 // the data's column names, or Parquet for a .parquet path.
-func writeSynthetic(f *os.File, path string, syn *release.Data, spec release.Spec) error {
+func writeSynthetic(f *os.File, path string, syn *reading.Data, spec reading.Spec) error {
 	col := func(given, def string) string {
 		if given == "" {
 			return def
@@ -159,7 +160,7 @@ func writeSynthetic(f *os.File, path string, syn *release.Data, spec release.Spe
 		return err
 	}
 	if strings.EqualFold(filepath.Ext(path), ".parquet") {
-		return release.WriteParquet(f, &b, path, nil, 0)
+		return reading.WriteParquet(f, &b, path, nil, 0)
 	}
 	_, err := b.WriteTo(f)
 	return err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pufferfish-privacy/pufferfish/internal/pgtest"
 	"github.com/pufferfish-privacy/pufferfish/ledger"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 	"github.com/pufferfish-privacy/pufferfish/release"
 )
 
@@ -64,13 +65,13 @@ func TestSynthHAR(t *testing.T) {
 		}
 		// the input's and the output's lengths, series by series in the
 		// input's order (the output's series are named 1, 2, …)
-		lengths := func(path string, opts release.CSVOptions) ([]string, []int) {
+		lengths := func(path string, opts reading.CSVOptions) ([]string, []int) {
 			r, name, err := release.OpenData(path)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer r.Close()
-			d, err := release.ReadData(r, name, opts)
+			d, err := reading.ReadData(r, name, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -81,8 +82,8 @@ func TestSynthHAR(t *testing.T) {
 			return d.Series, n
 		}
 		states := strings.Split("WALKING,WALKING_UPSTAIRS,WALKING_DOWNSTAIRS,SITTING,STANDING,LAYING", ",")
-		_, want := lengths(har, release.CSVOptions{SeriesCol: "subject", StateCol: "activity", States: states})
-		names, got := lengths(csvOut, release.CSVOptions{SeriesCol: "subject", TimeCol: "time", StateCol: "activity", States: states})
+		_, want := lengths(har, reading.CSVOptions{SeriesCol: "subject", StateCol: "activity", States: states})
+		names, got := lengths(csvOut, reading.CSVOptions{SeriesCol: "subject", TimeCol: "time", StateCol: "activity", States: states})
 		if len(want) != 30 || !slices.Equal(got, want) || names[0] != "1" || names[29] != "30" {
 			t.Fatalf("lengths %v (series %q), want %v", got, names, want)
 		}
@@ -104,7 +105,7 @@ func TestSynthHAR(t *testing.T) {
 		if _, err := run("synth", "--data", har, "--series-col", "subject", "--state-col", "activity", "--states", strings.Join(states, ","), "--fit", "--epsilon", "1", "--out", pq, "--seed", "7"); err != nil {
 			t.Fatal(err)
 		}
-		if _, got := lengths(pq, release.CSVOptions{SeriesCol: "subject", TimeCol: "time", StateCol: "activity", States: states}); !slices.Equal(got, want) {
+		if _, got := lengths(pq, reading.CSVOptions{SeriesCol: "subject", TimeCol: "time", StateCol: "activity", States: states}); !slices.Equal(got, want) {
 			t.Fatalf("parquet: %v", got)
 		}
 	})

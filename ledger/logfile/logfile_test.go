@@ -11,6 +11,7 @@ import (
 
 	"github.com/pufferfish-privacy/pufferfish/compose"
 	"github.com/pufferfish-privacy/pufferfish/ledger/logfile"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 
 	"github.com/pufferfish-privacy/pufferfish/record"
 
@@ -21,7 +22,7 @@ import (
 
 func exampleRelease(t *testing.T, eps float64, m mechanism.Name) (*markov.Class, *record.Release) {
 	t.Helper()
-	d, err := release.ReadData(release.ExampleData(), "example", release.DefaultCSV)
+	d, err := reading.ReadData(release.ExampleData(), "example", reading.DefaultCSV)
 	if err != nil {
 		t.Fatal(err)
 	}

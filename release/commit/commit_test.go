@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/pufferfish-privacy/pufferfish/ledger"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 	"github.com/pufferfish-privacy/pufferfish/release"
 )
 
@@ -21,7 +22,7 @@ func pending(t *testing.T, eps float64, to Target, origin string) (*release.Pend
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := release.Request{CSV: release.DefaultCSV, Class: class, Options: release.Options{Epsilon: eps, Method: "exact"}}
+	req := release.Request{CSV: reading.DefaultCSV, Class: class, Options: release.Options{Epsilon: eps, Method: "exact"}}
 	if err := Place(context.Background(), &req, to, origin); err != nil {
 		return nil, err
 	}
@@ -143,7 +144,7 @@ func TestPlace(t *testing.T) {
 		t.Errorf("origin 5 against 0: %v", err)
 	}
 	class, _ := release.ExampleClassParsed()
-	req := release.Request{CSV: release.DefaultCSV, Class: class}
+	req := release.Request{CSV: reading.DefaultCSV, Class: class}
 	if err := Place(context.Background(), &req, to, ""); err != nil || req.Origin == nil || req.UnknownStart {
 		t.Errorf("registered origin: %v, origin %v, unknown start %v", err, req.Origin, req.UnknownStart)
 	}

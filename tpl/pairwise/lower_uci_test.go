@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/pufferfish-privacy/pufferfish/reading"
 	"github.com/pufferfish-privacy/pufferfish/release"
 	"github.com/pufferfish-privacy/pufferfish/tpl/pairwise"
 )
@@ -24,12 +25,12 @@ func TestLowerBoundUCIHouse(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	lv, err := release.ParseLevels("0:10:51")
+	lv, err := reading.ParseLevels("0:10:51")
 	if err != nil {
 		t.Fatal(err)
 	}
 	req := release.Request{Fit: true, Smoothing: 0.01}
-	req.CSV = release.DefaultCSV
+	req.CSV = reading.DefaultCSV
 	req.CSV.ValueCol, req.CSV.Levels = "Global_active_power", lv
 	req.CSV.TimeCol, req.CSV.RequireTime, req.CSV.TimeUnit = "index", true, 60
 	_, class, err := release.Load(f, "uci", req)

@@ -20,12 +20,12 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/beam/puffbeam"
 	"github.com/pufferfish-privacy/pufferfish/epsilon"
 	"github.com/pufferfish-privacy/pufferfish/ledger"
-	"github.com/pufferfish-privacy/pufferfish/release"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 )
 
 func main() {
 	var cfg puffbeam.Config
-	var data release.DataFlags // puff release's reading flags, registered by the core
+	var data reading.DataFlags // puff release's reading flags, registered by the core
 	var classPath, eps string
 	flag.StringVar(&cfg.Input, "input", "", "glob of long-format CSV files (gzip by .gz) or Parquet files, e.g. 'data/part-*.csv.gz'")
 	flag.StringVar(&classPath, "class", "", "class file (JSON) describing Θ, as puff release --class")
@@ -102,7 +102,7 @@ func checkLedger(dsn, dataset string) error {
 	return err
 }
 
-func run(cfg puffbeam.Config, data *release.DataFlags, classPath, eps string) error {
+func run(cfg puffbeam.Config, data *reading.DataFlags, classPath, eps string) error {
 	if cfg.Input == "" || cfg.Output == "" || (classPath == "") == !cfg.Fit {
 		return fmt.Errorf("--input and --output are required, and --class FILE or --fit (not both)")
 	}

@@ -1,4 +1,4 @@
-package release
+package reading
 
 import (
 	"fmt"
@@ -34,14 +34,14 @@ type SeriesPattern struct {
 // of irregular steps, not with the rows); with them, or for a
 // one-state-per-line file, it reads the data whole.
 func ReadSummary(r io.Reader, name string, opts CSVOptions) (*Summary, []SeriesPattern, error) {
-	sum, pats, _, err := readSummary(r, name, opts)
+	sum, pats, _, err := ReadSummaryTransitions(r, name, opts)
 	return sum, pats, err
 }
 
-// readSummary is ReadSummary with the transition counts between readings
+// ReadSummaryTransitions is ReadSummary with the transition counts between readings
 // one step apart (counts[x][y]: from x to y), what markov.Fit counts on
 // Data.Runs.
-func readSummary(r io.Reader, name string, opts CSVOptions) (*Summary, []SeriesPattern, [][]float64, error) {
+func ReadSummaryTransitions(r io.Reader, name string, opts CSVOptions) (*Summary, []SeriesPattern, [][]float64, error) {
 	if opts.Sort || opts.KeepTimes || opts.rows != nil || opts.States == nil && opts.Levels == nil {
 		// undeclared states are found as rows come, and streaming counts
 		// transitions in a matrix of the states known at the first row

@@ -1,6 +1,8 @@
-package release
+package main
 
 import (
+	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,7 +18,7 @@ func TestDataFlagsRead(t *testing.T) {
 	if err := os.WriteFile(path, []byte("series,time,state\na,0,y\na,60,x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	d, _, err := parseDataFlags(t, []string{"--states", "x,y"})
+	d, err := parseReadFlags(t, []string{"--states", "x,y"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,11 +34,21 @@ func TestDataFlagsRead(t *testing.T) {
 			t.Errorf("keepTimes %v: times as written %v", keep, data.TimeText)
 		}
 	}
-	d, _, err = parseDataFlags(t, []string{"--levels", "x"})
+	d, err = parseReadFlags(t, []string{"--levels", "x"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := d.Read(filepath.Join(t.TempDir(), "nosuch.csv"), false); err == nil || !strings.HasPrefix(err.Error(), "--levels") {
 		t.Errorf("bad --levels: %v", err)
 	}
+}
+
+// parseReadFlags parses args with the reading flags of a dataFlags.
+func parseReadFlags(t *testing.T, args []string) (*dataFlags, error) {
+	t.Helper()
+	var d dataFlags
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	d.DataFlags.Register(fs)
+	return &d, fs.Parse(args)
 }

@@ -1,9 +1,9 @@
-package release
+package reading
 
 import (
 	"bytes"
 	"fmt"
-	"io"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -12,7 +12,7 @@ import (
 // FuzzReadData: no input makes ReadData panic or hang; accepted data has
 // states inside the declared list and strictly increasing offsets.
 func FuzzReadData(f *testing.F) {
-	ex, _ := io.ReadAll(ExampleData())
+	ex, _ := os.ReadFile(exampleFile)
 	f.Add(ex[:2000], false)
 	f.Add([]byte("series,time,state\na,0,x\na,3,y\nb,1,x\n"), true)
 	f.Add([]byte("\ufeffseries;time;state\na;1;x\n"), false)
@@ -59,7 +59,7 @@ func FuzzReadData(f *testing.F) {
 // FuzzReadParquet: no Parquet input makes ReadData panic or hang; what it
 // accepts has states inside the declared list.
 func FuzzReadParquet(f *testing.F) {
-	ex, _ := io.ReadAll(ExampleData())
+	ex, _ := os.ReadFile(exampleFile)
 	var seeds [][]byte
 	for _, types := range []map[string]string{nil, {"time": "int64"}, {"time": "double"}} {
 		var b bytes.Buffer
@@ -107,7 +107,7 @@ func FuzzReadParquet(f *testing.F) {
 // then Data.Summary) give the same summary, patterns and error on any
 // input.
 func FuzzReadSummary(f *testing.F) {
-	ex, _ := io.ReadAll(ExampleData())
+	ex, _ := os.ReadFile(exampleFile)
 	f.Add(ex[:3000], false)
 	f.Add([]byte("series,time,state\na,0,x\nb,0,y\na,1,y\na,5,x\nb,1,y\n"), false)
 	f.Add([]byte("s,t,v\na,1,1.5\na,2,NA\na,4,0.5\nb,1,\"2\"\n"), true)
@@ -122,7 +122,7 @@ func FuzzReadSummary(f *testing.F) {
 			opts = CSVOptions{SeriesCol: "s", TimeCol: "t", ValueCol: "v", Levels: lv}
 		}
 		want, wantPats, wantCounts, wantErr := summaryOfData(ReadData(bytes.NewReader(data), "f.csv", opts))
-		got, gotPats, gotCounts, gotErr := readSummary(bytes.NewReader(data), "f.csv", opts)
+		got, gotPats, gotCounts, gotErr := ReadSummaryTransitions(bytes.NewReader(data), "f.csv", opts)
 		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
 			t.Fatalf("streaming error %v, whole %v", gotErr, wantErr)
 		}
@@ -131,3 +131,7 @@ func FuzzReadSummary(f *testing.F) {
 		}
 	})
 }
+
+// exampleFile is the built-in example (release.ExampleData), read from
+// its file: package release reads with this package.
+const exampleFile = "../release/example/activity.csv"

@@ -1,9 +1,11 @@
-package release
+package reading
 
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Spec is how to read a data file, in the words of puff release's data
@@ -102,4 +104,47 @@ func (s Spec) CSV() (CSVOptions, error) {
 	o.TimeUnit = s.TimeUnit
 	o.Sort = s.Sort
 	return o, nil
+}
+
+// ParseTime reads one time as the data's time column is read with these
+// options (a time format, a number of time units, or RFC 3339), in
+// seconds: how a chain origin is given.
+func (o CSVOptions) ParseTime(s string) (float64, error) {
+	unit := o.TimeUnit
+	if unit == 0 {
+		unit = 1
+	}
+	loc := o.Location
+	if loc == nil {
+		loc = time.UTC
+	}
+	return parseTime(s, o.TimeFormats, loc, unit)
+}
+
+// parseStates reads a declared state list "a,b,c" (distinct, non-empty);
+// "" gives nil.
+func parseStates(s string) ([]string, error) {
+	if s == "" {
+		return nil, nil
+	}
+	st := strings.Split(s, ",")
+	seen := map[string]bool{}
+	for i := range st {
+		st[i] = strings.TrimSpace(st[i])
+		if st[i] == "" || seen[st[i]] {
+			return nil, fmt.Errorf("states %q: want distinct non-empty names separated by commas", s)
+		}
+		seen[st[i]] = true
+	}
+	return st, nil
+}
+
+// parseDelimiter reads a one-character field delimiter ("\t" for tab).
+func parseDelimiter(s string) (rune, error) {
+	d := strings.ReplaceAll(s, `\t`, "\t")
+	if utf8.RuneCountInString(d) != 1 {
+		return 0, fmt.Errorf("delimiter %q: want exactly one character", s)
+	}
+	r, _ := utf8.DecodeRuneInString(d)
+	return r, nil
 }

@@ -1,4 +1,4 @@
-package release
+package reading
 
 import (
 	"fmt"
@@ -50,9 +50,9 @@ func unixSeconds(t time.Time) (float64, error) {
 	return float64(s) + float64(t.Nanosecond())/1e9, nil
 }
 
-// timeAt is the instant of t seconds since the epoch (t in the range;
+// TimeAt is the instant of t seconds since the epoch (t in the range;
 // whole seconds are exact, the fraction to the nanosecond float64 holds).
-func timeAt(t float64) time.Time {
+func TimeAt(t float64) time.Time {
 	s := math.Floor(t)
 	return time.Unix(int64(s), int64((t-s)*1e9))
 }
