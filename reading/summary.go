@@ -14,7 +14,7 @@ import (
 // starts, which steps are missing) with how many series have each, and the
 // public sizes. Data.Summary computes it from data in memory; a pipeline
 // builds it series by series (AddSeries) and merges partial summaries
-// (Merge), then releases with PrepareSummary. It holds no series names
+// (Merge), then releases with release.PrepareSummary. It holds no series names
 // and no per-series values.
 type Summary struct {
 	States     []string
