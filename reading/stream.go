@@ -38,9 +38,10 @@ func ReadSummary(r io.Reader, name string, opts CSVOptions) (*Summary, []SeriesP
 	return sum, pats, err
 }
 
-// ReadSummaryTransitions is ReadSummary with the transition counts between readings
-// one step apart (counts[x][y]: from x to y), what markov.Fit counts on
-// Data.Runs.
+// ReadSummaryTransitions is ReadSummary with the transition counts
+// between readings one step apart (counts[x][y]: from x to y), what
+// markov.Fit counts on Data.Runs: a release that fits its class reads the
+// data once.
 func ReadSummaryTransitions(r io.Reader, name string, opts CSVOptions) (*Summary, []SeriesPattern, [][]float64, error) {
 	if opts.Sort || opts.KeepTimes || opts.rows != nil || opts.States == nil && opts.Levels == nil {
 		// undeclared states are found as rows come, and streaming counts

@@ -430,7 +430,7 @@ func (o Options) exactText() string {
 }
 
 // segment is the record of one series' readings observed at ob, with the
-// active quilt of its pattern (quilts by PatternKey; absent: none).
+// active quilt of its pattern (quilts by reading.PatternKey; absent: none).
 func segment(series string, ob mqm.Observation, quilts map[string]*mqm.Quilt) record.Segment {
 	return record.Segment{Series: series, First: ob.Start, Last: ob.End(), Readings: ob.Len, Quilt: quilts[reading.PatternKey(ob)]}
 }
@@ -646,8 +646,8 @@ func consistent(noisy []float64, query string, n float64, complete bool) ([]floa
 
 // ConsistentCounts is the estimate of noisy counts of n readings: their
 // projection onto {c ≥ 0, Σ c = n} when every reading has a value
-// (Summary.Complete), onto {c ≥ 0, Σ c ≤ n} when a value may be missing
-// (docs/math.md §4.14). n must be public (the pattern's readings), never
+// (reading.Summary.Complete), onto {c ≥ 0, Σ c ≤ n} when a value may be
+// missing (docs/math.md §4.14). n must be public (the pattern's readings), never
 // the true counts' sum.
 func ConsistentCounts(noisy []float64, n float64, complete bool) ([]float64, error) {
 	if complete {

@@ -87,7 +87,7 @@ type Pending struct {
 // PrepareProfileSummaries): the
 // record PrepareData writes for the same data, one segment per series at
 // its observation pattern with that pattern's active quilt. A summary
-// names no series; pats does (ReadSummary returns them, a pipeline
+// names no series; pats does (reading.ReadSummary returns them, a pipeline
 // gathers them).
 func (p *Pending) RecordSeries(pats []reading.SeriesPattern) error {
 	if p.quilts == nil {
@@ -200,10 +200,10 @@ func (p *Pending) Draw() (Output, error) {
 }
 
 // prepareStream is Prepare of one release (not windows), reading the data
-// as a stream (ReadSummary, with the transition counts a fit needs): the
-// same report, record and errors as reading it whole (PrepareData), in
-// memory that grows with the number of series, not of rows, when rows come
-// grouped by series in time order.
+// as a stream (reading.ReadSummaryTransitions: the summary with the
+// transition counts a fit needs): the same report, record and errors as
+// reading it whole (PrepareData), in memory that grows with the number of
+// series, not of rows, when rows come grouped by series in time order.
 func prepareStream(r io.Reader, name string, req Request) (*Pending, error) {
 	opts, err := settle(&req)
 	if err != nil {
@@ -215,7 +215,7 @@ func prepareStream(r io.Reader, name string, req Request) (*Pending, error) {
 	}
 	class := req.Class
 	if req.Fit {
-		// markov.Fit on Data.Runs, from its transition counts
+		// markov.Fit on reading.Data.Runs, from its transition counts
 		ch, err := markov.FitCounts(opts.States, counts, req.Smoothing)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)

@@ -402,7 +402,7 @@ type WindowPart struct {
 	Ob     mqm.Observation
 }
 
-// SplitWindows cuts one assembled series (AssembleSeries: readings, their
+// SplitWindows cuts one assembled series (reading.AssembleSeries: readings, their
 // times in seconds and chain times) into its calendar windows, as Windows
 // does.
 func SplitWindows(seq []int, times []float64, ob mqm.Observation, width time.Duration, loc *time.Location) ([]WindowPart, error) {

@@ -214,9 +214,9 @@ func (d *dataFlags) register(c *cobra.Command) {
 	f.AddGoFlagSet(gf)
 }
 
-// Open opens the data file at path (the built-in example for "",
-// release.OpenData) and returns its name and the reading options of the flags; close the reader
-// when done.
+// Open opens the data file at path (release.OpenData: the built-in
+// example for "") and returns its name and the reading options of the
+// flags; close the reader when done.
 func (d *dataFlags) Open(path string) (io.ReadCloser, string, reading.CSVOptions, error) {
 	opts, err := d.CSV()
 	if err != nil {
@@ -228,7 +228,7 @@ func (d *dataFlags) Open(path string) (io.ReadCloser, string, reading.CSVOptions
 
 // Read reads the data at path (Open) with the declared states (first
 // appearance when none are declared, for commands that release nothing);
-// keepTimes keeps each reading's time (Data.Times).
+// keepTimes keeps each reading's time (reading.Data.Times).
 func (d *dataFlags) Read(path string, keepTimes bool) (*reading.Data, string, error) {
 	r, name, opts, err := d.Open(path)
 	if err != nil {
