@@ -647,8 +647,8 @@ func consistent(noisy []float64, query string, n float64, complete bool) ([]floa
 // ConsistentCounts is the estimate of noisy counts of n readings: their
 // projection onto {c ≥ 0, Σ c = n} when every reading has a value
 // (reading.Summary.Complete), onto {c ≥ 0, Σ c ≤ n} when a value may be
-// missing (docs/math.md §4.14). n must be public (the pattern's readings), never
-// the true counts' sum.
+// missing (docs/math.md §4.14). n must be public (the pattern's
+// readings), never the true counts' sum.
 func ConsistentCounts(noisy []float64, n float64, complete bool) ([]float64, error) {
 	if complete {
 		return estimate.Simplex(noisy, n)
