@@ -25,7 +25,7 @@ func LeakageCYXX(ch *markov.Chain, eps []float64, unbounded bool) (float64, erro
 	if err != nil {
 		return 0, fmt.Errorf("tpl: %w", err)
 	}
-	bk := newKernel(reversal(ch.P, pi), nil)
+	bk := newKernel(Reversal(ch.P, pi), nil)
 	fk := newKernel(rowsOf(ch.P), nil)
 	if unbounded {
 		e := eps[0]

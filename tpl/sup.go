@@ -42,7 +42,7 @@ func LeakageSup(ch *markov.Chain, eps float64) (Result, error) {
 		if err != nil {
 			return Result{}, fmt.Errorf("tpl: %w", err)
 		}
-		bk := newKernel(reversal(ch.P, pi), nil)
+		bk := newKernel(Reversal(ch.P, pi), nil)
 		Bs := bk.sup(eps)
 		best := Result{Loss: 0, A: -1, B: -1}
 		for _, pr := range bk.pairs {
@@ -79,7 +79,7 @@ func supGiven(ch *markov.Chain, eps float64, fk *kernel, Fs float64) (Result, er
 		return Result{}, fmt.Errorf("tpl: an unbounded stream from a given initial distribution needs a primitive chain (some power of P positive): %w", markov.ErrPeriodic)
 	}
 	tauM := birkhoff(Pm)
-	star := newKernel(reversal(ch.P, pi), nil)
+	star := newKernel(Reversal(ch.P, pi), nil)
 	orders := columnOrders(ch.P)
 	Bs := star.sup(eps)
 	k := ch.K()
@@ -100,7 +100,7 @@ func supGiven(ch *markov.Chain, eps float64, fk *kernel, Fs float64) (Result, er
 	}
 	beta := eps
 	for t := 2; ; t++ {
-		rows, qt := backwardAt(ch.P, q)
+		rows, qt := BackwardAt(ch.P, q)
 		bk := newKernel(rows, orders)
 		bv, bmax := bk.at(beta)
 		for i, pr := range bk.pairs {

@@ -48,8 +48,8 @@ func rowsOf(P [][]float64) [][]float64 {
 	return r
 }
 
-// reversal returns P*(x, y) = π(y)P(y, x)/π(x), nil rows where π(x) = 0.
-func reversal(P [][]float64, pi []float64) [][]float64 {
+// Reversal returns P*(x, y) = π(y)P(y, x)/π(x), nil rows where π(x) = 0.
+func Reversal(P [][]float64, pi []float64) [][]float64 {
 	k := len(P)
 	r := make([][]float64, k)
 	for x := range k {
@@ -64,8 +64,8 @@ func reversal(P [][]float64, pi []float64) [][]float64 {
 	return r
 }
 
-// backwardAt is P^B_t for marginals qPrev = q_{t−1}: rows x with q_t(x) > 0.
-func backwardAt(P [][]float64, qPrev []float64) ([][]float64, []float64) {
+// BackwardAt is P^B_t for marginals qPrev = q_{t−1}: rows x with q_t(x) > 0.
+func BackwardAt(P [][]float64, qPrev []float64) ([][]float64, []float64) {
 	k := len(P)
 	qt := make([]float64, k)
 	for y := range k {
@@ -132,7 +132,7 @@ func Leakage(ch *markov.Chain, eps []float64) (Result, error) {
 			return Result{}, fmt.Errorf("tpl: %w", err)
 		}
 		first(pi)
-		bk := newKernel(reversal(ch.P, pi), nil)
+		bk := newKernel(Reversal(ch.P, pi), nil)
 		beta := eps[0] // β_{t−1}
 		for t := 2; t <= T; t++ {
 			bv, bmax := bk.at(beta)
@@ -147,7 +147,7 @@ func Leakage(ch *markov.Chain, eps []float64) (Result, error) {
 		orders := columnOrders(ch.P)
 		beta := eps[0]
 		for t := 2; t <= T; t++ {
-			rows, qt := backwardAt(ch.P, q)
+			rows, qt := BackwardAt(ch.P, q)
 			bk := newKernel(rows, orders)
 			bv, bmax := bk.at(beta)
 			for i, pr := range bk.pairs {

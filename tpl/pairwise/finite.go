@@ -76,7 +76,7 @@ func finiteLoss(ctx context.Context, ch *markov.Chain, eps []float64, lp bool) (
 				var qt []float64
 				if ch.Init == markov.InitGiven {
 					var rows [][]float64
-					rows, qt = backwardAt(ch.P, q)
+					rows, qt = tpl.BackwardAt(ch.P, q)
 					bk = newKernel(rows)
 					// q_t is t−1 products with P: entrywise relative
 					// error ≤ (t−1)(k+1)u (sums of positive terms), so the
@@ -128,29 +128,6 @@ func finiteLoss(ctx context.Context, ch *markov.Chain, eps []float64, lp bool) (
 		best.Loss = 0
 	}
 	return best, nil
-}
-
-// backwardAt is P^B_t for marginals qPrev = q_{t−1}: rows x with q_t(x) > 0
-// (docs/math.md §8.3), and q_t.
-func backwardAt(P [][]float64, qPrev []float64) ([][]float64, []float64) {
-	k := len(P)
-	qt := make([]float64, k)
-	for y := range k {
-		for x := range k {
-			qt[x] += qPrev[y] * P[y][x]
-		}
-	}
-	r := make([][]float64, k)
-	for x := range k {
-		if qt[x] <= 0 {
-			continue
-		}
-		r[x] = make([]float64, k)
-		for y := range k {
-			r[x][y] = qPrev[y] * P[y][x] / qt[x]
-		}
-	}
-	return r, qt
 }
 
 func ones(k int) []float64 {

@@ -92,26 +92,10 @@ func reversalKernel(ctx context.Context, ch *markov.Chain) (*kernel, [][]float64
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("pairwise: %w", err)
 	}
-	rev := reversal(ch.P, pi)
+	rev := tpl.Reversal(ch.P, pi)
 	kn := newKernel(rev)
 	kn.rowErr = gthError(ch.K()) + 3*unitRound
 	return kn, rev, pi, nil
-}
-
-// reversal is P*(x, y) = π(y)P(y, x)/π(x), nil rows where π(x) = 0.
-func reversal(P [][]float64, pi []float64) [][]float64 {
-	k := len(P)
-	r := make([][]float64, k)
-	for x := range k {
-		if pi[x] <= 0 {
-			continue
-		}
-		r[x] = make([]float64, k)
-		for y := range k {
-			r[x][y] = pi[y] * P[y][x] / pi[x]
-		}
-	}
-	return r
 }
 
 // clampMargin is the relative allowance on the scalar bound taken as a
