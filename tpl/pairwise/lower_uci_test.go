@@ -50,5 +50,11 @@ func TestLowerBoundUCIHouse(t *testing.T) {
 	if err != nil || b2 != b {
 		t.Fatalf("pair (0, 40): %v %v, want %v", b2, err, b)
 	}
-	t.Logf("UCI house, 51 levels, ε = 0.5: b_lo = %.4f", b)
+	// the calibration a release takes on these 51 levels (its plans, as
+	// release chooses them) is never below the explicit output's limit
+	bc, _, err := pairwise.Calibrate(context.Background(), class, 0, 0.5, &pairwise.Options{ClosedForm: !pairwise.CheapLP(class)})
+	if err != nil || bc < b {
+		t.Fatalf("UCI house: calibrated %v (%v) below the explicit output's %v", bc, err, b)
+	}
+	t.Logf("UCI house, 51 levels, ε = 0.5: b_lo = %.4f, calibrated %.4f", b, bc)
 }
