@@ -93,7 +93,20 @@ var (
 	// reading changes it by at most (max − min level value)/N, to or from
 	// unknown by half that (docs/math.md §4.8, "missing values").
 	Mean Query = mean{}
+	// Transitions is the matrix of transition counts between readings
+	// one step apart, flattened row by row (k² cells; Group.Counts holds
+	// them, Group.N the pattern's pairs): one reading is in at most two
+	// transitions, each moved from one cell to another, L = 4
+	// (docs/math.md §4.13). puff synth releases it.
+	Transitions Query = transitions{}
 )
+
+type transitions struct{}
+
+func (transitions) Name() string                       { return "transitions" }
+func (transitions) Shape() Shape                       { return Histogram }
+func (transitions) Sensitivity(Group) (float64, error) { return 4, nil }
+func (transitions) Answer(g Group) ([]float64, error)  { return slices.Clone(g.Counts), nil }
 
 type counts struct{}
 

@@ -163,3 +163,57 @@ func TestProfileCells(t *testing.T) {
 		t.Error("month was parsed")
 	}
 }
+
+// The transitions query's sensitivity 4 against enumeration: every
+// sequence of 5 readings over 3 states and "unknown", every change of one
+// reading; the transition counts (pairs of known readings one step
+// apart) move by at most 4 in L1, and 4 is attained.
+func TestTransitionsSensitivityByEnumeration(t *testing.T) {
+	const k, n, unknown = 3, 5, 3
+	count := func(rs []int) []float64 {
+		out := make([]float64, k*k)
+		for i := 1; i < len(rs); i++ {
+			if rs[i-1] != unknown && rs[i] != unknown {
+				out[rs[i-1]*k+rs[i]]++
+			}
+		}
+		return out
+	}
+	L, err := Transitions.Sensitivity(Group{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	worst := 0.0
+	rs := make([]int, n)
+	var walk func(i int)
+	walk = func(i int) {
+		if i == n {
+			a := count(rs)
+			for j := range n {
+				old := rs[j]
+				for v := range k + 1 {
+					rs[j] = v
+					b := count(rs)
+					d := 0.0
+					for c := range a {
+						d += math.Abs(a[c] - b[c])
+					}
+					worst = math.Max(worst, d)
+				}
+				rs[j] = old
+			}
+			return
+		}
+		for v := range k + 1 {
+			rs[i] = v
+			walk(i + 1)
+		}
+	}
+	walk(0)
+	if worst > L || worst != 4 {
+		t.Fatalf("largest L1 change %v, sensitivity %v", worst, L)
+	}
+	if got, _ := Transitions.Answer(Group{Counts: []float64{1, 2}}); len(got) != 2 || got[1] != 2 {
+		t.Fatalf("answer %v", got)
+	}
+}

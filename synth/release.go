@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
-	"github.com/pufferfish-privacy/pufferfish/noise"
+	"github.com/pufferfish-privacy/pufferfish/query"
 	"github.com/pufferfish-privacy/pufferfish/reading"
 	"github.com/pufferfish-privacy/pufferfish/release"
 )
@@ -38,14 +38,20 @@ func Prepare(data *reading.Data, class *markov.Class, fitted bool, opts release.
 	r.Warnings = append(r.Warnings, "transitions are counted between rows one time step apart with known values: a step without a row or a missing value breaks them; one reading is in two transitions (L = 4)")
 	counts := Count(data)
 	pairs := Pairs(data)
+	flat := make([]float64, 0, k*k)
+	for _, row := range counts {
+		flat = append(flat, row...)
+	}
+	priced, err := query.Price(query.Transitions, query.Group{Counts: flat, N: pairs})
+	if err != nil {
+		return nil, nil, err
+	}
+	if priced.Sensitivity != Lipschitz {
+		return nil, nil, fmt.Errorf("synth: the transitions query's sensitivity %v is not the calibration's %v", priced.Sensitivity, float64(Lipschitz))
+	}
 	out := &Release{Report: r}
 	draw := func() error {
-		k := len(counts)
-		flat := make([]float64, 0, k*k)
-		for _, row := range counts {
-			flat = append(flat, row...)
-		}
-		noisy, err := noise.NewLaplace(opts.Source).Release(flat, release.UsedSigma(r), Lipschitz)
+		noisy, err := priced.Draw(opts.Source, release.UsedSigma(r))
 		if err != nil {
 			return err
 		}

@@ -24,15 +24,16 @@ import (
 	"strconv"
 
 	"github.com/pufferfish-privacy/pufferfish/estimate"
+	"github.com/pufferfish-privacy/pufferfish/query"
 	"github.com/pufferfish-privacy/pufferfish/reading"
 )
 
 // Lipschitz is the transition matrix's constant in L1 per reading
 // (docs/math.md §4.13, Lemma): a reading is in two transitions.
-const Lipschitz = 4
+const Lipschitz = 4 // query.Transitions' sensitivity
 
-// Query names the release in reports and the ledger.
-const Query = "transitions"
+// Query names the release in reports and the ledger: query.Transitions.
+var Query = query.Transitions.Name()
 
 // Count is the k×k matrix of transition counts of data (from row, to
 // column): pairs of known readings one chain step apart in one series
