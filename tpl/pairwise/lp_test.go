@@ -1,6 +1,7 @@
 package pairwise
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -590,4 +591,38 @@ func BenchmarkLPRatioDense51Warm(b *testing.B) {
 		n++
 	}
 	b.ReportMetric(float64(pivots)/float64(n), "pivots/op")
+}
+
+// A kernel computed with rounding (P* from a computed π) carries an
+// entrywise error: the certified map must charge (1+3ρ)/(1−3ρ) to the LP's
+// and the closed form's plans alike (docs/math.md §8.11). Checked with an
+// exaggerated ρ = 10⁻³, so the charge is visible.
+func TestBestPlanChargesRowError(t *testing.T) {
+	P := randChain(rand.New(rand.NewPCG(7, 33)), 6)
+	k := len(P)
+	lam := make([]float64, k*k)
+	for i := range lam {
+		lam[i] = 1.3
+		if i/k == i%k {
+			lam[i] = 1
+		}
+	}
+	R, up := 1.5, safety(k)
+	exact, rounded := newKernel(P), newKernel(P)
+	rounded.rowErr = 1e-3
+	want := rounded.rowFactor()
+	o0, o1 := make([]float64, k*k), make([]float64, k*k)
+	for _, m := range []ratioMap{bestPlan, cfMap} {
+		if err := m(context.Background(), exact, lam, R, up, o0); err != nil {
+			t.Fatal(err)
+		}
+		if err := m(context.Background(), rounded, lam, R, up, o1); err != nil {
+			t.Fatal(err)
+		}
+		for i := range o0 {
+			if i/k != i%k && o0[i] > 1 && !(o1[i] >= o0[i]*want*(1-1e-15)) {
+				t.Fatalf("pair %d: ratio %v with row error, %v without: want ×%v", i, o1[i], o0[i], want)
+			}
+		}
+	}
 }

@@ -353,6 +353,13 @@ func bestPlan(ctx context.Context, kn *kernel, lam []float64, R, up float64, out
 	k := kn.k
 	G := gamma(lam, k, R*up, up)
 	f := safety(k)
+	// Both plans are certified for the computed rows; when rounding up,
+	// charge the rows' own error (a computed P* or P^B_t) as cfMap does:
+	// (1+3ρ)/(1−3ρ) (docs/math.md §8.11, "Finding a certificate").
+	rf := 1.0
+	if up > 1 {
+		rf = kn.rowFactor()
+	}
 	return kn.sweep(ctx, out, func(a, b int, buf []float64) float64 {
 		t := kn.cfRatio(a, b, G, buf)
 		if up > 1 {
@@ -363,7 +370,7 @@ func bestPlan(ctx context.Context, kn *kernel, lam []float64, R, up float64, out
 				t = v
 			}
 		}
-		return t
+		return t * rf
 	})
 }
 
