@@ -240,7 +240,7 @@ func stationaryGTH(ctx context.Context, P [][]float64) ([]float64, error) {
 }
 
 // gthError bounds the entrywise relative error of stationaryGTH's π:
-// O'Cinneide's analysis of the elimination gives 2k³u to first order
+// [OCi93]'s analysis of the elimination gives 2k³u to first order
 // (docs/math.md §8.10); four times that covers the higher-order terms
 // while 8k³u < 10⁻³ (k ≤ 2,000).
 func gthError(k int) float64 {
