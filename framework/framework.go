@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/pufferfish-privacy/pufferfish/bn"
+	"github.com/pufferfish-privacy/pufferfish/estimate"
 	"github.com/pufferfish-privacy/pufferfish/ratexpr"
 )
 
@@ -55,6 +56,12 @@ type Query struct {
 	Dim       int
 	Lipschitz *big.Rat
 	Eval      func(x []int) []*big.Rat
+	// Estimate is the consistent estimate of a noisy answer on n records
+	// (n is public: the framework names them): the closest answer the
+	// query can give — a histogram projected onto {c ≥ 0, Σ c = n}, a
+	// count clamped to [0, n], a sum to [n·min, n·max]. It reads the
+	// noisy answer and n only: post-processing (docs/math.md §4.14).
+	Estimate func(noisy []float64, n int) ([]float64, error)
 }
 
 // Framework is a validated Pufferfish framework with a query.
@@ -99,12 +106,16 @@ func Sum(domain []*big.Rat) Query {
 			hi = v
 		}
 	}
+	lf, _ := lo.Float64()
+	hf, _ := hi.Float64()
 	return Query{Name: "sum", Dim: 1, Lipschitz: new(big.Rat).Sub(hi, lo), Eval: func(x []int) []*big.Rat {
 		s := new(big.Rat)
 		for _, v := range x {
 			s.Add(s, domain[v])
 		}
 		return []*big.Rat{s}
+	}, Estimate: func(noisy []float64, n int) ([]float64, error) {
+		return clamp(noisy, float64(n)*lf, float64(n)*hf)
 	}}
 }
 
@@ -118,6 +129,8 @@ func Count(a int, label string) Query {
 			}
 		}
 		return []*big.Rat{big.NewRat(c, 1)}
+	}, Estimate: func(noisy []float64, n int) ([]float64, error) {
+		return clamp(noisy, 0, float64(n))
 	}}
 }
 
@@ -133,7 +146,30 @@ func Histogram(k int) Query {
 			out[i] = big.NewRat(c[i], 1)
 		}
 		return out
+	}, Estimate: func(noisy []float64, n int) ([]float64, error) {
+		return estimate.Simplex(noisy, float64(n))
 	}}
+}
+
+// Estimate is the consistent estimate of a noisy answer of the
+// framework's query on its records (Query.Estimate with n the number of
+// records, public), nil when the query has none.
+func (f *Framework) Estimate(noisy []float64) ([]float64, error) {
+	if f.Query.Estimate == nil || noisy == nil {
+		return nil, nil
+	}
+	return f.Query.Estimate(noisy, len(f.Names))
+}
+
+// EstimateNote says in words what the estimate is, for text reports.
+const EstimateNote = "the noisy answer moved to the closest one the query can give on these records, from the released values alone: post-processing, no privacy cost"
+
+// clamp is the one-number estimate: noisy[0] moved into [lo, hi].
+func clamp(noisy []float64, lo, hi float64) ([]float64, error) {
+	if len(noisy) != 1 {
+		return nil, fmt.Errorf("framework: %d noisy values for a one-number query", len(noisy))
+	}
+	return []float64{estimate.Clamp(noisy[0], lo, hi)}, nil
 }
 
 // New validates a framework: records named and distinct, domain values

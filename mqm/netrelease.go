@@ -54,6 +54,7 @@ type NetworkReport struct {
 	Influence  float64   `json:"influence"`
 	Candidates int       `json:"candidates"`
 	Released   []float64 `json:"released,omitempty"`
+	Estimate   []float64 `json:"estimate,omitempty"` // the released answer's consistent estimate (framework.Query.Estimate)
 }
 
 // RunNetwork runs the search over the framework's networks and, when data
@@ -81,6 +82,9 @@ func RunNetwork(f *framework.Framework, data []int, eps float64, opt NetworkOpti
 		if rep.Released, rep.Scale, err = NetworkRelease(f, data, res, lap); err != nil {
 			return NetworkReport{}, err
 		}
+		if rep.Estimate, err = f.Estimate(rep.Released); err != nil {
+			return NetworkReport{}, err
+		}
 	}
 	return rep, nil
 }
@@ -92,6 +96,9 @@ func (r NetworkReport) WriteText(out io.Writer) error {
 	fmt.Fprintf(out, "%d candidate quilts scored\n", r.Candidates)
 	if r.Released != nil {
 		fmt.Fprintf(out, "released %v\n", r.Released)
+	}
+	if r.Estimate != nil {
+		fmt.Fprintf(out, "estimate %v (%s)\n", r.Estimate, framework.EstimateNote)
 	}
 	return nil
 }

@@ -40,6 +40,7 @@ type Report struct {
 	GroupDP      GroupBaseline `json:"group_dp"`
 	SkippedPairs int           `json:"skipped_pairs"`
 	Released     []float64     `json:"released,omitempty"`
+	Estimate     []float64     `json:"estimate,omitempty"` // the released answer's consistent estimate (framework.Query.Estimate)
 	Guarantee    string        `json:"guarantee"`
 
 	Result Result `json:"-"` // the exact parameter, for callers
@@ -85,6 +86,9 @@ func Run(f *framework.Framework, data []int, eps float64, delta *big.Rat, lap *n
 		if rep.Released, err = Release(f, data, eps, res, lap); err != nil {
 			return Report{}, err
 		}
+		if rep.Estimate, err = f.Estimate(rep.Released); err != nil {
+			return Report{}, err
+		}
 	}
 	return rep, nil
 }
@@ -99,6 +103,9 @@ func (r Report) WriteText(f *framework.Framework, out io.Writer) error {
 	}
 	if r.Released != nil {
 		fmt.Fprintf(out, "released %v\n", r.Released)
+	}
+	if r.Estimate != nil {
+		fmt.Fprintf(out, "estimate %v (%s)\n", r.Estimate, framework.EstimateNote)
 	}
 	_, err := fmt.Fprintln(out, "guarantee:", r.Guarantee)
 	return err
