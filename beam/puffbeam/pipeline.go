@@ -601,27 +601,9 @@ func (countFn) MergeAccumulators(a, b int) int { return a + b }
 type windowReportFn struct{ Cfg Config }
 
 func (f *windowReportFn) ProcessElement(ctx context.Context, _ []byte, dataStep float64, st reading.RowStats, whole Acc, wins func(*int64, *Acc) bool, sigs func(*string, *int) bool, segs func(*string, *string) bool) error {
-	class, err := f.Cfg.class(whole)
+	class, loc, sums, err := f.Cfg.groups(whole, dataStep, st, wins)
 	if err != nil {
 		return err
-	}
-	loc, err := location(f.Cfg.Spec.TZ)
-	if err != nil {
-		return err
-	}
-	sums := map[int64]*reading.Summary{}
-	var k int64
-	var a Acc
-	for wins(&k, &a) {
-		// per window, as puff release --window: no clipped or missing-value
-		// counts; whether the files can hold missing values (a property of
-		// their formats) sets the estimate's constraint (docs/math.md §4.14)
-		sum, err := a.Summary(class, f.Cfg.Spec, dataStep, reading.RowStats{NullValues: st.NullValues})
-		if err != nil {
-			return err
-		}
-		sums[k] = sum
-		a = Acc{}
 	}
 	var list []release.Signature
 	var key string
@@ -648,6 +630,35 @@ func (f *windowReportFn) ProcessElement(ctx context.Context, _ []byte, dataStep 
 		return err
 	}
 	return f.Cfg.publish(ctx, p, t, segs)
+}
+
+// groups is the class, the time zone and one summary per group (a
+// window's or a profile cell's, keyed by its index) of a windowed or
+// profile run: per group, as puff release does, no clipped or
+// missing-value counts; whether the files can hold missing values (a
+// property of their formats) sets the estimate's constraint (docs/math.md
+// §4.14).
+func (c Config) groups(whole Acc, dataStep float64, st reading.RowStats, next func(*int64, *Acc) bool) (*markov.Class, *time.Location, map[int64]*reading.Summary, error) {
+	class, err := c.class(whole)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	loc, err := location(c.Spec.TZ)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	sums := map[int64]*reading.Summary{}
+	var k int64
+	var a Acc
+	for next(&k, &a) {
+		sum, err := a.Summary(class, c.Spec, dataStep, reading.RowStats{NullValues: st.NullValues})
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		sums[k] = sum
+		a = Acc{}
+	}
+	return class, loc, sums, nil
 }
 
 // profileFn places one series on the grid and puts each reading in its
@@ -722,26 +733,13 @@ func (f *profileFn) ProcessElement(series string, chunks func(*chunk) bool, data
 type profileReportFn struct{ Cfg Config }
 
 func (f *profileReportFn) ProcessElement(ctx context.Context, _ []byte, dataStep float64, st reading.RowStats, whole Acc, cells func(*int64, *Acc) bool, segs func(*string, *string) bool) error {
-	class, err := f.Cfg.class(whole)
+	class, loc, byKey, err := f.Cfg.groups(whole, dataStep, st, cells)
 	if err != nil {
 		return err
 	}
-	loc, err := location(f.Cfg.Spec.TZ)
-	if err != nil {
-		return err
-	}
-	sums := map[int]*reading.Summary{}
-	var k int64
-	var a Acc
-	for cells(&k, &a) {
-		// per cell, as puff release --profile: no clipped or missing-value
-		// counts; the formats set the estimate's constraint (docs/math.md §4.14)
-		sum, err := a.Summary(class, f.Cfg.Spec, dataStep, reading.RowStats{NullValues: st.NullValues})
-		if err != nil {
-			return err
-		}
+	sums := make(map[int]*reading.Summary, len(byKey))
+	for k, sum := range byKey {
 		sums[int(k)] = sum
-		a = Acc{}
 	}
 	opts, t, closeLedger, err := f.Cfg.recording(ctx)
 	if err != nil {
