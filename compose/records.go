@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"sync"
 
 	"github.com/pufferfish-privacy/pufferfish/guarantee"
 	"github.com/pufferfish-privacy/pufferfish/markov"
@@ -115,6 +116,53 @@ func leakageOf(class *markov.Class, sum float64) (Verdict, bool) {
 	if class == nil {
 		return Verdict{}, false
 	}
+	// A pure function of (class, sum), seconds on dense chains of tens of
+	// states (the pairwise bound's linear programs): a spend asks for it
+	// from the running state and again from the records, so remember the
+	// last few answers.
+	key := leakageKey{class.Hash(), math.Float64bits(sum)}
+	leakageMemo.Lock()
+	m, ok := leakageMemo.m[key]
+	leakageMemo.Unlock()
+	if ok {
+		v := m.v
+		if v.Guarantee.Epsilon != nil {
+			v.Guarantee.Epsilon = new(big.Rat).Set(v.Guarantee.Epsilon) // callers own theirs
+		}
+		return v, m.ok
+	}
+	v, found := leakageBound(class, sum)
+
+	leakageMemo.Lock()
+	if leakageMemo.m == nil || len(leakageMemo.m) >= 64 {
+		leakageMemo.m = map[leakageKey]leakageAnswer{}
+	}
+	stored := v
+	if found {
+		stored.Guarantee.Epsilon = new(big.Rat).Set(v.Guarantee.Epsilon)
+	}
+	leakageMemo.m[key] = leakageAnswer{stored, found}
+	leakageMemo.Unlock()
+	return v, found
+}
+
+type leakageKey struct {
+	class string
+	sum   uint64
+}
+
+type leakageAnswer struct {
+	v  Verdict
+	ok bool
+}
+
+var leakageMemo struct {
+	sync.Mutex
+	m map[leakageKey]leakageAnswer
+}
+
+// leakageBound computes leakageOf.
+func leakageBound(class *markov.Class, sum float64) (Verdict, bool) {
 	// round the budget up and the scale down: the bound only grows
 	sum *= 1 + 1e-12
 	b := 2 / sum * (1 - 1e-12)
@@ -130,7 +178,7 @@ func leakageOf(class *markov.Class, sum float64) (Verdict, bool) {
 	}
 	if len(class.States) > 2 && pairwise.Work(class) <= pairwise.DefaultMaxWork {
 		// certified and rounded up by the package (docs/math.md §8.11)
-		res, err := pairwise.Loss(context.Background(), class.AnyStart(), 0, b, &pairwise.Options{ClosedForm: !pairwise.CheapLP(class)})
+		res, err := pairwise.Loss(context.Background(), class.AnyStart(), 0, b, &pairwise.Options{ClosedForm: pairwise.WorkLP(class) > pairwise.DefaultMaxWork})
 		if err == nil && res.Loss < loss {
 			loss, how = res.Loss, "the pairwise temporal leakage bound"
 		}

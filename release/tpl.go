@@ -121,11 +121,18 @@ func leakageSigma(ctx context.Context, class *markov.Class, T int, eps float64, 
 	if work := pairwise.Work(class); work > limits.leakageWork() {
 		whys = append(whys, fmt.Sprintf("the pairwise leakage bound is not computed: about %.2g multiply-adds (%s here), over --max-leakage-work %.2g", work, approxSeconds(work), limits.leakageWork()))
 	} else {
-		opts := &pairwise.Options{ClosedForm: !pairwise.CheapLP(class)}
+		// The unbounded stream's linear programs are solved by Newton's
+		// method (a few dozen sweeps, priced by WorkLP); the finite
+		// recursion solves them at every step, so only on small chains.
+		opts := &pairwise.Options{ClosedForm: pairwise.WorkLP(class) > limits.leakageWork()}
+		if opts.ClosedForm {
+			whys = append(whys, fmt.Sprintf("the pairwise leakage bound uses closed-form plans only: its linear programs would take about %.2g multiply-adds (%s here), over --max-leakage-work %.2g", pairwise.WorkLP(class), approxSeconds(pairwise.WorkLP(class)), limits.leakageWork()))
+		}
 		b, info, err := pairwise.Calibrate(ctx, class, 0, eps, opts)
 		worst = [2]int{info.A, info.B}
 		if finite {
-			if bt, _, errT := pairwise.Calibrate(ctx, class, T, eps, opts); errT == nil && (err != nil || bt < b) {
+			fopts := &pairwise.Options{ClosedForm: !pairwise.CheapLP(class)}
+			if bt, _, errT := pairwise.Calibrate(ctx, class, T, eps, fopts); errT == nil && (err != nil || bt < b) {
 				b, err = bt, nil
 			}
 		}

@@ -53,3 +53,7 @@ func BenchmarkCalibrateBandedLP101(b *testing.B) { benchStream(b, meterChain(101
 
 func BenchmarkCalibrateRandom51(b *testing.B)  { benchStream(b, denseChain(51), true) }
 func BenchmarkCalibrateRandom101(b *testing.B) { benchStream(b, denseChain(101), true) }
+
+func BenchmarkCalibrateBandedLP201(b *testing.B) { benchStream(b, meterChain(201), false) }
+func BenchmarkCalibrateRandomLP51(b *testing.B)  { benchStream(b, denseChain(51), false) }
+func BenchmarkCalibrateRandomLP101(b *testing.B) { benchStream(b, denseChain(101), false) }

@@ -152,14 +152,20 @@ func calibrateStream(ctx context.Context, class *markov.Class, eps float64, opts
 		if math.IsInf(guess, 1) {
 			guess = 4 * s / eps
 		}
-		b1, r1, err := cs.search(ctx, eps, s, guess, false)
+		b1, r1, err := cs.search(ctx, eps, s, guess, false, false)
 		if err != nil {
 			return 0, 0, res, err
 		}
 		bcf = max(bcf, b1)
 		b2, r2 := b1, r1
-		if opts.lp() && !math.IsInf(b1, 1) {
-			bl, rl, err := cs.search(ctx, eps, s, b1, true)
+		if opts.lp() {
+			// from the closed form's certified scale, or, when it
+			// certified none (slowly mixing banded chains), the guess
+			g := b1
+			if math.IsInf(b1, 1) {
+				g = guess
+			}
+			bl, rl, err := cs.search(ctx, eps, s, g, true, !math.IsInf(b1, 1))
 			if err != nil {
 				return 0, 0, res, err
 			}
@@ -179,10 +185,24 @@ func calibrateStream(ctx context.Context, class *markov.Class, eps float64, opts
 	return bfin, bcf, res, nil
 }
 
+// nextKappa is the next relative budget margin κ of the LP certificate
+// (search, chainLoss): 0, then an absolute margin κe of 2.5·10⁻⁸ in the
+// per-step budget e — about 10 times the LPs' rounding, which is what
+// the margin must beat in the slowly contracting directions — fourfold
+// after each failure.
+func nextKappa(kap, e float64) float64 { return max(4*kap, 2.5e-8/e) }
+
+// debugPlans, when set (tests), traces Newton's method.
+var debugPlans func(format string, args ...any)
+
 // search is the per-chain search of calibrateStream with the closed form
 // (lp false) or the best plan. It returns +Inf when it certifies nothing
 // below 10¹⁵.
-func (cs *chainSolver) search(ctx context.Context, eps, s, guess float64, lp bool) (float64, Result, error) {
+//
+// guessOK says that a certificate exists at guess (the closed form's
+// scale): with lp, an estimate that fails there is Newton's failure, not
+// the scale's, and the search stops.
+func (cs *chainSolver) search(ctx context.Context, eps, s, guess float64, lp, guessOK bool) (float64, Result, error) {
 	if cs.bwd == nil && cs.tau >= 1 {
 		return math.Inf(1), Result{}, nil // no finite bound on the past (§8.5)
 	}
@@ -191,10 +211,20 @@ func (cs *chainSolver) search(ctx context.Context, eps, s, guess float64, lp boo
 	est := func(b float64) (float64, error) {
 		l, n, err := cs.estimateUpTo(ctx, s/b, lp, 4*aim)
 		cs.sweeps += n
+		if debugPlans != nil {
+			debugPlans("est b=%.6f: %.10f (%v)", b, l, err)
+		}
 		if errors.Is(err, errNoConvergence) {
 			return math.Inf(1), nil
 		}
 		return l, err
+	}
+	// Newton's estimates are as accurate as the linear programs' rounding
+	// (a residual of about 2·10⁻⁹ moves ℓ by about 10⁻⁸ relative): aim at
+	// 3·10⁻⁷ there, still 7·10⁻⁷ of ε below the target.
+	tol := 1e-8
+	if lp {
+		tol = 3e-7
 	}
 	// Secant on log ℓ against log b (the loss is close to ∝ 1/b),
 	// safeguarded by the bracket [lo, hi]: ℓ(lo) > aim ≥ ℓ(hi).
@@ -211,12 +241,17 @@ func (cs *chainSolver) search(ctx context.Context, eps, s, guess float64, lp boo
 		} else {
 			hi = b
 		}
-		if math.Abs(l/aim-1) < 1e-8 || (hi-lo) < 1e-9*hi {
+		if math.Abs(l/aim-1) < tol || (hi-lo) < 1e-9*hi {
 			if l > aim && !math.IsInf(l, 1) {
 				// the loss is close to ∝ 1/b: just above b·l/aim
 				hi = min(hi, b*l/aim*(1+1e-9))
 			}
 			break
+		}
+		if lp && guessOK && math.IsInf(l, 1) && b >= guess {
+			// The LP's fixed point lies below the closed form's, which
+			// the guess certifies: Newton failed, not the scale.
+			return math.Inf(1), Result{}, nil
 		}
 		var nb float64
 		switch {
@@ -249,20 +284,31 @@ func (cs *chainSolver) search(ctx context.Context, eps, s, guess float64, lp boo
 	if math.IsInf(hi, 1) {
 		return math.Inf(1), Result{}, nil
 	}
-	// Certify at hi, raising it until the certificate fits under ε.
-	b = hi
+	// Certify at hi, raising it until the certificate fits under ε. With
+	// the linear programs the certificate is sought at b = hi·(1+κ) from
+	// the estimates at hi, a little more budget than b: the map contracts very slowly in some directions
+	// (by about 10⁻⁷ per sweep on the UCI house), where the LPs' own
+	// rounding (about 10⁻⁹) can leave an estimate at b just below the
+	// fixed point, so no inflation certifies it; the fixed point at a
+	// larger budget lies above it in those directions (docs/math.md §8.11).
+	b0 := hi
+	kap := 0.0
+	le, err := est(b0)
+	if err != nil {
+		return 0, Result{}, err
+	}
 	for try := 0; try < 12; try++ {
-		le, err := est(b)
-		if err != nil {
-			return 0, Result{}, err
-		}
 		// Inflate by up to a third of the room between the estimate and
 		// the target (at least aimMargin·ε): the loss grows by about 2δ.
+		b := b0 * (1 + kap)
 		e := s / b
 		l, a, a2, n, err := cs.certified(ctx, e, lp, max(eps*aimMargin, (target-le)/3))
 		cs.sweeps += n
 		if err != nil {
 			return 0, Result{}, err
+		}
+		if debugPlans != nil {
+			debugPlans("certified at b=%.6f (κ %g): %v (est %v, target %v)", b, kap, l, le, target)
 		}
 		if l <= target {
 			sc, err := scalarLoss(cs.ch, 0, b, s, nil)
@@ -271,7 +317,14 @@ func (cs *chainSolver) search(ctx context.Context, eps, s, guess float64, lp boo
 			}
 			return b, Result{Loss: l, Scalar: sc, A: a, B: a2}, nil
 		}
-		b *= 1 + 2e-6*math.Pow(2, float64(try))
+		if lp {
+			kap = nextKappa(kap, s/b0)
+			continue
+		}
+		b0 *= 1 + 2e-6*math.Pow(2, float64(try))
+		if le, err = est(b0); err != nil {
+			return 0, Result{}, err
+		}
 	}
 	return math.Inf(1), Result{}, nil
 }

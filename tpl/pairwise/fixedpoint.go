@@ -32,6 +32,9 @@ type fpSide struct {
 	lam   []float64
 	clamp []float64
 	out   []float64
+	// plans, when set, are the stored LP plans the map uses instead of
+	// the closed form (plan iteration, planStore.phi).
+	plans *planStore
 }
 
 func newFPSide(kn *kernel) *fpSide {

@@ -125,13 +125,17 @@ func (cs *chainSolver) setScale(e float64) {
 
 }
 
-// mapFor is the certificate map: the best of the closed form and, unless
-// disabled, the linear program (docs/math.md §8.11).
-func (cs *chainSolver) mapFor(lp bool) ratioMap {
-	if lp {
-		return bestPlan
+// mapFor is a side's certificate map: the closed form, or with lp the
+// plans stored by the last Newton sweep (planStore.phi) or else the best
+// of the closed form and the linear program (docs/math.md §8.11).
+func (s *fpSide) mapFor(lp bool) ratioMap {
+	switch {
+	case !lp:
+		return cfMap
+	case s.plans != nil:
+		return s.plans.phi
 	}
-	return cfMap
+	return bestPlan
 }
 
 // lossOf is the loss bound of docs/math.md (8.13) from forward and
@@ -185,7 +189,23 @@ func (cs *chainSolver) estimateUpTo(ctx context.Context, e float64, lp bool, giv
 	R := math.Exp(e)
 	sweeps := 0
 	for _, s := range cs.sides() {
-		n, err := s.solve(ctx, cs.mapFor(lp), R, giveUp)
+		var n int
+		var err error
+		if lp {
+			n, err = s.newtonSolve(ctx, R, giveUp)
+			if errors.Is(err, errNoConvergence) && s.kn.k <= lpMaxStates {
+				// Newton's linear systems are singular where plans carry
+				// no diagonal mass (rows of disjoint supports, zeros in
+				// P); a small chain affords the value iteration of the
+				// LP map instead, from below, certified by new LPs.
+				var m int
+				s.lam, s.plans = newFPSide(s.kn).lam, nil
+				m, err = s.solve(ctx, bestPlan, R, giveUp)
+				n += m
+			}
+		} else {
+			n, err = s.solve(ctx, cfMap, R, giveUp)
+		}
 		sweeps += n
 		if errors.Is(err, errNoConvergence) {
 			s.lam = newFPSide(s.kn).lam // no warm start from there
@@ -215,7 +235,7 @@ func (cs *chainSolver) certified(ctx context.Context, e float64, lp bool, maxDel
 		var last []float64
 		for delta := 1e-10; delta <= maxDelta*1.0001; delta *= 4 {
 			cand := inflate(s.lam, cs.k, delta)
-			ok, err := certify(ctx, s.kn, R, cand, s.clamp, lp)
+			ok, err := certify(ctx, s.kn, R, cand, s.clamp, s.mapFor(lp))
 			sweeps++
 			if err != nil {
 				return 0, 0, 0, sweeps, err
@@ -256,10 +276,7 @@ func (cs *chainSolver) raise(ctx context.Context, s *fpSide, R float64, cand []f
 	}
 	cand = append([]float64(nil), cand...)
 	out := make([]float64, len(cand))
-	m := cfMap
-	if lp {
-		m = bestPlan
-	}
+	m := s.mapFor(lp)
 	k := cs.k
 	for n := 1; n <= raiseSweeps; n++ {
 		if err := m(ctx, s.kn, cand, R*safety(1), safety(k), out); err != nil {
@@ -279,7 +296,7 @@ func (cs *chainSolver) raise(ctx context.Context, s *fpSide, R float64, cand []f
 			}
 		}
 		if !above {
-			ok, err := certify(ctx, s.kn, R, cand, s.clamp, lp)
+			ok, err := certify(ctx, s.kn, R, cand, s.clamp, s.mapFor(lp))
 			if err != nil {
 				return nil, n, err
 			}
@@ -296,7 +313,7 @@ const raiseSweeps = 200
 // certify is Certify on a kernel: lam ≥ 1 with unit diagonal and
 // min(Φ(lam), clamp) ≤ lam entrywise over the pairs of defined rows, Φ
 // computed with every rounding in the direction that raises it.
-func certify(ctx context.Context, kn *kernel, R float64, lam, clamp []float64, lp bool) (bool, error) {
+func certify(ctx context.Context, kn *kernel, R float64, lam, clamp []float64, m ratioMap) (bool, error) {
 	k := kn.k
 	for a := range k {
 		for b := range k {
@@ -307,10 +324,6 @@ func certify(ctx context.Context, kn *kernel, R float64, lam, clamp []float64, l
 		}
 	}
 	out := make([]float64, k*k)
-	m := cfMap
-	if lp {
-		m = bestPlan
-	}
 	if err := m(ctx, kn, lam, R*safety(1), safety(kn.k), out); err != nil {
 		return false, err
 	}
@@ -344,7 +357,11 @@ func Certify(ctx context.Context, M [][]float64, R float64, lam []float64, close
 	if len(lam) != k*k || !(R >= 1) {
 		return false, errors.New("pairwise: Certify: want a k×k matrix and R ≥ 1")
 	}
-	return certify(ctx, newKernel(M), R, lam, nil, !closedForm)
+	m := bestPlan
+	if closedForm {
+		m = cfMap
+	}
+	return certify(ctx, newKernel(M), R, lam, nil, m)
 }
 
 // bestPlan is the better of the closed-form plan and the linear program's
@@ -497,14 +514,40 @@ func chainLoss(ctx context.Context, ch *markov.Chain, T int, b float64, opts *Op
 		return Result{}, err
 	}
 	e := s / b
-	_, n, err := cs.estimate(ctx, e, cs.lp)
+	// The closed form's certificate first; Newton's method (lp) starts
+	// from its fixed point, estimating at e(1+κ) for a certificate at e
+	// (see search; docs/math.md §8.11), κ as there, to 10⁻³.
+	_, n, err := cs.estimate(ctx, e, false)
 	if err != nil && !errors.Is(err, errNoConvergence) {
 		return Result{}, err
 	}
-	l, a, bb, m, err := cs.certified(ctx, e, cs.lp, 1e-3)
+	l, a, bb, m, err := cs.certified(ctx, e, false, 1e-3)
 	if err != nil {
 		return Result{}, err
 	}
+	n += m
+	for kap := 0.0; cs.lp && kap < 2e-3; kap = nextKappa(kap, e) {
+		_, m, err := cs.estimate(ctx, e*(1+kap), true)
+		n += m
+		if errors.Is(err, errNoConvergence) {
+			break
+		}
+		if err != nil {
+			return Result{}, err
+		}
+		ll, la, lb, m2, err := cs.certified(ctx, e, true, 1e-3)
+		n += m2
+		if err != nil {
+			return Result{}, err
+		}
+		if ll < l {
+			l, a, bb = ll, la, lb
+		}
+		if !math.IsInf(ll, 1) && ll <= l {
+			break
+		}
+	}
+	m = 0
 	r := Result{Loss: l, Scalar: sc, A: a, B: bb, Sweeps: n + m}
 	if sc < r.Loss {
 		r.Loss, r.A, r.B = sc, -1, -1

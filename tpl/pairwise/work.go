@@ -7,32 +7,45 @@ import "github.com/pufferfish-privacy/pufferfish/markov"
 // about 600 per side, closed form), the basis of Work's estimate.
 const sweeps = 1200
 
-// DefaultMaxWork is the estimated work (Work) past which callers skip the
-// bound by default: about 30 s of one core; the UCI house (51 dense
-// levels) estimates 3.9·10⁹, a banded 201-level chain less.
+// newtonSweeps is the number of linear-program sweeps (all pairs, both
+// directions) of an unbounded calibration's Newton phase (measured on the
+// UCI house: about 40), the basis of WorkLP's estimate.
+const newtonSweeps = 40
+
+// DefaultMaxWork is the estimated work (Work, WorkLP) past which callers
+// skip the bound by default: about 30 s of one core; the UCI house (51
+// dense levels) estimates 3.9·10⁹ for the closed form and 1.8·10¹⁰ with
+// the linear programs.
 const DefaultMaxWork = 3e10
 
-// Work estimates the multiply-adds of the pairwise calibration of class,
-// from its sparsity alone, before any work: per sweep, every ordered pair
-// of rows costs |supp e|·|supp q| (docs/math.md (8.11)) plus the
-// closure's k³, times the sweeps of a slowly mixing chain. A single Loss
-// at a given scale costs less.
+// supports returns the width of every row's support (columns lo..hi−1).
+func supports(ch *markov.Chain) []float64 {
+	k := ch.K()
+	width := make([]float64, k)
+	for a, row := range ch.P {
+		lo, hi := k, 0
+		for j, v := range row {
+			if v > 0 {
+				lo, hi = min(lo, j), j+1
+			}
+		}
+		width[a] = float64(max(hi-lo, 0))
+	}
+	return width
+}
+
+// Work estimates the work (about a nanosecond of one core each) of the
+// closed-form pairwise calibration of class, from its sparsity alone,
+// before any work: per sweep, every ordered pair of rows costs
+// |supp e|·|supp q| (docs/math.md (8.11)) plus the closure's k³, times
+// the sweeps of a slowly mixing chain. A single Loss at a given scale
+// costs less.
 func Work(class *markov.Class) float64 {
 	w := 0.0
 	for _, ch := range class.Chains {
 		k := ch.K()
-		width := make([]float64, k)
-		for a, row := range ch.P {
-			lo, hi := k, 0
-			for j, v := range row {
-				if v > 0 {
-					lo, hi = min(lo, j), j+1
-				}
-			}
-			width[a] = float64(max(hi-lo, 0))
-		}
 		sum := 0.0
-		for _, x := range width {
+		for _, x := range supports(ch) {
 			sum += x
 		}
 		// Σ_{a≠b} width_a·width_b/2: e has about half a row's support.
@@ -42,26 +55,40 @@ func Work(class *markov.Class) float64 {
 	return w
 }
 
-// CheapLP reports whether the linear programs of the pairwise bound
-// (docs/math.md §8.10) are cheap enough to run in a release: at most
-// lpMaxStates states and every row's support within lpMaxWidth columns.
-// The fixed-point search applies them to all k² pairs in every one of
-// hundreds of sweeps: a banded 51-level chain took 474 s (BENCHMARKS.md),
-// dense rows (a fitted chain with additive smoothing) about 1 s per
-// sweep; the closed-form plan is used alone there.
+// WorkLP is Work plus the estimated work of the linear programs' Newton
+// phase (docs/math.md §8.11): every ordered pair's LP has m = |supp p| +
+// |supp q| constraints and costs about m³/8 (a factorisation of its basis,
+// measured on the UCI house), newtonSweeps times.
+func WorkLP(class *markov.Class) float64 {
+	w := Work(class)
+	for _, ch := range class.Chains {
+		wd := supports(ch)
+		sweep := 0.0
+		for a, x := range wd {
+			for b, y := range wd {
+				if a != b {
+					m := x + y
+					sweep += m * m * m / 8
+				}
+			}
+		}
+		w += sweep * newtonSweeps
+	}
+	return w
+}
+
+// CheapLP reports whether the linear programs are cheap enough for the
+// finite recursion (T > 0, docs/math.md §8.11), which solves all k² pairs'
+// LPs at every one of T steps: at most lpMaxStates states and every row's
+// support within lpMaxWidth columns. An unbounded stream's calibration
+// solves them a few dozen times (Newton's method): WorkLP prices it.
 func CheapLP(class *markov.Class) bool {
 	if len(class.States) > lpMaxStates {
 		return false
 	}
 	for _, ch := range class.Chains {
-		for _, row := range ch.P {
-			lo, hi := len(row), 0
-			for j, v := range row {
-				if v > 0 {
-					lo, hi = min(lo, j), j+1
-				}
-			}
-			if hi-lo > lpMaxWidth {
+		for _, x := range supports(ch) {
+			if x > lpMaxWidth {
 				return false
 			}
 		}
