@@ -178,7 +178,7 @@ func leakageBound(class *markov.Class, sum float64) (Verdict, bool) {
 	}
 	if len(class.States) > 2 && pairwise.Work(class) <= pairwise.DefaultMaxWork {
 		// certified and rounded up by the package (docs/math.md §8.11)
-		res, err := pairwise.Loss(context.Background(), class.AnyStart(), 0, b, &pairwise.Options{ClosedForm: pairwise.WorkLP(class) > pairwise.DefaultMaxWork})
+		res, err := pairwise.Loss(context.Background(), class.AnyStart(), 0, b, &pairwise.Options{ClosedForm: pairwise.WorkLP(class) > pairwise.DefaultMaxWork, MaxWork: pairwise.DefaultMaxWork})
 		if err == nil && res.Loss < loss {
 			loss, how = res.Loss, "the pairwise temporal leakage bound"
 		}

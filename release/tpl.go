@@ -124,7 +124,7 @@ func leakageSigma(ctx context.Context, class *markov.Class, T int, eps float64, 
 		// The unbounded stream's linear programs are solved by Newton's
 		// method (a few dozen sweeps, priced by WorkLP); the finite
 		// recursion solves them at every step, so only on small chains.
-		opts := &pairwise.Options{ClosedForm: pairwise.WorkLP(class) > limits.leakageWork()}
+		opts := &pairwise.Options{ClosedForm: pairwise.WorkLP(class) > limits.leakageWork(), MaxWork: limits.leakageWork()}
 		if opts.ClosedForm {
 			whys = append(whys, fmt.Sprintf("the pairwise leakage bound uses closed-form plans only: its linear programs would take about %.2g multiply-adds (%s here), over --max-leakage-work %.2g", pairwise.WorkLP(class), approxSeconds(pairwise.WorkLP(class)), limits.leakageWork()))
 		}
@@ -139,6 +139,8 @@ func leakageSigma(ctx context.Context, class *markov.Class, T int, eps float64, 
 		switch {
 		case ctx.Err() != nil:
 			return Leakage{}, fmt.Errorf("release stopped: %w", context.Cause(ctx))
+		case errors.Is(err, pairwise.ErrWork):
+			whys = append(whys, fmt.Sprintf("the pairwise leakage bound was stopped (%v): this chain mixes too slowly for its estimate; raise --max-leakage-work to let it run longer", err))
 		case err != nil:
 			whys = append(whys, "the pairwise leakage bound is infinite for this class: "+err.Error())
 		default:

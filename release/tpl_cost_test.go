@@ -1,7 +1,9 @@
 package release
 
 import (
+	"context"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -54,5 +56,40 @@ func TestLeakageBoundSkippedForSlowFixedStarts(t *testing.T) {
 	}
 	if c := wr.Windows[0].Calibration; c == nil || c.Method != calibratedMQM || !strings.Contains(c.Why, "fixed initial distribution") {
 		t.Fatalf("calibration %+v", c)
+	}
+}
+
+// A slowly mixing banded chain of 51 levels estimates little work up
+// front, but its closed-form search certifies nothing for a long time:
+// the work counted as it runs stops it at --max-leakage-work, and the
+// calibration says so (the scalar recursion or MQM calibrates instead).
+func TestLeakageBoundStoppedAtItsWork(t *testing.T) {
+	const k = 51
+	states := make([]string, k)
+	P := make([][]float64, k)
+	for i := range P {
+		states[i] = fmt.Sprint(i)
+		P[i] = make([]float64, k)
+		s := 0.0
+		for j := max(0, i-3); j <= min(k-1, i+3); j++ {
+			P[i][j] = math.Pow(0.5, math.Abs(float64(i-j)))
+			s += P[i][j]
+		}
+		for j := range P[i] {
+			P[i][j] *= 0.5 / s
+		}
+		P[i][i] += 0.5
+	}
+	ch, err := markov.New(states, P, markov.InitStationary, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	class, _ := markov.NewClass(states, ch)
+	l, err := leakageSigma(context.Background(), class, 0, 0.5, Limits{MaxLeakageWork: 5e8}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Pairwise != 0 || !strings.Contains(l.Why, "stopped") || !strings.Contains(l.Why, "--max-leakage-work") {
+		t.Fatalf("leakage %+v", l)
 	}
 }

@@ -77,7 +77,7 @@ func root(stdout io.Writer) *cobra.Command {
 		SilenceErrors: true,
 	}
 	c.SetOut(stdout)
-	c.AddCommand(scaleCmd(), releaseCmd(), fitCmd(), convertCmd(), localCmd(), verifyCmd(), wassersteinCmd(), robustCmd(), bnCmd(), composeCmd(), ledgerCmd(), streamCmd(), synthCmd(), serveCmd(), tokenCmd(), experimentCmd())
+	c.AddCommand(scaleCmd(), releaseCmd(), fitCmd(), convertCmd(), localCmd(), verifyCmd(), wassersteinCmd(), robustCmd(), bnCmd(), composeCmd(), ledgerCmd(), streamCmd(), synthCmd(), consistentCmd(), serveCmd(), tokenCmd(), experimentCmd())
 	return c
 }
 
@@ -193,7 +193,7 @@ func limitFlags(c *cobra.Command, l *release.Limits, timeout *time.Duration) {
 	f := c.Flags()
 	f.IntVar(&l.MaxStates, "max-states", release.DefaultMaxStates, fmt.Sprintf("the most states (bins, levels) a class may have, refused before any work beyond (fitting and calibrating k states hold ≈ max(256 MiB, 600·k²) bytes: %.2g GB at the default)", release.StateBytes(release.DefaultMaxStates)/1e9))
 	f.DurationVar(timeout, "timeout", DefaultTimeout, "stop computing σ after this long (nothing is released or recorded); 0: no limit")
-	f.Float64Var(&l.MaxLeakageWork, "max-leakage-work", release.DefaultMaxLeakageWork, "the most multiply-adds the pairwise leakage bound may take, estimated up front (beyond it the bound is not computed and the report says why)")
+	f.Float64Var(&l.MaxLeakageWork, "max-leakage-work", release.DefaultMaxLeakageWork, "the most multiply-adds the pairwise leakage bound may take, estimated up front and counted as it runs (beyond it the bound is not computed, or its linear programs are left out, and the report says why)")
 	memoryFlag(c, "the computation of σ")
 }
 

@@ -48,7 +48,7 @@ func serveCmd() *cobra.Command {
 	f.StringVar(&dataDir, "data-dir", ".", "datasets' data files are paths inside this directory (nothing outside it can be read)")
 	f.IntVar(&limits.MaxWindows, "max-windows", release.DefaultMaxWindows, "the most calendar windows one release may have (refused before any work beyond)")
 	f.IntVar(&limits.MaxCells, "max-cells", release.DefaultMaxCells, "the most released numbers (windows × bins) one release may have (refused before any work beyond)")
-	f.Float64Var(&limits.MaxLeakageWork, "max-leakage-work", release.DefaultMaxLeakageWork, "the most multiply-adds the pairwise leakage bound may take, estimated up front (beyond it the bound is not computed and the calibration says why)")
+	f.Float64Var(&limits.MaxLeakageWork, "max-leakage-work", release.DefaultMaxLeakageWork, "the most multiply-adds the pairwise leakage bound may take, estimated up front and counted as it runs (beyond it the bound is not computed, or its linear programs are left out, and the calibration says why)")
 	f.IntVar(&limits.MaxStates, "max-states", release.DefaultMaxStates, fmt.Sprintf("the most states (bins, levels) a dataset's class may have, refused at registration and before any work beyond (≈ %.2g GB of memory per computation at the default)", release.StateBytes(release.DefaultMaxStates)/1e9))
 	f.DurationVar(&releaseTimeout, "release-timeout", DefaultTimeout, "stop a release's or a σ's computation after this long, and any when the client leaves or the server stops (nothing is spent); 0: no limit")
 	memoryFlag(c, "a release's or a σ's computation (all at once: the heap is the server's)")

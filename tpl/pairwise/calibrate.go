@@ -142,11 +142,16 @@ func calibrateStream(ctx context.Context, class *markov.Class, eps float64, opts
 	s := opts.sens()
 	bcf, bfin := 0.0, 0.0
 	var res Result
-	sweeps := 0
+	sweeps, work := 0, 0.0
 	for i, ch := range class.Chains {
 		cs, err := newChainSolver(ch, false)
 		if err != nil {
 			return 0, 0, res, err
+		}
+		// the limit is for the whole class: what the chains before used
+		cs.maxWork = opts.maxWork() - work
+		if opts.maxWork() > 0 && cs.maxWork <= 0 {
+			return 0, 0, res, fmt.Errorf("%w: about %.2g multiply-adds done, over the limit %.2g", ErrWork, work, opts.maxWork())
 		}
 		guess := scalar
 		if math.IsInf(guess, 1) {
@@ -166,6 +171,9 @@ func calibrateStream(ctx context.Context, class *markov.Class, eps float64, opts
 				g = guess
 			}
 			bl, rl, err := cs.search(ctx, eps, s, g, true, !math.IsInf(b1, 1))
+			if errors.Is(err, ErrWork) && !math.IsInf(b1, 1) {
+				bl, err = b1, nil // out of work: the closed form's certificate stands
+			}
 			if err != nil {
 				return 0, 0, res, err
 			}
@@ -174,6 +182,7 @@ func calibrateStream(ctx context.Context, class *markov.Class, eps float64, opts
 			}
 		}
 		sweeps += cs.sweeps
+		work += cs.work
 		// A certificate at b is one at every larger scale (Φ and the
 		// clamp grow with R), so the class's scale is the largest.
 		if b2 > bfin || i == 0 {

@@ -21,6 +21,8 @@ type kernel struct {
 	// carries π's error). A plan's ratio for the computed rows times
 	// (1+3·rowErr)/(1−3·rowErr) bounds the exact rows' (docs/math.md §8.11).
 	rowErr float64
+	// cfWork, lpWork cache sweepWork (0: not computed yet).
+	cfWork, lpWork float64
 }
 
 // rowFactor is (1+3·rowErr)/(1−3·rowErr), rounded up.

@@ -2,6 +2,7 @@ package pairwise
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -105,5 +106,29 @@ func TestNewtonFallsBackOnZeros(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// A calibration stops with ErrWork once its work passes Options.MaxWork
+// (a slowly mixing banded chain, whose closed-form search certifies
+// nothing for a long time), and a limit it stays within changes nothing.
+func TestMaxWorkStops(t *testing.T) {
+	ctx := context.Background()
+	ch, err := markov.New(nil, meterChain(51), markov.InitStationary, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := markov.NewClass(ch.States, ch)
+	_, _, err = Calibrate(ctx, c, 0, 0.5, &Options{MaxWork: 1e8})
+	if !errors.Is(err, ErrWork) {
+		t.Fatalf("banded 51 at MaxWork 1e8: %v, want ErrWork", err)
+	}
+	rng := rand.New(rand.NewPCG(3, 35))
+	ch2, _ := markov.New(nil, randChain(rng, 8), markov.InitStationary, nil)
+	c2, _ := markov.NewClass(ch2.States, ch2)
+	b1, _, err1 := Calibrate(ctx, c2, 0, 0.5, nil)
+	b2, _, err2 := Calibrate(ctx, c2, 0, 0.5, &Options{MaxWork: 1e12})
+	if err1 != nil || err2 != nil || b1 != b2 {
+		t.Fatalf("within the limit: %v %v, %v %v", b1, err1, b2, err2)
 	}
 }

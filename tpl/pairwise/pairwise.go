@@ -22,6 +22,18 @@ type Options struct {
 	// ClosedForm skips the linear programs: the closed-form plan only
 	// (faster, a little looser on some chains).
 	ClosedForm bool
+	// MaxWork, when positive, stops an unbounded stream's calibration
+	// with ErrWork once its work (counted as Work and WorkLP estimate it,
+	// sweep by sweep) passes it: slowly mixing chains need more sweeps
+	// than any estimate made before the work can tell.
+	MaxWork float64
+}
+
+func (o *Options) maxWork() float64 {
+	if o == nil {
+		return 0
+	}
+	return o.MaxWork
 }
 
 func (o *Options) sens() float64 {
@@ -57,6 +69,8 @@ type chainSolver struct {
 	tau    float64 // Birkhoff coefficient of P (starts other than stationary)
 	lp     bool
 	sweeps int // applications of the certificate map so far
+	// work done so far (sweepWork's units) and the limit (0: none)
+	work, maxWork float64
 	// noClamp drops the scalar bound Σ (tests: the pairwise bound alone).
 	noClamp bool
 }
@@ -191,8 +205,10 @@ func (cs *chainSolver) estimateUpTo(ctx context.Context, e float64, lp bool, giv
 	for _, s := range cs.sides() {
 		var n int
 		var err error
+		cfw, lpw := s.kn.sweepWork()
 		if lp {
 			n, err = s.newtonSolve(ctx, R, giveUp)
+			cs.work += float64(n) * (lpw + cfw)
 			if errors.Is(err, errNoConvergence) && s.kn.k <= lpMaxStates {
 				// Newton's linear systems are singular where plans carry
 				// no diagonal mass (rows of disjoint supports, zeros in
@@ -202,9 +218,14 @@ func (cs *chainSolver) estimateUpTo(ctx context.Context, e float64, lp bool, giv
 				s.lam, s.plans = newFPSide(s.kn).lam, nil
 				m, err = s.solve(ctx, bestPlan, R, giveUp)
 				n += m
+				cs.work += float64(m) * (lpw + cfw)
 			}
 		} else {
 			n, err = s.solve(ctx, cfMap, R, giveUp)
+			cs.work += float64(n) * cfw
+		}
+		if err == nil && cs.maxWork > 0 && cs.work > cs.maxWork {
+			err = cs.workErr()
 		}
 		sweeps += n
 		if errors.Is(err, errNoConvergence) {
@@ -222,6 +243,20 @@ func (cs *chainSolver) estimateUpTo(ctx context.Context, e float64, lp bool, giv
 	return l, sweeps, nil
 }
 
+// certWork is the work of one certification sweep of side s.
+func (cs *chainSolver) certWork(s *fpSide, lp bool) float64 {
+	cfw, lpw := s.kn.sweepWork()
+	if lp && s.plans == nil {
+		return cfw + lpw
+	}
+	return cfw
+}
+
+// workErr is ErrWork with the work done and the limit.
+func (cs *chainSolver) workErr() error {
+	return fmt.Errorf("%w: about %.2g multiply-adds done, over the limit %.2g", ErrWork, cs.work, cs.maxWork)
+}
+
 // certified inflates the current estimates until Certify accepts them and
 // returns the loss of the certificates, or that of the scalar clamps (a
 // certificate too) when none is accepted or it is lower.
@@ -237,6 +272,7 @@ func (cs *chainSolver) certified(ctx context.Context, e float64, lp bool, maxDel
 			cand := inflate(s.lam, cs.k, delta)
 			ok, err := certify(ctx, s.kn, R, cand, s.clamp, s.mapFor(lp))
 			sweeps++
+			cs.work += cs.certWork(s, lp)
 			if err != nil {
 				return 0, 0, 0, sweeps, err
 			}
@@ -253,7 +289,7 @@ func (cs *chainSolver) certified(ctx context.Context, e float64, lp bool, maxDel
 			// times (each candidate is still checked by certify).
 			if c, n, err := cs.raise(ctx, s, R, last, lp); err != nil {
 				return 0, 0, 0, sweeps, err
-			} else if sweeps += n; c != nil {
+			} else if sweeps, cs.work = sweeps+n, cs.work+float64(n)*cs.certWork(s, lp); c != nil {
 				cert[i] = c
 			}
 		}
@@ -513,6 +549,7 @@ func chainLoss(ctx context.Context, ch *markov.Chain, T int, b float64, opts *Op
 	if err != nil {
 		return Result{}, err
 	}
+	cs.maxWork = opts.maxWork()
 	e := s / b
 	// The closed form's certificate first; Newton's method (lp) starts
 	// from its fixed point, estimating at e(1+κ) for a certificate at e

@@ -1,6 +1,13 @@
 package pairwise
 
-import "github.com/pufferfish-privacy/pufferfish/markov"
+import (
+	"errors"
+
+	"github.com/pufferfish-privacy/pufferfish/markov"
+)
+
+// ErrWork reports that a calibration stopped at Options.MaxWork.
+var ErrWork = errors.New("pairwise: the bound's work limit was reached")
 
 // sweeps is the number of certificate-map sweeps an unbounded calibration
 // takes on slowly mixing chains (measured on the UCI house, 51 levels:
@@ -100,3 +107,30 @@ const (
 	lpMaxStates = 16
 	lpMaxWidth  = 12
 )
+
+// sweepWork returns the work of one closed-form sweep of kn (the terms of
+// Work) and of one LP sweep (those of WorkLP), from the supports' widths.
+func (kn *kernel) sweepWork() (cf, lp float64) {
+	if kn.cfWork > 0 {
+		return kn.cfWork, kn.lpWork
+	}
+	k := kn.k
+	sum := 0.0
+	w := make([]float64, k)
+	for a := range k {
+		if !kn.dead[a] {
+			w[a] = float64(kn.hi[a] - kn.lo[a])
+			sum += w[a]
+		}
+	}
+	for a, x := range w {
+		for b, y := range w {
+			if a != b {
+				m := x + y
+				lp += m * m * m / 8
+			}
+		}
+	}
+	kn.cfWork, kn.lpWork = sum*sum/2+float64(k*k*k), lp
+	return kn.cfWork, kn.lpWork
+}
