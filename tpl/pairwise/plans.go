@@ -3,7 +3,7 @@ package pairwise
 import (
 	"context"
 	"math"
-	)
+)
 
 // Stored plans (docs/math.md §8.11, "Certifying Newton's estimate"). A
 // plan proves its ratio against every Γ, not only the one it was solved
