@@ -103,4 +103,3 @@ func TestNewtonBandedNearTheLimit(t *testing.T) {
 	}
 	t.Logf("b %.6g, closed form %.6g, limit ≥ %.6g", b, info.ClosedForm, lo)
 }
-
