@@ -181,3 +181,42 @@ func TestLeakageRulePairwise(t *testing.T) {
 		t.Fatalf("20 levels: an explicit output loses %v at scale %v > %v: the rule's bound is below the true loss", v.Float(), lo, b)
 	}
 }
+
+// The leakage rule stops with the context (a ledger spend whose client
+// left or whose server stops), answers with the context's error, and
+// remembers nothing from the cancelled computation: the same question
+// afterwards gets the full answer.
+func TestLeakageRuleStopsWithTheContext(t *testing.T) {
+	const k = 20
+	P := make([][]float64, k)
+	for i := range P {
+		P[i] = make([]float64, k)
+		for j := range P[i] {
+			P[i][j] = 0.01
+		}
+		P[i][i] = 6
+		sum := 0.0
+		for _, x := range P[i] {
+			sum += x
+		}
+		for j := range P[i] {
+			P[i][j] /= sum
+		}
+	}
+	ch, _ := markov.New(nil, P, markov.InitStationary, nil)
+	class, _ := markov.NewClass(ch.States, ch)
+	seg := []record.Segment{{Series: "a", First: 1, Last: 4, Readings: 4}}
+	recs := []*record.Release{
+		{Mechanism: mechanism.Pufferfish, Epsilon: 1, Class: class.Hash(), Query: "counts", Segments: seg, Sigma: 401},
+		{Mechanism: mechanism.Pufferfish, Epsilon: 1, Class: class.Hash(), Query: "counts", Segments: seg, Sigma: 401},
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := RecordsContext(ctx, class, recs); err != context.Canceled {
+		t.Fatalf("cancelled: %v, want context.Canceled", err)
+	}
+	v, err := RecordsContext(context.Background(), class, recs)
+	if err != nil || v.Rule != LeakageRule {
+		t.Fatalf("afterwards: %v %+v", err, v)
+	}
+}

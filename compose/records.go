@@ -57,10 +57,19 @@ func SeriesChain(series string) string {
 // as long as its last recorded time; each record's segments are entries
 // of those chains (Entries). The answer is the worst chain's best rule.
 func Records(class *markov.Class, recs []*record.Release) (Verdict, error) {
+	return RecordsContext(context.Background(), class, recs)
+}
+
+// RecordsContext is Records whose leakage rule (seconds on dense chains of
+// tens of states) stops when ctx ends, with ctx's error.
+func RecordsContext(ctx context.Context, class *markov.Class, recs []*record.Release) (Verdict, error) {
 	v, err := records(class, recs)
 	if errors.Is(err, ErrNoRule) {
-		if lk, ok := leakage(class, recs); ok {
+		if lk, ok := leakage(ctx, class, recs); ok {
 			return lk, nil
+		}
+		if cerr := ctx.Err(); cerr != nil {
+			return Verdict{}, cerr
 		}
 	}
 	return v, err
@@ -84,7 +93,7 @@ const LeakageRule = "dp-leakage"
 // later or misses readings only lowers the budgets). It is the rule the
 // ledger uses when no other applies (a release calibrated by that bound
 // is not MQM), so it never changes an answer the other rules give.
-func leakage(class *markov.Class, recs []*record.Release) (Verdict, bool) {
+func leakage(ctx context.Context, class *markov.Class, recs []*record.Release) (Verdict, bool) {
 	if class == nil || len(recs) == 0 {
 		return Verdict{}, false
 	}
@@ -96,7 +105,7 @@ func leakage(class *markov.Class, recs []*record.Release) (Verdict, bool) {
 		}
 		sum += 1 / r.Sigma
 	}
-	return leakageOf(class, sum)
+	return leakageOf(ctx, class, sum)
 }
 
 // leakageReady reports whether a record takes part in the leakage rule:
@@ -112,7 +121,8 @@ func leakageReady(r *record.Release, hash string) bool {
 // is within pairwise.DefaultMaxWork), both for the class's chains from any
 // start at per-bin scale 2/sum. Both are valid bounds of the same loss,
 // so the smaller is.
-func leakageOf(class *markov.Class, sum float64) (Verdict, bool) {
+// It answers false, remembering nothing, when ctx ends first.
+func leakageOf(ctx context.Context, class *markov.Class, sum float64) (Verdict, bool) {
 	if class == nil {
 		return Verdict{}, false
 	}
@@ -131,8 +141,10 @@ func leakageOf(class *markov.Class, sum float64) (Verdict, bool) {
 		}
 		return v, m.ok
 	}
-	v, found := leakageBound(class, sum)
-
+	v, found := leakageBound(ctx, class, sum)
+	if ctx.Err() != nil {
+		return Verdict{}, false
+	}
 	leakageMemo.Lock()
 	if leakageMemo.m == nil || len(leakageMemo.m) >= 64 {
 		leakageMemo.m = map[leakageKey]leakageAnswer{}
@@ -162,7 +174,7 @@ var leakageMemo struct {
 }
 
 // leakageBound computes leakageOf.
-func leakageBound(class *markov.Class, sum float64) (Verdict, bool) {
+func leakageBound(ctx context.Context, class *markov.Class, sum float64) (Verdict, bool) {
 	// round the budget up and the scale down: the bound only grows
 	sum *= 1 + 1e-12
 	b := 2 / sum * (1 - 1e-12)
@@ -178,7 +190,7 @@ func leakageBound(class *markov.Class, sum float64) (Verdict, bool) {
 	}
 	if len(class.States) > 2 && pairwise.Work(class) <= pairwise.DefaultMaxWork {
 		// certified and rounded up by the package (docs/math.md §8.11)
-		res, err := pairwise.Loss(context.Background(), class.AnyStart(), 0, b, &pairwise.Options{ClosedForm: pairwise.WorkLP(class) > pairwise.DefaultMaxWork, MaxWork: pairwise.DefaultMaxWork})
+		res, err := pairwise.Loss(ctx, class.AnyStart(), 0, b, &pairwise.Options{ClosedForm: pairwise.WorkLP(class) > pairwise.DefaultMaxWork, MaxWork: pairwise.DefaultMaxWork})
 		if err == nil && res.Loss < loss {
 			loss, how = res.Loss, "the pairwise temporal leakage bound"
 		}

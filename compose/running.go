@@ -1,6 +1,7 @@
 package compose
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"math"
@@ -336,6 +337,12 @@ func dpGroups(class *markov.Class, gs []Group) Claim {
 // the state cannot give the answer (Full, or no rule applies and the
 // leakage rule does not either: only the records name the reasons).
 func (r *Running) Verdict(class *markov.Class, bests []Best) (Verdict, error) {
+	return r.VerdictContext(context.Background(), class, bests)
+}
+
+// VerdictContext is Verdict whose leakage rule stops when ctx ends, with
+// ctx's error.
+func (r *Running) VerdictContext(ctx context.Context, class *markov.Class, bests []Best) (Verdict, error) {
 	if r.Full || class == nil {
 		return Verdict{}, ErrFull
 	}
@@ -344,8 +351,11 @@ func (r *Running) Verdict(class *markov.Class, bests []Best) (Verdict, error) {
 	}
 	if r.OtherStream && r.Records > 1 || r.NoRule > 0 {
 		if !r.SigmaOff {
-			if lk, ok := leakageOf(class, float64(r.SigmaSum)); ok {
+			if lk, ok := leakageOf(ctx, class, float64(r.SigmaSum)); ok {
 				return lk, nil
+			}
+			if err := ctx.Err(); err != nil {
+				return Verdict{}, err
 			}
 		}
 		return Verdict{}, ErrFull

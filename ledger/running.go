@@ -111,7 +111,7 @@ func (s *sqlStore) loadScope(ctx context.Context, q querier, dataset string, tok
 	if token != nil {
 		es = mine(es, *token)
 	}
-	sc.fold(dataset, r, es)
+	sc.fold(ctx, dataset, r, es)
 	sc.lastID = last
 	return sc, nil
 }
@@ -128,7 +128,7 @@ func mine(es []Entry, token string) []Entry {
 }
 
 // fold builds the state from the records, and its verdict.
-func (sc *scope) fold(dataset string, r row, es []Entry) {
+func (sc *scope) fold(ctx context.Context, dataset string, r row, es []Entry) {
 	sc.run, sc.chains, sc.rebuilt = compose.Running{}, map[string]*compose.Chain{}, true
 	for i := range es {
 		if sc.run.Full || sc.run.Add(r.class, &es[i].Record, sc.chains) != nil {
@@ -140,10 +140,10 @@ func (sc *scope) fold(dataset string, r row, es []Entry) {
 	if len(es) == 0 {
 		return
 	}
-	v, err := sc.run.Verdict(r.class, bests(sc.chains, nil))
+	v, err := sc.run.VerdictContext(ctx, r.class, bests(sc.chains, nil))
 	if sc.run.Full || err != nil {
 		sc.run.Full, sc.chains = true, nil
-		st, err := state(dataset, r, es, nil)
+		st, err := state(ctx, dataset, r, es, nil)
 		if err != nil {
 			return // Full: every read recomposes, and meets the error
 		}
@@ -263,7 +263,7 @@ func (s *sqlStore) advance(ctx context.Context, q querier, dataset string, sc *s
 				return nil, err
 			}
 		}
-		v, err := st.run.Verdict(r.class, bests(st.chains, stored))
+		v, err := st.run.VerdictContext(ctx, r.class, bests(st.chains, stored))
 		switch {
 		case err == nil:
 			st.spent = v.Guarantee
@@ -280,7 +280,7 @@ func (s *sqlStore) advance(ctx context.Context, q querier, dataset string, sc *s
 	if sc.token != nil {
 		es = mine(es, *sc.token)
 	}
-	w, err := state(dataset, r, es, rec)
+	w, err := state(ctx, dataset, r, es, rec)
 	if err != nil {
 		return nil, err
 	}

@@ -382,7 +382,7 @@ func (s *sqlStore) entries(ctx context.Context, q querier, name string) ([]Entry
 }
 
 // state composes a dataset's recorded releases (plus extra, if any).
-func state(name string, r row, entries []Entry, extra *record.Release) (State, error) {
+func state(ctx context.Context, name string, r row, entries []Entry, extra *record.Release) (State, error) {
 	st := State{Dataset: name, Budget: r.budget, Spent: guarantee.None(), Releases: len(entries), ClassHash: r.hash}
 	var recs []*record.Release
 	for i := range entries {
@@ -394,7 +394,10 @@ func state(name string, r row, entries []Entry, extra *record.Release) (State, e
 	if len(recs) == 0 {
 		return st, nil
 	}
-	v, err := compose.Records(r.class, recs)
+	v, err := compose.RecordsContext(ctx, r.class, recs)
+	if cerr := ctx.Err(); cerr != nil {
+		return State{}, cerr
+	}
 	if err != nil {
 		return State{}, fmt.Errorf("ledger: dataset %q: %w", name, err)
 	}
@@ -420,7 +423,7 @@ func (s *sqlStore) Dataset(ctx context.Context, name string) (State, error) {
 		if err != nil {
 			return err
 		}
-		if st, err = state(name, r, es, nil); err != nil {
+		if st, err = state(ctx, name, r, es, nil); err != nil {
 			// the recorded releases no longer compose
 			return fmt.Errorf("%w (%w)", err, ErrUnreadable)
 		}
@@ -662,7 +665,7 @@ func (s *sqlStore) within(ctx context.Context, tx *sql.Tx, sp Spend, r row, eps 
 		if sc.token != nil {
 			all = mine(all, *sc.token)
 		}
-		return state(sp.Dataset, row{budget: budget, class: r.class, hash: r.hash}, all, nil)
+		return state(ctx, sp.Dataset, row{budget: budget, class: r.class, hash: r.hash}, all, nil)
 	}
 	dsc, err := s.loadScope(ctx, tx, sp.Dataset, nil, r, true, entries)
 	if err != nil {

@@ -205,7 +205,10 @@ func planWindows(data *reading.Data, class *markov.Class, fitted bool, opts Opti
 		recs = append(recs, r.Record)
 		draws = append(draws, draw)
 	}
-	v, err := compose.Records(class, recs)
+	v, err := compose.RecordsContext(opts.context(), class, recs)
+	if cerr := opts.ctxErr(); cerr != nil {
+		err = cerr
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -508,7 +511,10 @@ func PrepareWindowSummaries(whole *reading.Summary, wins map[int64]*reading.Summ
 		}
 		recs = append(recs, rec)
 	}
-	v, err := compose.Records(class, recs)
+	v, err := compose.RecordsContext(opts.context(), class, recs)
+	if cerr := opts.ctxErr(); cerr != nil {
+		err = cerr
+	}
 	if err != nil {
 		return nil, err
 	}
