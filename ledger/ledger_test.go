@@ -391,3 +391,35 @@ func TestTokensAndIdempotency(t *testing.T) {
 		}
 	})
 }
+
+// The calibration cache keeps a value per key across openings of the
+// ledger, replaces it on a second put, and answers "none" for a key never
+// put; on SQLite and PostgreSQL.
+func TestCalibrationCache(t *testing.T) {
+	pgtest.Stores(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		s := open(t, dsn, true)
+		c, ok := s.(interface {
+			GetCached(context.Context, string) ([]byte, bool, error)
+			PutCached(context.Context, string, []byte) error
+		})
+		if !ok {
+			t.Fatal("the store has no calibration cache")
+		}
+		if _, found, err := c.GetCached(ctx, "k"); found || err != nil {
+			t.Fatalf("empty cache: %v %v", found, err)
+		}
+		for _, v := range []string{`{"sigma": 1}`, `{"sigma": 2}`} {
+			if err := c.PutCached(ctx, "k", []byte(v)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s.Close()
+		c2 := open(t, dsn, false).(interface {
+			GetCached(context.Context, string) ([]byte, bool, error)
+		})
+		if v, found, err := c2.GetCached(ctx, "k"); !found || err != nil || string(v) != `{"sigma": 2}` {
+			t.Fatalf("reopened: %q %v %v", v, found, err)
+		}
+	})
+}

@@ -235,8 +235,8 @@ func TestMigrationBuildsTheRunningState(t *testing.T) {
 		}
 		// back to the old schema: no running state, no token index
 		db := s.(*sqlStore)
-		old := len(migrations) - 4
-		for _, q := range []string{`DROP TABLE compose_chains`, `DROP TABLE compose_state`, `DROP INDEX releases_token`, fmt.Sprintf(`DELETE FROM schema_migrations WHERE version > %d`, old)} {
+		old := len(migrations) - 5
+		for _, q := range []string{`DROP TABLE calibration_cache`, `DROP TABLE compose_chains`, `DROP TABLE compose_state`, `DROP INDEX releases_token`, fmt.Sprintf(`DELETE FROM schema_migrations WHERE version > %d`, old)} {
 			if _, err := db.db.Exec(q); err != nil {
 				t.Fatal(err)
 			}

@@ -154,6 +154,10 @@ var migrations = []string{
 	)`,
 	`CREATE INDEX releases_token ON releases(dataset, token, id)`,
 	buildStatesMigration,
+	`CREATE TABLE calibration_cache (
+		ckey  TEXT PRIMARY KEY,
+		value TEXT NOT NULL
+	)`,
 }
 
 // buildStatesMigration is not SQL: migrate runs buildStates, which folds
@@ -166,6 +170,31 @@ type sqlStore struct {
 }
 
 func (s *sqlStore) q(query string) string { return s.d.rebind(query) }
+
+// GetCached returns the value PutCached stored under key (ok false: none):
+// the calibration cache, computed scales that are slow to recompute (the
+// pairwise leakage bound on dense chains, docs/math.md §8.11), keyed by
+// everything they depend on. It is as trusted as the rest of the ledger.
+func (s *sqlStore) GetCached(ctx context.Context, key string) ([]byte, bool, error) {
+	var v string
+	err := s.db.QueryRowContext(ctx, s.q(`SELECT value FROM calibration_cache WHERE ckey = ?`), key).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("ledger: calibration cache: %w", err)
+	}
+	return []byte(v), true, nil
+}
+
+// PutCached stores value under key, replacing what was there.
+func (s *sqlStore) PutCached(ctx context.Context, key string, value []byte) error {
+	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO calibration_cache (ckey, value) VALUES (?, ?) ON CONFLICT (ckey) DO UPDATE SET value = excluded.value`), key, string(value))
+	if err != nil {
+		return fmt.Errorf("ledger: calibration cache: %w", err)
+	}
+	return nil
+}
 
 // migrate applies the migrations not yet recorded in schema_migrations,
 // each in its own transaction (concurrent openers serialise on it).

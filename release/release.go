@@ -22,6 +22,7 @@ package release
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -230,10 +231,19 @@ type Options struct {
 // ScaleCache holds computed scales, and the chains' oracle tables that
 // computing new ones shares (mqm.Tables); safe for concurrent use.
 type ScaleCache struct {
-	mu     sync.Mutex
-	m      map[string]Scale
-	leak   map[string]Leakage
-	tables *mqm.Tables
+	mu      sync.Mutex
+	m       map[string]Scale
+	leak    map[string]Leakage
+	tables  *mqm.Tables
+	persist Persister
+}
+
+// Persister keeps computed leakage calibrations across processes: the
+// ledger's calibration cache (ledger.Store's GetCached and PutCached).
+// A value it returns is trusted as the ledger's budgets are.
+type Persister interface {
+	GetCached(ctx context.Context, key string) ([]byte, bool, error)
+	PutCached(ctx context.Context, key string, value []byte) error
 }
 
 // NewScaleCache returns an empty cache.
@@ -241,14 +251,39 @@ func NewScaleCache() *ScaleCache {
 	return &ScaleCache{m: map[string]Scale{}, leak: map[string]Leakage{}, tables: mqm.NewTables()}
 }
 
-func (c *ScaleCache) getLeak(k string) (Leakage, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	l, ok := c.leak[k]
-	return l, ok
+// NewPersistentCache is NewScaleCache whose leakage bounds (the pairwise
+// bound takes seconds on dense chains of tens of states) are also read
+// from and written to p, keyed by everything they depend on: a release
+// into a ledger computes a class's bound at ε once.
+func NewPersistentCache(p Persister) *ScaleCache {
+	c := NewScaleCache()
+	c.persist = p
+	return c
 }
 
-func (c *ScaleCache) putLeak(k string, l Leakage) {
+func (c *ScaleCache) getLeak(ctx context.Context, k string) (Leakage, bool) {
+	c.mu.Lock()
+	l, ok := c.leak[k]
+	c.mu.Unlock()
+	if ok || c.persist == nil {
+		return l, ok
+	}
+	raw, ok, err := c.persist.GetCached(ctx, k)
+	if err != nil || !ok || json.Unmarshal(raw, &l) != nil {
+		return Leakage{}, false // a cache: recompute
+	}
+	c.mu.Lock()
+	c.leak[k] = l
+	c.mu.Unlock()
+	return l, true
+}
+
+func (c *ScaleCache) putLeak(ctx context.Context, k string, l Leakage) {
+	if c.persist != nil {
+		if raw, err := json.Marshal(l); err == nil {
+			_ = c.persist.PutCached(ctx, k, raw) // a cache: a failed write costs a recomputation
+		}
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.leak == nil || len(c.leak) > 1000 {

@@ -57,6 +57,10 @@ const (
 
 var errFixedStart = errors.New("fixed start")
 
+// leakVersion names the leakage bounds' algorithms in cache keys: the
+// pairwise bound with LP plans by Newton's method (docs/math.md §8.11).
+const leakVersion = "pairwise-newton-1"
+
 // Leakage is the leakage bound's σ-equivalent (per-bin scale over L = 2)
 // for event-level DP releases of a class at ε, with the two bounds it is
 // the smaller of, and why it is 0 when neither is computed.
@@ -84,9 +88,11 @@ func leakageSigma(ctx context.Context, class *markov.Class, T int, eps float64, 
 		ctx = context.Background()
 	}
 	k := len(class.States)
-	key := fmt.Sprint("leak ", class.Hash(), " ", strconv.FormatFloat(eps, 'g', -1, 64), " ", T, " ", limits.leakageWork())
+	// leakVersion changes whenever the bounds' numbers do (a persisted
+	// value must not outlive the code that computed it)
+	key := fmt.Sprint("leak ", leakVersion, " ", class.Hash(), " ", strconv.FormatFloat(eps, 'g', -1, 64), " ", T, " ", limits.leakageWork())
 	if cache != nil {
-		if l, ok := cache.getLeak(key); ok {
+		if l, ok := cache.getLeak(ctx, key); ok {
 			return l, nil
 		}
 	}
@@ -165,7 +171,7 @@ func leakageSigma(ctx context.Context, class *markov.Class, T int, eps float64, 
 		l.Sigma, l.Bound = bs/2, "scalar"
 	}
 	if cache != nil {
-		cache.putLeak(key, l)
+		cache.putLeak(ctx, key, l)
 	}
 	return l, nil
 }

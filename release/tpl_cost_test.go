@@ -93,3 +93,55 @@ func TestLeakageBoundStoppedAtItsWork(t *testing.T) {
 		t.Fatalf("leakage %+v", l)
 	}
 }
+
+// memPersister is a Persister in memory that counts its calls.
+type memPersister struct {
+	m          map[string][]byte
+	gets, puts int
+}
+
+func (p *memPersister) GetCached(_ context.Context, k string) ([]byte, bool, error) {
+	p.gets++
+	v, ok := p.m[k]
+	return v, ok, nil
+}
+
+func (p *memPersister) PutCached(_ context.Context, k string, v []byte) error {
+	p.puts++
+	p.m[k] = v
+	return nil
+}
+
+// A persistent cache (the ledger's calibration cache) gives a second
+// process the leakage bound the first computed, identical, keyed by the
+// algorithm's version, the class and ε; an unreadable stored value is
+// recomputed, not trusted.
+func TestLeakageBoundPersisted(t *testing.T) {
+	ch, err := markov.New(nil, [][]float64{{.8, .15, .05}, {.1, .8, .1}, {.05, .15, .8}}, markov.InitStationary, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	class, _ := markov.NewClass(ch.States, ch)
+	ctx := context.Background()
+	p := &memPersister{m: map[string][]byte{}}
+	first, err := leakageSigma(ctx, class, 0, 0.5, Limits{}, NewPersistentCache(p))
+	if err != nil || p.puts != 1 || first.Pairwise == 0 {
+		t.Fatalf("first: %+v %v, %d puts", first, err, p.puts)
+	}
+	for k := range p.m {
+		if !strings.Contains(k, leakVersion) || !strings.Contains(k, class.Hash()) {
+			t.Fatalf("key %q", k)
+		}
+	}
+	second, err := leakageSigma(ctx, class, 0, 0.5, Limits{}, NewPersistentCache(p))
+	if err != nil || p.puts != 1 || second != first {
+		t.Fatalf("second: %+v %v (first %+v), %d puts", second, err, first, p.puts)
+	}
+	for k := range p.m {
+		p.m[k] = []byte("{not json")
+	}
+	third, err := leakageSigma(ctx, class, 0, 0.5, Limits{}, NewPersistentCache(p))
+	if err != nil || p.puts != 2 || third != first {
+		t.Fatalf("corrupted: %+v %v, %d puts", third, err, p.puts)
+	}
+}

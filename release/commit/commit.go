@@ -78,6 +78,11 @@ func (e *OriginConflict) Error() string {
 // recorded release may be any piece of the chain, so a class with a fixed
 // start is calibrated for every start.
 func Place(ctx context.Context, req *release.Request, t Target, origin string) error {
+	if p, ok := t.Store.(release.Persister); ok && req.Options.Cache == nil {
+		// the ledger's calibration cache: a class's leakage bound at ε
+		// is computed once per ledger
+		req.Options.Cache = release.NewPersistentCache(p)
+	}
 	if t.Store != nil {
 		reg, err := t.Store.Definition(ctx, t.Spend.Dataset)
 		if err != nil {
