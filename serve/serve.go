@@ -159,11 +159,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("serve: data directory: %w", err)
 	}
-	sigmas := release.NewScaleCache()
-	if p, ok := cfg.Store.(release.Persister); ok {
-		sigmas = release.NewPersistentCache(p) // the ledger's calibration cache: across restarts
-	}
-	s := &Server{cfg: cfg, root: root, mux: http.NewServeMux(), log: cfg.Logger, loaded: map[string]*dataset{}, sigmas: sigmas}
+	s := &Server{cfg: cfg, root: root, mux: http.NewServeMux(), log: cfg.Logger, loaded: map[string]*dataset{}, sigmas: release.NewScaleCache()}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
