@@ -68,8 +68,8 @@ func consistentCmd() *cobra.Command {
 		return err
 	})
 	f := c.Flags()
-	f.StringVar(&windows, "windows", "", "the JSON report of a windowed release (`puff release --window … --json`)")
-	f.StringVar(&profile, "profile", "", "the JSON report of a profile release of the same readings (`puff release --profile … --json`)")
+	f.StringVar(&windows, "windows", "", "the JSON report (`FILE`) of a windowed release: puff release --window … --json")
+	f.StringVar(&profile, "profile", "", "the JSON report (`FILE`) of a profile release of the same readings: puff release --profile … --json")
 	f.BoolVar(&asJSON, "json", false, "print JSON")
 	f.DurationVar(&timeout, "timeout", 5*time.Minute, "stop the computation after this long")
 	return c
