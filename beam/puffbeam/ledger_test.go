@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -493,6 +494,37 @@ func TestPipelineProfileEqualsCore(t *testing.T) {
 		g, _ := json.Marshal(m)
 		if gs, ws := stripCells(t, g), stripCells(t, core); gs != ws {
 			t.Fatalf("%s: the pipeline's profile and puff release's differ:\n%.2000s\n%.2000s", kind, gs, ws)
+		}
+		// The data has missing values (NA, Parquet nulls): every cell's
+		// estimate is the projection onto Σ ≤ its readings, as puff
+		// release's (release.ConsistentCounts, complete = false), from the
+		// cell's own printed values.
+		var gp struct {
+			Profile []struct {
+				Observations float64 `json:"observations"`
+				Histogram    []struct {
+					Value    float64  `json:"value"`
+					Estimate *float64 `json:"estimate"`
+				} `json:"histogram"`
+			} `json:"profile"`
+		}
+		if err := json.Unmarshal(got, &gp); err != nil {
+			t.Fatal(err)
+		}
+		for ci, c := range gp.Profile {
+			var vals []float64
+			for _, b := range c.Histogram {
+				vals = append(vals, b.Value)
+			}
+			want, err := release.ConsistentCounts(vals, c.Observations, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for j, b := range c.Histogram {
+				if b.Estimate == nil || math.Abs(*b.Estimate-want[j]) > 1e-9*(1+math.Abs(want[j])) {
+					t.Fatalf("%s: cell %d bin %d: estimate %v, want %v (Σ ≤ %v readings)", kind, ci, j, b.Estimate, want[j], c.Observations)
+				}
+			}
 		}
 		filled := 0
 		for _, c := range out.(*release.ProfileReport).Cells {
