@@ -106,13 +106,7 @@ func Joint(ctx context.Context, a, b []Histogram) ([][]float64, [][]float64, err
 			for j := range y {
 				y[j] = z[i][j] + p[i][j]
 			}
-			var c []float64
-			var err error
-			if h.Exact {
-				c, err = Simplex(y, h.N/scale[i])
-			} else {
-				c, err = AtMost(y, h.N/scale[i])
-			}
+			c, err := h.project(y, scale[i])
 			if err != nil {
 				return nil, nil, err
 			}
@@ -147,13 +141,7 @@ func Joint(ctx context.Context, a, b []Histogram) ([][]float64, [][]float64, err
 	// the totals agree to within the tolerance.
 	out := make([][]float64, len(all))
 	for i, h := range all {
-		var c []float64
-		var err error
-		if h.Exact {
-			c, err = Simplex(z[i], h.N/scale[i])
-		} else {
-			c, err = AtMost(z[i], h.N/scale[i])
-		}
+		c, err := h.project(z[i], scale[i])
 		if err != nil {
 			return nil, nil, err
 		}
@@ -163,6 +151,15 @@ func Joint(ctx context.Context, a, b []Histogram) ([][]float64, [][]float64, err
 		out[i] = c
 	}
 	return out[:len(a)], out[len(a):], nil
+}
+
+// project is the projection of y, in coordinates c/s, onto the
+// histogram's set there: {z ≥ 0, Σ z = N/s}, or ≤ when not Exact.
+func (h Histogram) project(y []float64, s float64) ([]float64, error) {
+	if h.Exact {
+		return Simplex(y, h.N/s)
+	}
+	return AtMost(y, h.N/s)
 }
 
 // Joint's stopping rule: the largest change of a count in a round, relative

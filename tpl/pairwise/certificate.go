@@ -25,6 +25,27 @@ type kernel struct {
 	cfWork, lpWork float64
 }
 
+// rowCharge is the factor every plan's ratio is charged for the rows'
+// own error when rounding up (up > 1: rowFactor), else 1 (docs/math.md
+// §8.11, "Finding a certificate").
+func (kn *kernel) rowCharge(up float64) float64 {
+	if up > 1 {
+		return kn.rowFactor()
+	}
+	return 1
+}
+
+// cfRounded is cfRatio, multiplied by safety(k) when rounding up (up > 1):
+// the closed form's ratio for the computed rows, never below its exact
+// value (the rows' own error is rowCharge's).
+func (kn *kernel) cfRounded(a, b int, G, buf []float64, up float64) float64 {
+	t := kn.cfRatio(a, b, G, buf)
+	if up > 1 {
+		t *= safety(kn.k)
+	}
+	return t
+}
+
 // rowFactor is (1+3·rowErr)/(1−3·rowErr), rounded up.
 func (kn *kernel) rowFactor() float64 {
 	if kn.rowErr == 0 {

@@ -14,13 +14,9 @@ type ratioMap func(ctx context.Context, kn *kernel, lam []float64, R, up float64
 // cfMap is Φ_cf (docs/math.md §8.11).
 func cfMap(ctx context.Context, kn *kernel, lam []float64, R, up float64, out []float64) error {
 	G := gamma(lam, kn.k, R*up, up)
-	f := safety(kn.k) * kn.rowFactor()
+	rc := kn.rowCharge(up)
 	return kn.sweep(ctx, out, func(a, b int, buf []float64) float64 {
-		t := kn.cfRatio(a, b, G, buf)
-		if up > 1 {
-			t *= f
-		}
-		return t
+		return kn.cfRounded(a, b, G, buf, up) * rc
 	})
 }
 

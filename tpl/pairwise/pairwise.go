@@ -405,25 +405,17 @@ func Certify(ctx context.Context, M [][]float64, R float64, lam []float64, close
 func bestPlan(ctx context.Context, kn *kernel, lam []float64, R, up float64, out []float64) error {
 	k := kn.k
 	G := gamma(lam, k, R*up, up)
-	f := safety(k)
 	// Both plans are certified for the computed rows; when rounding up,
-	// charge the rows' own error (a computed P* or P^B_t) as cfMap does:
-	// (1+3ρ)/(1−3ρ) (docs/math.md §8.11, "Finding a certificate").
-	rf := 1.0
-	if up > 1 {
-		rf = kn.rowFactor()
-	}
+	// charge the rows' own error (a computed P* or P^B_t) as cfMap does.
+	rc := kn.rowCharge(up)
 	return kn.sweep(ctx, out, func(a, b int, buf []float64) float64 {
-		t := kn.cfRatio(a, b, G, buf)
-		if up > 1 {
-			t *= f
-		}
+		t := kn.cfRounded(a, b, G, buf, up)
 		if t > 1 {
 			if v, ok := lpRatio(kn.rows[a*k:(a+1)*k], kn.rows[b*k:(b+1)*k], G); ok && v < t {
 				t = v
 			}
 		}
-		return t * rf
+		return t * rc
 	})
 }
 

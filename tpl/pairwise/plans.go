@@ -88,19 +88,11 @@ func newPlanStore(k int) *planStore {
 func (ps *planStore) phi(ctx context.Context, kn *kernel, lam []float64, R, up float64, out []float64) error {
 	k := kn.k
 	G := gamma(lam, k, R*up, up)
-	f := safety(k)
-	rf := 1.0
-	if up > 1 {
-		rf = kn.rowFactor()
-	}
+	rc := kn.rowCharge(up)
 	return kn.sweep(ctx, out, func(a, b int, buf []float64) float64 {
 		if sp := ps.plans[a*k+b]; sp != nil {
-			return sp.ratio(kn.rows[b*k:(b+1)*k], G, k, up > 1) * rf
+			return sp.ratio(kn.rows[b*k:(b+1)*k], G, k, up > 1) * rc
 		}
-		t := kn.cfRatio(a, b, G, buf)
-		if up > 1 {
-			t *= f * rf
-		}
-		return t
+		return kn.cfRounded(a, b, G, buf, up) * rc
 	})
 }
