@@ -1,6 +1,7 @@
 package markov
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -267,41 +268,11 @@ func (c *Chain) Stationary() ([]float64, error) {
 	if !c.Irreducible() {
 		return c.reducibleStationary()
 	}
-	k := c.K()
-	A := mat.NewDense(k, k, nil)
-	for i := range k {
-		for j := range k {
-			v := c.P[j][i]
-			if i == j {
-				v -= 1
-			}
-			A.Set(i, j, v)
-		}
-	}
-	for j := range k {
-		A.Set(k-1, j, 1)
-	}
-	b := mat.NewVecDense(k, nil)
-	b.SetVec(k-1, 1)
-	var x mat.VecDense
-	if err := x.SolveVec(A, b); err != nil {
+	pi, err := StationaryGTH(context.Background(), c.P)
+	if err != nil {
 		return nil, fmt.Errorf("stationary distribution: %w", err)
 	}
-	pi := make([]float64, k)
-	sum := 0.0
-	for i := range k {
-		pi[i] = math.Max(x.AtVec(i), 0)
-		sum += pi[i]
-	}
-	// One power-iteration polish step removes solver residue; π stays
-	// positive because P is irreducible.
-	out := make([]float64, k)
-	for i := range k {
-		for j := range k {
-			out[j] += pi[i] / sum * c.P[i][j]
-		}
-	}
-	return out, nil
+	return pi, nil
 }
 
 // reducibleStationary handles a reducible chain: its stationary

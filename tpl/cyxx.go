@@ -25,8 +25,8 @@ func LeakageCYXX(ch *markov.Chain, eps []float64, unbounded bool) (float64, erro
 	if err != nil {
 		return 0, fmt.Errorf("tpl: %w", err)
 	}
-	bk := newKernel(Reversal(ch.P, pi), nil)
-	fk := newKernel(rowsOf(ch.P), nil)
+	bk := newKernel(Reversal(ch.P, pi), nil, reversalErr(ch.K()))
+	fk := newKernel(rowsOf(ch.P), nil, 0)
 	if unbounded {
 		e := eps[0]
 		return bk.sup(e) + fk.sup(e) - e, nil
@@ -48,4 +48,15 @@ func LeakageCYXX(ch *markov.Chain, eps []float64, unbounded bool) (float64, erro
 // Birkhoff is τ(M) = tanh(Δ(M)/4), Birkhoff's contraction coefficient of
 // M in Hilbert's projective metric (docs/math.md §8.5); 1 when M has a
 // zero entry. Package tpl/pairwise uses it for the "any" start.
-func Birkhoff(M [][]float64) float64 { return birkhoff(M) }
+func Birkhoff(M [][]float64) float64 {
+	tau, _ := birkhoff(M)
+	return tau
+}
+
+// BirkhoffGap is 1 − τ(M), rounded down and computed without cancellation
+// (τ ≈ 1 on sticky chains; docs/math.md §8.9): the factor by which the
+// "any" start's past bound β* = ε/(1 − τ) divides.
+func BirkhoffGap(M [][]float64) float64 {
+	_, gap := birkhoff(M)
+	return gap
+}

@@ -1,6 +1,7 @@
 package tpl
 
 import (
+	"github.com/pufferfish-privacy/pufferfish/markov"
 	"math"
 	"sort"
 )
@@ -10,11 +11,17 @@ import (
 // column prefixes S in the order of decreasing ratio p/p' (§8.2), kept only
 // for prefixes ending at a column with p > p' (a prefix ending elsewhere is
 // never the unique optimum: dropping its last column does not lower the
-// value).
+// value). Each prefix also keeps its complements qc = 1 − q, dc = 1 − d
+// and its excess qd = q − d, each summed from the entries themselves
+// rather than by subtraction: near-deterministic rows (q ≈ 1 − d) and tiny
+// budgets make the differences carry the whole answer (docs/math.md §8.9).
 type pair struct {
-	a, b int
-	q, d []float64
-	hint int // the optimal prefix length at the last call (see lam)
+	a, b    int
+	q, d    []float64
+	qc, dc  []float64
+	qd      []float64
+	hint    int     // the optimal prefix length at the last call (see lam)
+	roundUp float64 // 1 + the relative error bound of one value (§8.9)
 }
 
 // columnOrder orders the columns j by p(j)/p2(j), descending (c/0 = +∞),
@@ -36,25 +43,62 @@ func columnOrder(p, p2 []float64) []int {
 }
 
 // makePair accumulates the prefixes of rows p, p2 in the given order. The
-// order must sort p/p2 decreasingly up to columns where both vanish.
-func makePair(a, b int, order []int, p, p2 []float64) pair {
-	pr := pair{a: a, b: b}
-	var q, d float64
-	for _, j := range order {
+// order must sort p/p2 decreasingly up to columns where both vanish; up
+// rounds every value of the pair up (roundUp).
+func makePair(a, b int, order []int, p, p2 []float64, up float64) pair {
+	pr := pair{a: a, b: b, roundUp: up}
+	// suffix sums, from the last column back: the complements
+	sq, sd := make([]float64, len(order)+1), make([]float64, len(order)+1)
+	for n := len(order) - 1; n >= 0; n-- {
+		sq[n] = sq[n+1] + p[order[n]]
+		sd[n] = sd[n+1] + p2[order[n]]
+	}
+	var q, d, qd float64
+	for n, j := range order {
 		q += p[j]
 		d += p2[j]
+		qd += p[j] - p2[j] // ≥ 0 on every kept prefix: ratios ≥ 1 come first
 		if p[j] > p2[j] {
 			pr.q = append(pr.q, math.Min(q, 1))
 			pr.d = append(pr.d, math.Min(d, 1))
+			pr.qc, pr.dc, pr.qd = append(pr.qc, sq[n+1]), append(pr.dc, sd[n+1]), append(pr.qd, qd)
 		}
 	}
 	return pr
 }
 
+// roundUp is the factor 1 + γ that docs/math.md §8.9 proves covers the
+// relative error of every value λ and every fixed point computed from the
+// rows (k columns): each row is taken to be within relative δ of a
+// stochastic row, δ = its distance |Σ − 1| from summing to 1 plus the
+// rounding of that sum, and every quantity of a pair is a sum of at most k
+// non-negative entries, then a bounded number of correctly rounded
+// operations. entryErr is a bound on the rows' own entrywise relative
+// error when they were computed (a time reversal through π), 0 for rows
+// as given. Every value is multiplied by it, so the computed bound is
+// never below the exact one for the stochastic chain the rows stand for.
+func roundUp(rows [][]float64, entryErr float64) float64 {
+	const u = 0x1p-53
+	k := len(rows)
+	delta := entryErr
+	for _, r := range rows {
+		if r == nil {
+			continue
+		}
+		s := 0.0
+		for _, v := range r {
+			s += v
+		}
+		delta = max(delta, math.Abs(s-1)+float64(k)*u, entryErr+math.Abs(s-1))
+	}
+	return 1 + 4*delta + float64(2*k+16)*u
+}
+
 // lam is log of docs/math.md (8.1) for one pair: the largest over the
 // prefixes m = 0..len(q) of f(m) = (1 + (e^A−1)q_m)/(1 + (e^A−1)d_m),
-// computed as (w + (1−w)q)/(w + (1−w)d) with w = e^{−A}, stable for every
-// A ≥ 0 including +Inf (m = 0, the empty prefix, gives 1).
+// computed as log1p(μ(q−d)/(w + μd)) with w = e^{−A}, μ = 1 − w: no
+// difference of nearly equal numbers (docs/math.md §8.9), stable for every
+// A ≥ 0 including +Inf (m = 0, the empty prefix, gives 0), and rounded up.
 //
 // f is unimodal in m: the columns come in decreasing ratio, f(m+1) > f(m)
 // iff the (m+1)-th ratio exceeds f(m), and f(m+1) is a mediant of f(m) and
@@ -69,36 +113,38 @@ func (pr *pair) lam(A float64) float64 {
 	return pr.lamW(math.Exp(-A), -math.Expm1(-A))
 }
 
+// excess is f(i) − 1 of lam's prefix i (0 for the empty prefix).
+func (pr *pair) excess(i int, w, m float64) float64 {
+	if i == 0 {
+		return 0
+	}
+	return m * pr.qd[i-1] / (w + m*pr.d[i-1])
+}
+
 // lamW is lam with w = e^{−A} and m = 1 − w given (A > 0).
 func (pr *pair) lamW(w, m float64) float64 {
 	if len(pr.q) == 0 {
 		return 0
 	}
-	f := func(i int) float64 {
-		if i == 0 {
-			return 1
-		}
-		return (w + m*pr.q[i-1]) / (w + m*pr.d[i-1])
-	}
 	i := min(pr.hint, len(pr.q))
-	cur := f(i)
+	cur := pr.excess(i, w, m)
 	moved := false
 	for i < len(pr.q) {
-		nx := f(i + 1)
+		nx := pr.excess(i+1, w, m)
 		if !(nx > cur) {
 			break
 		}
 		i, cur, moved = i+1, nx, true
 	}
 	for !moved && i > 0 {
-		pv := f(i - 1)
+		pv := pr.excess(i-1, w, m)
 		if !(pv > cur) {
 			break
 		}
 		i, cur = i-1, pv
 	}
 	pr.hint = i
-	return math.Log(cur)
+	return math.Log1p(cur) * pr.roundUp
 }
 
 // lamScan is lam by scanning every prefix (the tests compare the two).
@@ -108,22 +154,21 @@ func (pr *pair) lamScan(A float64) float64 {
 	}
 	w := math.Exp(-A)
 	m := -math.Expm1(-A)
-	best := 1.0
-	for i, q := range pr.q {
-		if r := (w + m*q) / (w + m*pr.d[i]); r > best {
-			best = r
-		}
+	best := 0.0
+	for i := range pr.q {
+		best = math.Max(best, pr.excess(i+1, w, m))
 	}
-	return math.Log(best)
+	return math.Log1p(best) * pr.roundUp
 }
 
 // fixedPoint is the largest over the pair's prefixes of the root of
-// β = λ_{q,d}(β) + ε ([CYXX18] Thm 10; docs/math.md §8.4), at least ε.
+// β = λ_{q,d}(β) + ε ([CYXX18] Thm 10; docs/math.md §8.4), at least ε,
+// rounded up (§8.9).
 func (pr *pair) fixedPoint(eps float64) float64 {
 	best := eps
 	for i, q := range pr.q {
 		if d := pr.d[i]; q > d {
-			if r := thm10(q, d, eps); r > best || math.IsNaN(r) {
+			if r := thm10(q, d, pr.qc[i], eps, pr.roundUp); r > best || math.IsNaN(r) {
 				best = r
 			}
 		}
@@ -132,24 +177,29 @@ func (pr *pair) fixedPoint(eps float64) float64 {
 }
 
 // thm10 solves z(1 + (z−1)d) = e^ε(1 + (z−1)q) for its positive root and
-// returns log z (docs/math.md §8.4).
-func thm10(q, d, eps float64) float64 {
-	E := math.Exp(eps)
-	if d == 0 {
-		if q*E >= 1 {
+// returns log z, rounded up (docs/math.md §8.4, §8.9). With u = z − 1 and
+// e = e^ε − 1 the equation is d·u² + C·u − e = 0, C = d + (1 − q) − q·e,
+// with 1 − q = qc summed from the entries: the textbook root
+// (d + q·e^ε − 1 + √…)/(2d) loses every digit when q ≈ 1 − d and ε is
+// tiny. C is lowered by a bound on its own rounding first (u decreases
+// in C), then u is taken from the form without cancellation.
+func thm10(q, d, qc, eps, up float64) float64 {
+	e := math.Expm1(eps)
+	C := d + qc - q*e
+	C -= (up - 1) * (d + qc + q*e)
+	var u float64
+	switch {
+	case d == 0:
+		if C <= 0 {
 			return math.Inf(1)
 		}
-		return eps + math.Log((1-q)/(1-q*E))
+		u = e / C
+	case C >= 0:
+		u = 2 * e / (C + math.Sqrt(C*C+4*d*e))
+	default:
+		u = (math.Sqrt(C*C+4*d*e) - C) / (2 * d)
 	}
-	B := d + q*E - 1
-	disc := math.Sqrt(B*B + 4*d*E*(1-q))
-	var z float64
-	if B >= 0 {
-		z = (B + disc) / (2 * d)
-	} else {
-		z = 2 * E * (1 - q) / (disc - B)
-	}
-	return math.Log(z)
+	return math.Log1p(u*up) * up
 }
 
 // kernel is one step's kernel reduced to its ordered pairs of rows over
@@ -173,10 +223,12 @@ type kcache struct {
 }
 
 // newKernel builds the kernel of rows; orders, when not nil, gives each
-// pair's column order (orders[a*k+b]), else it is sorted here.
-func newKernel(rows [][]float64, orders [][]int) *kernel {
+// pair's column order (orders[a*k+b]), else it is sorted here; entryErr
+// bounds the rows' entrywise relative error (roundUp).
+func newKernel(rows [][]float64, orders [][]int, entryErr float64) *kernel {
 	k := len(rows)
 	kn := &kernel{k: k, idx: make([]int, k*k)}
+	up := roundUp(rows, entryErr)
 	for i := range kn.idx {
 		kn.idx[i] = -1
 	}
@@ -192,7 +244,7 @@ func newKernel(rows [][]float64, orders [][]int) *kernel {
 				ord = columnOrder(rows[a], rows[b])
 			}
 			kn.idx[a*k+b] = len(kn.pairs)
-			kn.pairs = append(kn.pairs, makePair(a, b, ord, rows[a], rows[b]))
+			kn.pairs = append(kn.pairs, makePair(a, b, ord, rows[a], rows[b], up))
 		}
 	}
 	return kn
@@ -277,3 +329,14 @@ func columnOrders(P [][]float64) [][]int {
 	}
 	return out
 }
+
+// reversalErr bounds the entrywise relative error of Reversal(P, π) with π
+// from markov's Stationary (the GTH elimination, markov.GTHError): two
+// entries of π, then a product and a quotient (docs/math.md §8.9).
+func reversalErr(k int) float64 { return 2*markov.GTHError(k) + 4*0x1p-53 }
+
+// givenErr bounds the entrywise relative error of the backward kernel
+// BackwardAt at step t from a given start: the marginal q_{t−1} has been
+// propagated t − 2 times (each a sum of k non-negative products: (k+1)u
+// relative per step), then the entry q_{t−1}(y)P(y,x)/q_t(x).
+func givenErr(t, k int) float64 { return float64(2*t*(k+1)+4) * 0x1p-53 }

@@ -31,7 +31,7 @@ func LeakageSup(ch *markov.Chain, eps float64) (Result, error) {
 	if math.IsNaN(eps) || eps < 0 || math.IsInf(eps, 0) {
 		return Result{}, fmt.Errorf("tpl: budget %v, want finite ≥ 0", eps)
 	}
-	fk := newKernel(rowsOf(ch.P), nil)
+	fk := newKernel(rowsOf(ch.P), nil, 0)
 	Fs := fk.sup(eps)
 	if ch.K() == 1 {
 		return Result{Loss: 0, A: -1, B: -1}, nil
@@ -42,7 +42,7 @@ func LeakageSup(ch *markov.Chain, eps float64) (Result, error) {
 		if err != nil {
 			return Result{}, fmt.Errorf("tpl: %w", err)
 		}
-		bk := newKernel(Reversal(ch.P, pi), nil)
+		bk := newKernel(Reversal(ch.P, pi), nil, reversalErr(ch.K()))
 		Bs := bk.sup(eps)
 		best := Result{Loss: 0, A: -1, B: -1}
 		for _, pr := range bk.pairs {
@@ -53,11 +53,11 @@ func LeakageSup(ch *markov.Chain, eps float64) (Result, error) {
 		}
 		return best, nil
 	case markov.InitAny:
-		tau := birkhoff(ch.P)
-		if tau >= 1 {
+		_, gap := birkhoff(ch.P)
+		if gap <= 0 {
 			return Result{Loss: math.Inf(1), A: -1, B: -1}, nil
 		}
-		b := eps / (1 - tau)
+		b := eps / gap * (1 + 0x1p-52)
 		return Result{Loss: b + Fs - eps, A: -1, B: -1}, nil
 	case markov.InitGiven:
 		return supGiven(ch, eps, fk, Fs)
@@ -78,8 +78,8 @@ func supGiven(ch *markov.Chain, eps float64, fk *kernel, Fs float64) (Result, er
 	if m == 0 {
 		return Result{}, fmt.Errorf("tpl: an unbounded stream from a given initial distribution needs a primitive chain (some power of P positive): %w", markov.ErrPeriodic)
 	}
-	tauM := birkhoff(Pm)
-	star := newKernel(Reversal(ch.P, pi), nil)
+	_, gapM := birkhoff(Pm)
+	star := newKernel(Reversal(ch.P, pi), nil, reversalErr(ch.K()))
 	orders := columnOrders(ch.P)
 	Bs := star.sup(eps)
 	k := ch.K()
@@ -101,12 +101,12 @@ func supGiven(ch *markov.Chain, eps float64, fk *kernel, Fs float64) (Result, er
 	beta := eps
 	for t := 2; ; t++ {
 		rows, qt := BackwardAt(ch.P, q)
-		bk := newKernel(rows, orders)
+		bk := newKernel(rows, orders, givenErr(t, ch.K()))
 		bv, bmax := bk.at(beta)
 		for i, pr := range bk.pairs {
 			consider(bv[i]+eps+fk.pairValue(pr.a, pr.b, Fs), t, pr.a, pr.b)
 		}
-		beta = bmax + eps
+		beta = addUp(bmax, eps)
 		q = qt
 		// δ_t = d_H(q_t, π); the tail covers every time after t.
 		lo, hi := math.Inf(1), 0.0
@@ -117,8 +117,8 @@ func supGiven(ch *markov.Chain, eps float64, fk *kernel, Fs float64) (Result, er
 		if lo <= 0 {
 			continue
 		}
-		delta := math.Log(hi / lo)
-		extra := 2 * float64(m) * delta / (1 - tauM)
+		delta := math.Log(hi/lo)*(1+0x1p-50) + 0x1p-52 // rounded up (§8.9)
+		extra := 2 * float64(m) * delta / gapM * (1 + 0x1p-50)
 		if extra <= tailTol || t >= maxHorizon {
 			// every s > t: β_{s−1} ≤ β̄ and λ^B_s ≤ λ_{P*} + 2δ_t (§8.5)
 			bbar := math.Max(beta, Bs) + extra
@@ -170,7 +170,7 @@ type MessageBound struct{ kn *kernel }
 // NewMessageBound prepares the bound for the rows of M (nil rows: states
 // of zero probability, skipped).
 func NewMessageBound(M [][]float64) *MessageBound {
-	return &MessageBound{kn: newKernel(rowsOf(M), nil)}
+	return &MessageBound{kn: newKernel(rowsOf(M), nil, 0)}
 }
 
 // Ratios returns the k×k matrix (row-major) of exp λ_M(a, b; A*) at ε:

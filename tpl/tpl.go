@@ -37,7 +37,7 @@ func forward(fk *kernel, eps []float64) []float64 {
 	T := len(eps)
 	phi := make([]float64, T+2)
 	for t := T; t >= 1; t-- {
-		phi[t] = fk.max(phi[t+1]) + eps[t-1]
+		phi[t] = addUp(fk.max(phi[t+1]), eps[t-1])
 	}
 	return phi
 }
@@ -107,7 +107,7 @@ func Leakage(ch *markov.Chain, eps []float64) (Result, error) {
 	}
 	T := len(eps)
 	k := ch.K()
-	fk := newKernel(rowsOf(ch.P), nil)
+	fk := newKernel(rowsOf(ch.P), nil, 0)
 	phi := forward(fk, eps)
 	best := Result{Loss: math.Inf(-1)}
 	consider := func(v float64, t, a, b int) {
@@ -132,14 +132,14 @@ func Leakage(ch *markov.Chain, eps []float64) (Result, error) {
 			return Result{}, fmt.Errorf("tpl: %w", err)
 		}
 		first(pi)
-		bk := newKernel(Reversal(ch.P, pi), nil)
+		bk := newKernel(Reversal(ch.P, pi), nil, reversalErr(ch.K()))
 		beta := eps[0] // β_{t−1}
 		for t := 2; t <= T; t++ {
 			bv, bmax := bk.at(beta)
 			for i, pr := range bk.pairs {
 				consider(bv[i]+eps[t-1]+fk.pairValue(pr.a, pr.b, phi[t+1]), t, pr.a, pr.b)
 			}
-			beta = bmax + eps[t-1]
+			beta = addUp(bmax, eps[t-1])
 		}
 	case markov.InitGiven:
 		q := append([]float64(nil), ch.Q...)
@@ -148,16 +148,16 @@ func Leakage(ch *markov.Chain, eps []float64) (Result, error) {
 		beta := eps[0]
 		for t := 2; t <= T; t++ {
 			rows, qt := BackwardAt(ch.P, q)
-			bk := newKernel(rows, orders)
+			bk := newKernel(rows, orders, givenErr(t, ch.K()))
 			bv, bmax := bk.at(beta)
 			for i, pr := range bk.pairs {
 				consider(bv[i]+eps[t-1]+fk.pairValue(pr.a, pr.b, phi[t+1]), t, pr.a, pr.b)
 			}
-			beta = bmax + eps[t-1]
+			beta = addUp(bmax, eps[t-1])
 			q = qt
 		}
 	case markov.InitAny:
-		tau := birkhoff(ch.P)
+		tau, _ := birkhoff(ch.P)
 		first(nil)
 		beta := eps[0]
 		for t := 2; t <= T; t++ {
@@ -169,7 +169,7 @@ func Leakage(ch *markov.Chain, eps []float64) (Result, error) {
 				}
 				consider(v, t, pr.a, pr.b)
 			}
-			beta = tau*beta + eps[t-1]
+			beta = addUp(tau*beta*(1+0x1p-52), eps[t-1])
 		}
 	default:
 		return Result{}, fmt.Errorf("tpl: unknown initial kind %v", ch.Init)
@@ -182,8 +182,10 @@ func Leakage(ch *markov.Chain, eps []float64) (Result, error) {
 
 // birkhoff is τ(M) = tanh(Δ(M)/4), Δ(M) = max over rows i, j of
 // max_k log(M_ik/M_jk) + max_l log(M_jl/M_il) (docs/math.md §8.5); 1 when
-// some entry is zero (Δ = ∞).
-func birkhoff(M [][]float64) float64 {
+// some entry is zero (Δ = ∞). It returns τ rounded up and 1 − τ =
+// 2/(e^{Δ/2} + 1) rounded down, computed without the difference 1 − τ,
+// which loses every digit on sticky chains where τ ≈ 1 (§8.9).
+func birkhoff(M [][]float64) (tau, gap float64) {
 	k := len(M)
 	delta := 0.0
 	for i := range k {
@@ -194,7 +196,7 @@ func birkhoff(M [][]float64) float64 {
 			m1, m2 := math.Inf(-1), math.Inf(-1)
 			for c := range k {
 				if M[i][c] <= 0 || M[j][c] <= 0 {
-					return 1
+					return 1, 0
 				}
 				m1 = math.Max(m1, math.Log(M[i][c]/M[j][c]))
 				m2 = math.Max(m2, math.Log(M[j][c]/M[i][c]))
@@ -202,5 +204,15 @@ func birkhoff(M [][]float64) float64 {
 			delta = math.Max(delta, m1+m2)
 		}
 	}
-	return math.Tanh(delta / 4)
+	// Δ rounded up: two logs of quotients and a sum, each within a few
+	// ulps, plus an absolute 2⁻⁵⁰ for logs near 0.
+	delta = delta*(1+0x1p-49) + 0x1p-50
+	tau = math.Min(1, math.Tanh(delta/4)*(1+0x1p-50))
+	gap = 2 / (math.Exp(delta/2) + 1) * (1 - 0x1p-50)
+	return tau, gap
 }
+
+// addUp is a + b rounded up (a, b ≥ 0): the recursions of (8.2) add a
+// rounded-up λ and a budget at every step, and rounding each sum up keeps
+// every iterate above the exact one (λ is monotone; docs/math.md §8.9).
+func addUp(a, b float64) float64 { return (a + b) * (1 + 0x1p-52) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/pufferfish-privacy/pufferfish/markov"
 	"math"
 	"slices"
 	"sort"
@@ -184,68 +185,17 @@ func (c *csr) row(dst []float64, i int) {
 	}
 }
 
-// stationaryGTH returns the stationary law of an irreducible P by the
-// Grassmann–Taksar–Heyman elimination, which subtracts nothing and so
-// computes every entry to a small relative error (docs/math.md §8.10).
+// stationaryGTH is markov.StationaryGTH, its error wrapped for the lower bound.
 func stationaryGTH(ctx context.Context, P [][]float64) ([]float64, error) {
-	k := len(P)
-	a := make([]float64, k*k)
-	for i := range k {
-		copy(a[i*k:(i+1)*k], P[i])
+	pi, err := markov.StationaryGTH(ctx, P)
+	if errors.Is(err, markov.ErrNoPositiveLaw) {
+		return nil, fmt.Errorf("pairwise: lower bound: %w", err)
 	}
-	for n := k - 1; n >= 1; n-- {
-		if n%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		s := 0.0
-		for j := range n {
-			s += a[n*k+j]
-		}
-		if !(s > 0) {
-			return nil, errors.New("pairwise: lower bound: the chain is not irreducible (no unique positive stationary law)")
-		}
-		for i := range n {
-			a[i*k+n] /= s
-		}
-		for i := range n {
-			f := a[i*k+n]
-			if f == 0 {
-				continue
-			}
-			for j := range n {
-				a[i*k+j] += f * a[n*k+j]
-			}
-		}
-	}
-	pi := make([]float64, k)
-	pi[0] = 1
-	sum := 1.0
-	for n := 1; n < k; n++ {
-		s := 0.0
-		for i := range n {
-			s += pi[i] * a[i*k+n]
-		}
-		pi[n] = s
-		sum += s
-	}
-	for i := range pi {
-		pi[i] /= sum
-		if !(pi[i] > 0) {
-			return nil, errors.New("pairwise: lower bound: the chain is not irreducible (no unique positive stationary law)")
-		}
-	}
-	return pi, nil
+	return pi, err
 }
 
-// gthError bounds the entrywise relative error of stationaryGTH's π:
-// [OCi93]'s analysis of the elimination gives 2k³u to first order
-// (docs/math.md §8.10); four times that covers the higher-order terms
-// while 8k³u < 10⁻³ (k ≤ 2,000).
-func gthError(k int) float64 {
-	return 8 * float64(k) * float64(k) * float64(k) * unitRound
-}
+// gthError is markov.GTHError.
+func gthError(k int) float64 { return markov.GTHError(k) }
 
 // reversalCSR is P*(x,y) = π(y)P(y,x)/π(x).
 func reversalCSR(P [][]float64, pi []float64) *csr {
