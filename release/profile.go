@@ -59,8 +59,9 @@ func planProfile(data *reading.Data, class *markov.Class, fitted bool, opts Opti
 	}
 	sums := make([]*reading.Summary, len(prof.Cells()))
 	for c := range sums {
-		sums[c] = reading.NewSummary(data.States, data.Levels)
-		sums[c].Step, sums[c].StepSource = data.Step, data.StepSource
+		// Complete as the data: a cell of categorical readings sums to
+		// its readings exactly, as a window does (issue 39)
+		sums[c] = data.EmptySummary()
 	}
 	seqs := make([][]int, len(sums))
 	for s, ts := range data.Times {
