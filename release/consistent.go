@@ -49,7 +49,10 @@ type reportEntry struct {
 	Query        string   `json:"query"`
 	Observations *float64 `json:"observations"`
 	PerBinScale  *float64 `json:"per_bin_scale"`
-	Histogram    []struct {
+	// EstimateAtMost is Report.EstimateAtMost: a reading's value may be
+	// missing, so the histogram sums to at most its readings.
+	EstimateAtMost bool `json:"estimate_at_most"`
+	Histogram      []struct {
 		State    string   `json:"state"`
 		Value    *float64 `json:"value"`
 		Estimate *float64 `json:"estimate"`
@@ -65,9 +68,11 @@ const maxReportBytes = 1 << 30
 // ConsistentReports reads a windowed release (`puff release --window …
 // --json`) from w and a profile release (`--profile … --json`) from p, of
 // the same readings and levels, and returns their joint estimate. Both
-// must be count histograms ("counts"). A histogram over numeric levels may
-// miss readings whose value is missing, so it is held to sum at most to
-// its readings; over categorical states, exactly. The names are for errors.
+// must be count histograms ("counts"). A histogram whose readings may miss
+// their value (its report's estimate sums at most to its readings:
+// Report.EstimateSumsAtMost, the release's own rule — numeric levels, a
+// nullable Parquet column) is held to sum at most to its readings; any
+// other, exactly. The names are for errors.
 func ConsistentReports(ctx context.Context, w io.Reader, wName string, p io.Reader, pName string) (*Consistent, error) {
 	var wr struct {
 		Windows []reportEntry `json:"windows"`
@@ -88,7 +93,6 @@ func ConsistentReports(ctx context.Context, w io.Reader, wName string, p io.Read
 		return nil, fmt.Errorf("%s: no \"profile\": give the JSON report of a release with --profile", pName)
 	}
 	var bins []string
-	numeric := false
 	side := func(entries []reportEntry, name, what string) ([]estimate.Histogram, []float64, error) {
 		var hs []estimate.Histogram
 		var before []float64
@@ -105,6 +109,7 @@ func ConsistentReports(ctx context.Context, w io.Reader, wName string, p io.Read
 			}
 			var labels []string
 			h := estimate.Histogram{N: *e.Observations, Variance: 2 * *e.PerBinScale * *e.PerBinScale}
+			numeric := false
 			for j, b := range e.Histogram {
 				if b.Value == nil || math.IsNaN(*b.Value) || math.IsInf(*b.Value, 0) {
 					return nil, nil, fmt.Errorf("%s: bin %d: \"value\" missing or not finite", where, j+1)
@@ -124,6 +129,7 @@ func ConsistentReports(ctx context.Context, w io.Reader, wName string, p io.Read
 			if len(labels) == 0 {
 				return nil, nil, fmt.Errorf("%s: no histogram", where)
 			}
+			h.Exact = !estimateAtMost(e.EstimateAtMost, numeric)
 			if bins == nil {
 				bins = labels
 			} else if !slices.Equal(bins, labels) {
@@ -140,11 +146,6 @@ func ConsistentReports(ctx context.Context, w io.Reader, wName string, p io.Read
 	b, beforeB, err := side(pr.Profile, pName, "profile cell")
 	if err != nil {
 		return nil, err
-	}
-	for _, hs := range [][]estimate.Histogram{a, b} {
-		for i := range hs {
-			hs[i].Exact = !numeric
-		}
 	}
 	ea, eb, err := estimate.Joint(ctx, a, b)
 	if err != nil {

@@ -157,6 +157,7 @@ func PrepareProfileSummaries(whole *reading.Summary, cells map[int]*reading.Summ
 	for c := range sums {
 		if sums[c] = cells[c]; sums[c] == nil {
 			sums[c] = reading.NewSummary(whole.States, whole.Levels)
+			sums[c].Complete = whole.Complete // as planProfile's empty cell
 		}
 	}
 	for c := range cells {
