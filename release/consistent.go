@@ -31,6 +31,9 @@ type Consistent struct {
 	// and after.
 	DisagreementBefore float64 `json:"disagreement_before"`
 	DisagreementAfter  float64 `json:"disagreement_after"`
+	// Warnings: the iteration stopped at its round cap before its
+	// tolerance (estimate.JointResult.Capped).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // ConsistentEntry is one window's or cell's joint estimate.
@@ -147,23 +150,32 @@ func ConsistentReports(ctx context.Context, w io.Reader, wName string, p io.Read
 	if err != nil {
 		return nil, err
 	}
-	ea, eb, err := estimate.Joint(ctx, a, b)
+	jr, err := estimate.Joint(ctx, a, b)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, err
 		}
 		return nil, fmt.Errorf("%s and %s: %w", wName, pName, err)
 	}
+	return consistentOf(jr, bins, wr.Windows, pr.Profile, a, beforeA, beforeB), nil
+}
+
+// consistentOf is ConsistentReports' result from the joint estimate jr of
+// the windows' and cells' histograms (a: the windows'), with the sums of
+// the estimates each release printed (before; nil when not all printed
+// one).
+func consistentOf(jr *estimate.JointResult, bins []string, windows, cells []reportEntry, a []estimate.Histogram, beforeA, beforeB []float64) *Consistent {
+	ea, eb := jr.A, jr.B
 	out := &Consistent{Bins: bins, Total: make([]float64, len(bins))}
 	totB := make([]float64, len(bins))
-	for i, e := range wr.Windows {
+	for i, e := range windows {
 		out.Windows = append(out.Windows, ConsistentEntry{Start: e.Start, End: e.End, Estimate: ea[i]})
 		out.Readings += a[i].N
 		for j, v := range ea[i] {
 			out.Total[j] += v
 		}
 	}
-	for i, e := range pr.Profile {
+	for i, e := range cells {
 		out.Profile = append(out.Profile, ConsistentEntry{Cell: e.Cell, Estimate: eb[i]})
 		for j, v := range eb[i] {
 			totB[j] += v
@@ -175,7 +187,10 @@ func ConsistentReports(ctx context.Context, w io.Reader, wName string, p io.Read
 			out.DisagreementBefore = max(out.DisagreementBefore, math.Abs(beforeA[j]-beforeB[j]))
 		}
 	}
-	return out, nil
+	if jr.Capped {
+		out.Warnings = append(out.Warnings, fmt.Sprintf("the joint estimate stopped at its cap of %d rounds before its tolerance (%g of the largest histogram's readings): every histogram is non-negative and sums to its readings (at most, where a value may be missing), but the two sides' totals agree only to %.3g, and the estimate is not the projection to that accuracy", jr.Rounds, estimate.JointTol, out.DisagreementAfter))
+	}
+	return out
 }
 
 // decodeReport decodes one JSON report, at most maxReportBytes, naming

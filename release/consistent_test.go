@@ -12,6 +12,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/pufferfish-privacy/pufferfish/estimate"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
 	"github.com/pufferfish-privacy/pufferfish/reading"
@@ -169,5 +170,24 @@ func TestConsistentNullableParquet(t *testing.T) {
 	}
 	if sum > c.Readings+1e-6 || l1 > 5 {
 		t.Errorf("the joint total is %.3g from the true counts (sum %.4g of %g readings); want it within 5 at ε = 50", l1, sum, c.Readings)
+	}
+}
+
+// A joint estimate stopped at its round cap is reported as such, in the
+// result's warnings (puff consistent prints them on stderr and in the
+// JSON), with the agreement reached; a converged one has no warning.
+func TestConsistentSaysWhenCapped(t *testing.T) {
+	h := func(n float64) estimate.Histogram { return estimate.Histogram{Noisy: []float64{n, 0}, Variance: 1, N: n, Exact: true} }
+	a := []estimate.Histogram{h(3)}
+	ws, cs := []reportEntry{{Start: "d1", End: "d2"}}, []reportEntry{{Cell: "00"}}
+	for _, capped := range []bool{false, true} {
+		jr := &estimate.JointResult{A: [][]float64{{3, 0}}, B: [][]float64{{2.5, 0.5}}, Rounds: estimate.MaxJointRounds, Capped: capped}
+		c := consistentOf(jr, []string{"x", "y"}, ws, cs, a, nil, nil)
+		if c.DisagreementAfter != 0.5 {
+			t.Fatalf("disagreement %g", c.DisagreementAfter)
+		}
+		if got := strings.Join(c.Warnings, "\n"); capped != strings.Contains(got, "stopped at its cap of 100000 rounds") || capped != strings.Contains(got, "agree only to 0.5") {
+			t.Errorf("capped %v: warnings %q", capped, got)
+		}
 	}
 }

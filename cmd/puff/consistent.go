@@ -38,6 +38,9 @@ func consistentCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
+		for _, m := range res.Warnings {
+			fmt.Fprintln(cmd.ErrOrStderr(), "puff: warning:", m)
+		}
 		out := cmd.OutOrStdout()
 		if asJSON {
 			enc := json.NewEncoder(out)
