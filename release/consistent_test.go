@@ -177,7 +177,9 @@ func TestConsistentNullableParquet(t *testing.T) {
 // result's warnings (puff consistent prints them on stderr and in the
 // JSON), with the agreement reached; a converged one has no warning.
 func TestConsistentSaysWhenCapped(t *testing.T) {
-	h := func(n float64) estimate.Histogram { return estimate.Histogram{Noisy: []float64{n, 0}, Variance: 1, N: n, Exact: true} }
+	h := func(n float64) estimate.Histogram {
+		return estimate.Histogram{Noisy: []float64{n, 0}, Variance: 1, N: n, Exact: true}
+	}
 	a := []estimate.Histogram{h(3)}
 	ws, cs := []reportEntry{{Start: "d1", End: "d2"}}, []reportEntry{{Cell: "00"}}
 	for _, capped := range []bool{false, true} {
