@@ -134,18 +134,48 @@ func TestProfileByBruteForce(t *testing.T) {
 		b.WriteString("s,t,v\n")
 		cellsAt := map[string][]int{}
 		pos := 0
+		// readings drawn from the chain, so that the data is possible
+		// under the class (PrepareData refuses impossible data)
+		x := k - 1
+		if q0 == nil {
+			x = rng.IntN(k)
+		}
+		next := func() {
+			u := rng.Float64()
+			for y, p := range P[x] {
+				if u -= p; u < 0 || y == k-1 {
+					if p > 0 {
+						x = y
+						return
+					}
+				}
+			}
+			for y, p := range P[x] {
+				if p > 0 {
+					x = y
+				}
+			}
+		}
 		for j := range c.span {
+			if j > 0 {
+				next()
+			}
 			if !skip[j] {
 				sec := c.start + int64(j)*c.step
-				fmt.Fprintf(&b, "a,%d,%g\n", sec, float64(rng.IntN(k))+0.5)
+				fmt.Fprintf(&b, "a,%d,%g\n", sec, float64(x)+0.5)
 				name := cellName(c.kind, sec, loc)
 				cellsAt[name] = append(cellsAt[name], pos)
 			}
 			pos++
 		}
 		for j := range c.series2 {
+			if j == 0 && q0 != nil {
+				x = k - 1
+			} else {
+				next()
+			}
 			sec := c.start + int64(j+1)*c.step
-			fmt.Fprintf(&b, "b,%d,%g\n", sec, float64(rng.IntN(k))+0.5)
+			fmt.Fprintf(&b, "b,%d,%g\n", sec, float64(x)+0.5)
 			name := cellName(c.kind, sec, loc)
 			cellsAt[name] = append(cellsAt[name], pos)
 			pos++
