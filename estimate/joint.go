@@ -18,6 +18,25 @@ type Histogram struct {
 	Exact    bool
 }
 
+// JointResult is Joint's estimate and how far its iteration got.
+type JointResult struct {
+	// A and B are the estimates of the two sides' histograms, in order:
+	// each exactly a histogram (non-negative, summing to its N or at most
+	// to it).
+	A, B [][]float64
+	// Disagreement is the largest difference between the two sides'
+	// totals of a bin in A and B, in counts.
+	Disagreement float64
+	// Rounds is the number of rounds of projections run.
+	Rounds int
+	// Capped says the iteration stopped at the round cap (MaxJointRounds)
+	// before reaching the tolerance: A and B are still histograms, but the
+	// totals agree only to Disagreement, and they are not the projection
+	// to the documented accuracy. A caller says so (puff consistent
+	// prints a warning).
+	Capped bool
+}
+
 // Joint returns consistent estimates of two families of count histograms
 // over the same bins that partition the same readings — the windows of a
 // release (each reading in one window) and the cells of a profile (each
@@ -31,28 +50,31 @@ type Histogram struct {
 // set is convex and holds the true counts, so the estimate is never
 // farther from them than the noisy counts in the weighted Euclidean norm.
 //
-// It is computed by Dykstra's alternating projections between the product
-// of the histograms' simplices and the affine set of agreeing totals, each
-// an exact projection in the weighted norm, until no count moves by more
-// than 10⁻¹⁰·(1 + the largest N) in a round; ctx stops it. Every returned
-// histogram is exactly one (non-negative, its sum); the totals agree to
-// within that tolerance.
-func Joint(ctx context.Context, a, b []Histogram) ([][]float64, [][]float64, error) {
+// It is computed by Dykstra's alternating projections between the affine
+// set of agreeing totals and the product of the histograms' simplices,
+// each an exact projection in the weighted norm; a round ends with the
+// simplices, so every returned histogram is exactly one (non-negative, its
+// sum). It stops when, after a round, no count moved by more than
+// JointTol·(1 + the largest N) and the two sides' totals of every bin
+// agree to within JointTol·(1 + the largest N) — both measured, not
+// assumed; or after MaxJointRounds rounds, which the result says
+// (Capped). ctx stops it.
+func Joint(ctx context.Context, a, b []Histogram) (*JointResult, error) {
 	if len(a) == 0 || len(b) == 0 {
-		return nil, nil, errors.New("estimate: Joint needs histograms on both sides")
+		return nil, errors.New("estimate: Joint needs histograms on both sides")
 	}
 	k := len(a[0].Noisy)
 	var na, nb float64
 	for i, hs := range [][]Histogram{a, b} {
 		for j, h := range hs {
 			if len(h.Noisy) != k {
-				return nil, nil, fmt.Errorf("estimate: histogram %d of side %d has %d bins, want %d", j, i+1, len(h.Noisy), k)
+				return nil, fmt.Errorf("estimate: histogram %d of side %d has %d bins, want %d", j, i+1, len(h.Noisy), k)
 			}
 			if !(h.Variance > 0) || math.IsInf(h.Variance, 0) {
-				return nil, nil, fmt.Errorf("estimate: histogram %d of side %d: noise variance %v, want finite > 0", j, i+1, h.Variance)
+				return nil, fmt.Errorf("estimate: histogram %d of side %d: noise variance %v, want finite > 0", j, i+1, h.Variance)
 			}
 			if err := check(h.Noisy, h.N); err != nil {
-				return nil, nil, fmt.Errorf("histogram %d of side %d: %w", j, i+1, err)
+				return nil, fmt.Errorf("histogram %d of side %d: %w", j, i+1, err)
 			}
 			if i == 0 {
 				na += h.N
@@ -62,8 +84,14 @@ func Joint(ctx context.Context, a, b []Histogram) ([][]float64, [][]float64, err
 		}
 	}
 	if math.Abs(na-nb) > 1e-9*max(na, nb) {
-		return nil, nil, fmt.Errorf("estimate: the two sides hold %g and %g readings: they do not partition the same readings", na, nb)
+		return nil, fmt.Errorf("estimate: the two sides hold %g and %g readings: they do not partition the same readings", na, nb)
 	}
+	return joint(ctx, a, b, MaxJointRounds)
+}
+
+// joint is Joint of checked input, with at most maxRounds rounds.
+func joint(ctx context.Context, a, b []Histogram, maxRounds int) (*JointResult, error) {
+	k := len(a[0].Noisy)
 	// Work in scaled coordinates z = c/s, s = √variance, where the weighted
 	// norm is Euclidean: a histogram's set becomes {z ≥ 0, Σ z = N/s} (or
 	// ≤), and the agreement Σ_a s_a z_a = Σ_b s_b z_b bin by bin is a
@@ -93,29 +121,16 @@ func Joint(ctx context.Context, a, b []Histogram) ([][]float64, [][]float64, err
 		}
 		top = max(top, h.N)
 	}
+	tol := JointTol * (1 + top)
 	y := make([]float64, k)
-	for round := 0; round < maxJointRounds; round++ {
+	res := &JointResult{Capped: true}
+	for round := 0; round < maxRounds; round++ {
 		if round%16 == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 		}
 		change := 0.0
-		// project z + p onto the simplices
-		for i, h := range all {
-			for j := range y {
-				y[j] = z[i][j] + p[i][j]
-			}
-			c, err := h.project(y, scale[i])
-			if err != nil {
-				return nil, nil, err
-			}
-			for j := range y {
-				p[i][j] = y[j] - c[j]
-				change = max(change, math.Abs(c[j]-z[i][j])*scale[i])
-				z[i][j] = c[j]
-			}
-		}
 		// project z + q onto the agreement hyperplanes, bin by bin
 		for j := range k {
 			dot := 0.0
@@ -131,26 +146,56 @@ func Joint(ctx context.Context, a, b []Histogram) ([][]float64, [][]float64, err
 				z[i][j] = c
 			}
 		}
-		if change <= jointTol*(1+top) {
+		// project z + p onto the simplices
+		for i, h := range all {
+			for j := range y {
+				y[j] = z[i][j] + p[i][j]
+			}
+			c, err := h.project(y, scale[i])
+			if err != nil {
+				return nil, err
+			}
+			for j := range y {
+				p[i][j] = y[j] - c[j]
+				change = max(change, math.Abs(c[j]-z[i][j])*scale[i])
+				z[i][j] = c[j]
+			}
+		}
+		res.Rounds = round + 1
+		if change <= tol && disagreement(z, sign, scale) <= tol {
+			res.Capped = false
 			break
 		}
 	}
-	// The last projection was onto the hyperplanes, so z is within the
-	// tolerance of the simplices: project it onto them once more, so that
-	// every histogram is exactly a histogram (non-negative, its sum) and
-	// the totals agree to within the tolerance.
+	// z is in the simplices (the round ended there): it is the estimate
 	out := make([][]float64, len(all))
-	for i, h := range all {
-		c, err := h.project(z[i], scale[i])
-		if err != nil {
-			return nil, nil, err
+	for i := range all {
+		out[i] = make([]float64, k)
+		for j, v := range z[i] {
+			out[i][j] = v * scale[i]
 		}
-		for j := range c {
-			c[j] *= scale[i]
-		}
-		out[i] = c
 	}
-	return out[:len(a)], out[len(a):], nil
+	res.A, res.B = out[:len(a)], out[len(a):]
+	res.Disagreement = disagreement(z, sign, scale)
+	return res, nil
+}
+
+// disagreement is the largest difference between the two sides' totals
+// of a bin, in counts, of z in scaled coordinates.
+func disagreement(z [][]float64, sign, scale []float64) float64 {
+	d := 0.0
+	for j := range z[0] {
+		sa, sb := 0.0, 0.0
+		for i := range z {
+			if sign[i] > 0 {
+				sa += z[i][j] * scale[i]
+			} else {
+				sb += z[i][j] * scale[i]
+			}
+		}
+		d = max(d, math.Abs(sa-sb))
+	}
+	return d
 }
 
 // project is the projection of y, in coordinates c/s, onto the
@@ -162,9 +207,10 @@ func (h Histogram) project(y []float64, s float64) ([]float64, error) {
 	return AtMost(y, h.N/s)
 }
 
-// Joint's stopping rule: the largest change of a count in a round, relative
-// to 1 + the largest N, and the most rounds.
+// Joint's stopping rule: the largest change of a count in a round and the
+// largest disagreement of the two sides' totals of a bin, each relative to
+// 1 + the largest N, and the most rounds.
 const (
-	jointTol       = 1e-10
-	maxJointRounds = 100000
+	JointTol       = 1e-10
+	MaxJointRounds = 100000
 )

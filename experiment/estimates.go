@@ -243,10 +243,14 @@ func jointEstimates(o Options, w *writer, uci []noisyHist, lap *noise.Laplace, r
 		if err != nil {
 			return err
 		}
-		ja, jb, err := estimate.Joint(context.Background(), a, b)
+		jr, err := estimate.Joint(context.Background(), a, b)
 		if err != nil {
 			return err
 		}
+		if jr.Capped {
+			return fmt.Errorf("the joint estimate stopped at its round cap (%d rounds), the totals agreeing to %.3g only", jr.Rounds, jr.Disagreement)
+		}
+		ja, jb := jr.A, jr.B
 		sepW, sepP = sepW+l1(sa, uci), sepP+l1(sb, prof)
 		jW, jP = jW+l1(ja, uci), jP+l1(jb, prof)
 		bar.Step()

@@ -113,11 +113,21 @@ func (s *Summary) Merge(o *Summary) error {
 	return nil
 }
 
+// EmptySummary is an empty summary of part of the data (a window's, a
+// profile cell's readings): its states, levels and time step, and
+// Complete from the format (no reading can be missing its value when
+// d.NullValues is false), the one place a summary learns it from Data.
+func (d *Data) EmptySummary() *Summary {
+	s := NewSummary(d.States, d.Levels)
+	s.Step, s.StepSource = d.Step, d.StepSource
+	s.Complete = !d.NullValues
+	return s
+}
+
 // Summary summarises the data.
 func (d *Data) Summary() *Summary {
-	s := NewSummary(d.States, d.Levels)
-	s.Step, s.StepSource, s.Clipped, s.MissingValues = d.Step, d.StepSource, d.Clipped, d.MissingValues
-	s.Complete = !d.NullValues
+	s := d.EmptySummary()
+	s.Clipped, s.MissingValues = d.Clipped, d.MissingValues
 	for i, sq := range d.Seqs {
 		s.AddSeries(sq, d.Observation(i)) // Data's readings are valid state indices
 	}

@@ -31,6 +31,9 @@ type Consistent struct {
 	// and after.
 	DisagreementBefore float64 `json:"disagreement_before"`
 	DisagreementAfter  float64 `json:"disagreement_after"`
+	// Warnings: the iteration stopped at its round cap before its
+	// tolerance (estimate.JointResult.Capped).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // ConsistentEntry is one window's or cell's joint estimate.
@@ -49,7 +52,10 @@ type reportEntry struct {
 	Query        string   `json:"query"`
 	Observations *float64 `json:"observations"`
 	PerBinScale  *float64 `json:"per_bin_scale"`
-	Histogram    []struct {
+	// EstimateAtMost is Report.EstimateAtMost: a reading's value may be
+	// missing, so the histogram sums to at most its readings.
+	EstimateAtMost bool `json:"estimate_at_most"`
+	Histogram      []struct {
 		State    string   `json:"state"`
 		Value    *float64 `json:"value"`
 		Estimate *float64 `json:"estimate"`
@@ -65,9 +71,11 @@ const maxReportBytes = 1 << 30
 // ConsistentReports reads a windowed release (`puff release --window …
 // --json`) from w and a profile release (`--profile … --json`) from p, of
 // the same readings and levels, and returns their joint estimate. Both
-// must be count histograms ("counts"). A histogram over numeric levels may
-// miss readings whose value is missing, so it is held to sum at most to
-// its readings; over categorical states, exactly. The names are for errors.
+// must be count histograms ("counts"). A histogram whose readings may miss
+// their value (its report's estimate sums at most to its readings:
+// Report.EstimateSumsAtMost, the release's own rule — numeric levels, a
+// nullable Parquet column) is held to sum at most to its readings; any
+// other, exactly. The names are for errors.
 func ConsistentReports(ctx context.Context, w io.Reader, wName string, p io.Reader, pName string) (*Consistent, error) {
 	var wr struct {
 		Windows []reportEntry `json:"windows"`
@@ -88,7 +96,6 @@ func ConsistentReports(ctx context.Context, w io.Reader, wName string, p io.Read
 		return nil, fmt.Errorf("%s: no \"profile\": give the JSON report of a release with --profile", pName)
 	}
 	var bins []string
-	numeric := false
 	side := func(entries []reportEntry, name, what string) ([]estimate.Histogram, []float64, error) {
 		var hs []estimate.Histogram
 		var before []float64
@@ -105,6 +112,7 @@ func ConsistentReports(ctx context.Context, w io.Reader, wName string, p io.Read
 			}
 			var labels []string
 			h := estimate.Histogram{N: *e.Observations, Variance: 2 * *e.PerBinScale * *e.PerBinScale}
+			numeric := false
 			for j, b := range e.Histogram {
 				if b.Value == nil || math.IsNaN(*b.Value) || math.IsInf(*b.Value, 0) {
 					return nil, nil, fmt.Errorf("%s: bin %d: \"value\" missing or not finite", where, j+1)
@@ -124,6 +132,7 @@ func ConsistentReports(ctx context.Context, w io.Reader, wName string, p io.Read
 			if len(labels) == 0 {
 				return nil, nil, fmt.Errorf("%s: no histogram", where)
 			}
+			h.Exact = !estimateAtMost(e.EstimateAtMost, numeric)
 			if bins == nil {
 				bins = labels
 			} else if !slices.Equal(bins, labels) {
@@ -141,28 +150,32 @@ func ConsistentReports(ctx context.Context, w io.Reader, wName string, p io.Read
 	if err != nil {
 		return nil, err
 	}
-	for _, hs := range [][]estimate.Histogram{a, b} {
-		for i := range hs {
-			hs[i].Exact = !numeric
-		}
-	}
-	ea, eb, err := estimate.Joint(ctx, a, b)
+	jr, err := estimate.Joint(ctx, a, b)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, err
 		}
 		return nil, fmt.Errorf("%s and %s: %w", wName, pName, err)
 	}
+	return consistentOf(jr, bins, wr.Windows, pr.Profile, a, beforeA, beforeB), nil
+}
+
+// consistentOf is ConsistentReports' result from the joint estimate jr of
+// the windows' and cells' histograms (a: the windows'), with the sums of
+// the estimates each release printed (before; nil when not all printed
+// one).
+func consistentOf(jr *estimate.JointResult, bins []string, windows, cells []reportEntry, a []estimate.Histogram, beforeA, beforeB []float64) *Consistent {
+	ea, eb := jr.A, jr.B
 	out := &Consistent{Bins: bins, Total: make([]float64, len(bins))}
 	totB := make([]float64, len(bins))
-	for i, e := range wr.Windows {
+	for i, e := range windows {
 		out.Windows = append(out.Windows, ConsistentEntry{Start: e.Start, End: e.End, Estimate: ea[i]})
 		out.Readings += a[i].N
 		for j, v := range ea[i] {
 			out.Total[j] += v
 		}
 	}
-	for i, e := range pr.Profile {
+	for i, e := range cells {
 		out.Profile = append(out.Profile, ConsistentEntry{Cell: e.Cell, Estimate: eb[i]})
 		for j, v := range eb[i] {
 			totB[j] += v
@@ -174,7 +187,10 @@ func ConsistentReports(ctx context.Context, w io.Reader, wName string, p io.Read
 			out.DisagreementBefore = max(out.DisagreementBefore, math.Abs(beforeA[j]-beforeB[j]))
 		}
 	}
-	return out, nil
+	if jr.Capped {
+		out.Warnings = append(out.Warnings, fmt.Sprintf("the joint estimate stopped at its cap of %d rounds before its tolerance (%g of the largest histogram's readings): every histogram is non-negative and sums to its readings (at most, where a value may be missing), but the two sides' totals agree only to %.3g, and the estimate is not the projection to that accuracy", jr.Rounds, estimate.JointTol, out.DisagreementAfter))
+	}
+	return out
 }
 
 // decodeReport decodes one JSON report, at most maxReportBytes, naming

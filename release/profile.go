@@ -59,8 +59,9 @@ func planProfile(data *reading.Data, class *markov.Class, fitted bool, opts Opti
 	}
 	sums := make([]*reading.Summary, len(prof.Cells()))
 	for c := range sums {
-		sums[c] = reading.NewSummary(data.States, data.Levels)
-		sums[c].Step, sums[c].StepSource = data.Step, data.StepSource
+		// Complete as the data: a cell of categorical readings sums to
+		// its readings exactly, as a window does (issue 39)
+		sums[c] = data.EmptySummary()
 	}
 	seqs := make([][]int, len(sums))
 	for s, ts := range data.Times {
@@ -156,6 +157,7 @@ func PrepareProfileSummaries(whole *reading.Summary, cells map[int]*reading.Summ
 	for c := range sums {
 		if sums[c] = cells[c]; sums[c] == nil {
 			sums[c] = reading.NewSummary(whole.States, whole.Levels)
+			sums[c].Complete = whole.Complete // as planProfile's empty cell
 		}
 	}
 	for c := range cells {

@@ -134,18 +134,48 @@ func TestProfileByBruteForce(t *testing.T) {
 		b.WriteString("s,t,v\n")
 		cellsAt := map[string][]int{}
 		pos := 0
+		// readings drawn from the chain, so that the data is possible
+		// under the class (PrepareData refuses impossible data)
+		x := k - 1
+		if q0 == nil {
+			x = rng.IntN(k)
+		}
+		next := func() {
+			u := rng.Float64()
+			for y, p := range P[x] {
+				if u -= p; u < 0 || y == k-1 {
+					if p > 0 {
+						x = y
+						return
+					}
+				}
+			}
+			for y, p := range P[x] {
+				if p > 0 {
+					x = y
+				}
+			}
+		}
 		for j := range c.span {
+			if j > 0 {
+				next()
+			}
 			if !skip[j] {
 				sec := c.start + int64(j)*c.step
-				fmt.Fprintf(&b, "a,%d,%g\n", sec, float64(rng.IntN(k))+0.5)
+				fmt.Fprintf(&b, "a,%d,%g\n", sec, float64(x)+0.5)
 				name := cellName(c.kind, sec, loc)
 				cellsAt[name] = append(cellsAt[name], pos)
 			}
 			pos++
 		}
 		for j := range c.series2 {
+			if j == 0 && q0 != nil {
+				x = k - 1
+			} else {
+				next()
+			}
 			sec := c.start + int64(j+1)*c.step
-			fmt.Fprintf(&b, "b,%d,%g\n", sec, float64(rng.IntN(k))+0.5)
+			fmt.Fprintf(&b, "b,%d,%g\n", sec, float64(x)+0.5)
 			name := cellName(c.kind, sec, loc)
 			cellsAt[name] = append(cellsAt[name], pos)
 			pos++
@@ -373,7 +403,7 @@ func TestPrepareProfileSummaries(t *testing.T) {
 			}
 			for c, sq := range per {
 				if cells[c] == nil {
-					cells[c] = reading.NewSummary(d.States, d.Levels)
+					cells[c] = d.EmptySummary() // Complete as a pipeline sets it
 				}
 				if err := cells[c].AddSeries(sq, CellPattern(len(sq))); err != nil {
 					t.Fatal(err)
@@ -411,6 +441,59 @@ func TestPrepareProfileSummaries(t *testing.T) {
 		}
 		if !strings.Contains(outs[0], `"profile":"`+kind+`"`) {
 			t.Errorf("%s: the record does not name the profile", kind)
+		}
+	}
+}
+
+// A profile of categorical readings, where no value can be missing, has
+// each cell's estimate on Σ = the cell's readings (1 for relative
+// frequencies), as windows have theirs (issue 39: the cells were
+// projected onto Σ ≤ N and summed to 0–2.5 of 3 readings).
+func TestProfileEstimateSumsToTheCellsReadings(t *testing.T) {
+	r, name, err := OpenData("../examples/stream/day1.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	class, err := markov.ReadClassFile("../examples/stream/class.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := reading.ReadData(r, name, reading.CSVOptions{SeriesCol: "meter", TimeCol: "time", StateCol: "state", States: class.States})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.NullValues {
+		t.Fatal("categorical CSV: no value can be missing")
+	}
+	for _, q := range []string{"counts", "relative"} {
+		for seed := range byte(4) {
+			opts := Options{Epsilon: 0.5, Method: mechanism.Exact, Profile: "hour-of-day", Query: q, Source: rand.NewChaCha8([32]byte{seed})}
+			p, err := PrepareData(d, class, false, opts, 0, time.UTC)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o, err := p.Draw()
+			if err != nil {
+				t.Fatal(err)
+			}
+			pr, ok := o.(*ProfileReport)
+			if !ok {
+				t.Fatalf("%T, want a profile", o)
+			}
+			for _, c := range pr.Cells {
+				want := float64(c.Observations)
+				if q == "relative" {
+					want = 1
+				}
+				sum := 0.0
+				for _, b := range c.Histogram {
+					sum += *b.Estimate
+				}
+				if c.Observations > 0 && math.Abs(sum-want) > 1e-9*max(1, want) {
+					t.Errorf("%s, seed %d, cell %s: the estimate sums to %g, want %g", q, seed, c.Cell, sum, want)
+				}
+			}
 		}
 	}
 }

@@ -354,12 +354,18 @@ type Report struct {
 	// true mean lies (docs/math.md §4.14).
 	MeanEstimate *float64 `json:"mean_estimate,omitempty"`
 	Histogram    []Bin    `json:"histogram"`
-	Warnings     []string `json:"warnings,omitempty"`
+	// EstimateAtMost says the histogram's estimate sums to at most its
+	// total, not to it: a reading's value may be missing (the format can
+	// hold readings without a value, reading.Summary.Complete false: a
+	// numeric value column, a nullable Parquet column) or the total is an
+	// upper bound (SetEstimateTotal). Set at release; EstimateSumsAtMost
+	// reads it, also from reports stored before it was printed.
+	EstimateAtMost bool     `json:"estimate_at_most,omitempty"`
+	Warnings       []string `json:"warnings,omitempty"`
 	// Calibration, for windows and streams, says which bound set the
 	// noise (per_bin_scale is σ·L with the smaller σ) and why.
 	Calibration *Calibration `json:"calibration,omitempty"`
 	tpl         float64      // the leakage bound's σ when it is smaller (chooseCalibration)
-	atMost      bool         // the estimate sums to at most its total (a value may be missing)
 	estTotal    string       // what the estimate sums to, in words ("": the readings)
 	// Record is what the release leaves for the ledger (package
 	// compose). It names the series, so it is not part of the printed
@@ -630,7 +636,7 @@ func finish(r *Report, sum *reading.Summary, class *markov.Class, fitted bool, o
 		if err != nil {
 			return err
 		}
-		r.atMost = !sum.Complete
+		r.EstimateAtMost = !sum.Complete
 		for i, v := range noisy {
 			b := Bin{State: class.States[i], Value: v, Estimate: &est[i]}
 			if l := sum.Levels; l != nil {
@@ -664,8 +670,21 @@ func finish(r *Report, sum *reading.Summary, class *markov.Class, fitted bool, o
 // one step apart"), and whether only an upper bound is known, for the
 // text's note (docs/math.md §4.14).
 func (r *Report) SetEstimateTotal(total string, atMost bool) {
-	r.estTotal, r.atMost = total, atMost
+	r.estTotal, r.EstimateAtMost = total, atMost
 }
+
+// EstimateSumsAtMost says the report's histogram estimate sums to at most
+// its total (Report.EstimateAtMost): the one rule for the text, for a
+// stored report and for puff consistent. A report printed before the field
+// no longer says it; there, numeric levels (a bin with a range) are the
+// case where a value may be missing.
+func (r *Report) EstimateSumsAtMost() bool {
+	return estimateAtMost(r.EstimateAtMost, len(r.Histogram) > 0 && r.Histogram[0].Range != "")
+}
+
+// estimateAtMost is EstimateSumsAtMost of a report's field and whether its
+// bins are numeric levels.
+func estimateAtMost(field, numeric bool) bool { return field || numeric }
 
 // consistent is the estimate of a noisy count (or relative-frequency)
 // histogram of n readings: its projection onto {c ≥ 0, Σ c = n} when every

@@ -150,8 +150,7 @@ func TestWindowSummariesAsWindows(t *testing.T) {
 		var sig Signature
 		for _, p := range parts {
 			if wins[p.Window] == nil {
-				wins[p.Window] = reading.NewSummary(d.States, d.Levels)
-				wins[p.Window].Step, wins[p.Window].StepSource = d.Step, d.StepSource
+				wins[p.Window] = d.EmptySummary() // Complete from the format, as a pipeline's
 			}
 			wins[p.Window].AddSeries(p.Seq, p.Ob)
 			sig.Parts = append(sig.Parts, SignaturePart{Window: p.Window, First: p.Ob.Start, Last: p.Ob.End(), Pattern: reading.PatternKey(p.Ob)})

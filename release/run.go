@@ -117,14 +117,18 @@ func (p *Pending) RecordSeries(pats []reading.SeriesPattern) error {
 // release up to its noise; width > 0 asks for one release per calendar
 // window of that width (releaseWindows, in req.CSV.Location).
 func Prepare(r io.Reader, name string, req Request, width time.Duration) (*Pending, error) {
-	if width == 0 && req.Origin == nil && req.Profile == "" {
+	if width == 0 && req.Origin == nil && req.Profile == "" && (req.Fit || req.Class == nil || newPossible(req.Class, req.UnknownStart).anyStart()) {
 		return prepareStream(r, name, req)
 	}
 	data, class, err := load(r, name, &req)
 	if err != nil {
 		return nil, err
 	}
-	return PrepareData(data, class, req.Fit, req.Options, width, req.CSV.Location)
+	p, err := PrepareData(data, class, req.Fit, req.Options, width, req.CSV.Location)
+	if err != nil && errors.Is(err, errImpossible) {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return p, err
 }
 
 // Load reads the data as Prepare does and settles the class (fitting it
@@ -144,6 +148,12 @@ func PrepareData(data *reading.Data, class *markov.Class, fitted bool, opts Opti
 	}
 	if err := checkLimits(data, len(class.States), width, loc, opts.Limits); err != nil {
 		return nil, err
+	}
+	if !fitted {
+		// a fitted class gives every transition of its data weight
+		if err := checkPossible(data, class, opts); err != nil {
+			return nil, err
+		}
 	}
 	if opts.Origin != nil {
 		var err error
@@ -214,6 +224,14 @@ func prepareStream(r io.Reader, name string, req Request) (*Pending, error) {
 		return nil, err
 	}
 	class := req.Class
+	if !req.Fit {
+		// the transitions between consecutive readings, as checkPossible
+		// checks them (a start is not checked here: Prepare reads data
+		// whole when some start law has a zero)
+		if err := checkPossibleCounts(counts, class); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
 	if req.Fit {
 		// markov.Fit on reading.Data.Runs, from its transition counts
 		ch, err := markov.FitCounts(opts.States, counts, req.Smoothing)

@@ -26,10 +26,8 @@ func TestSummaryReleasesAsTheData(t *testing.T) {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	parts := []*reading.Summary{reading.NewSummary(d.States, d.Levels), reading.NewSummary(d.States, d.Levels), reading.NewSummary(d.States, d.Levels)}
-	for i := range parts {
-		parts[i].Step, parts[i].StepSource = d.Step, d.StepSource
-	}
+	// as a pipeline builds them: Complete from the format
+	parts := []*reading.Summary{d.EmptySummary(), d.EmptySummary(), d.EmptySummary()}
 	for i, sq := range d.Seqs {
 		if err := parts[rng.IntN(len(parts))].AddSeries(sq, d.Observation(i)); err != nil {
 			t.Fatal(err)

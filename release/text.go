@@ -51,9 +51,7 @@ func estimateText(r *Report) string {
 		total = "1"
 	}
 	sum := "summing to " + total
-	// a report decoded from JSON (a stored stream window) no longer knows
-	// the format: numeric readings are the case where values may be missing
-	if r.atMost || len(r.Histogram) > 0 && r.Histogram[0].Range != "" {
+	if r.EstimateSumsAtMost() {
 		sum = "summing to at most " + total + " (a reading's value may be missing)"
 	}
 	return "the private values carry Laplace noise, so a bin can be negative or the bins miss the total; the estimate is the closest histogram with no negative bin " + sum + " (a projection of the private values only, at no privacy cost)"

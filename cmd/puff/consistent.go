@@ -38,6 +38,9 @@ func consistentCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
+		for _, m := range res.Warnings {
+			fmt.Fprintln(cmd.ErrOrStderr(), "puff: warning:", m)
+		}
 		out := cmd.OutOrStdout()
 		if asJSON {
 			enc := json.NewEncoder(out)
@@ -63,7 +66,7 @@ func consistentCmd() *cobra.Command {
 		if err := tw.Flush(); err != nil {
 			return err
 		}
-		_, err = fmt.Fprintf(out, "\n%d windows and %d profile cells of %g readings: every histogram non-negative and summing to its readings (at most, on numeric levels), and both sides' totals equal (largest difference of a bin's totals: %.3g before, %.3g after); a projection of the two releases' private values only, at no privacy cost (docs/math.md §4.14)\n",
+		_, err = fmt.Fprintf(out, "\n%d windows and %d profile cells of %g readings: every histogram non-negative and summing to its readings (at most, where a value may be missing), and both sides' totals equal (largest difference of a bin's totals: %.3g before, %.3g after); a projection of the two releases' private values only, at no privacy cost (docs/math.md §4.14)\n",
 			len(res.Windows), len(res.Profile), res.Readings, res.DisagreementBefore, res.DisagreementAfter)
 		return err
 	})
