@@ -647,6 +647,24 @@ func parseExactEpsilon(raw json.RawMessage) (epsilon.Epsilon, error) {
 	return e, nil
 }
 
+// canonicalEpsilon is ε's exact value as JSON, the same for every way of
+// writing it: a rational with a short decimal expansion as that decimal
+// (a JSON number: 0.1, 2), another as the string "p/q", ln(r) as the
+// string "ln(r)" with r in lowest terms.
+func canonicalEpsilon(e epsilon.Epsilon) json.RawMessage {
+	var b []byte
+	switch {
+	case e.Rat != nil:
+		if n, exact := e.Rat.FloatPrec(); exact && n <= 30 {
+			return json.RawMessage(e.Rat.FloatString(n))
+		}
+		b, _ = json.Marshal(e.Rat.RatString())
+	default:
+		b, _ = json.Marshal("ln(" + e.Lo.RatString() + ")")
+	}
+	return b
+}
+
 // epsilonParam is a query parameter's ε as JSON: a string, so the same
 // text is read as in a body ("" : missing).
 func epsilonParam(v string) json.RawMessage {
@@ -700,6 +718,9 @@ func (s *Server) createRelease(w http.ResponseWriter, r *http.Request, tok *ledg
 	if err != nil {
 		return err
 	}
+	// the request as the ledger compares it: ε by its exact value, so
+	// "0.1", 0.1 and "1/10" under one Idempotency-Key are one request
+	req.Epsilon = canonicalEpsilon(exact)
 	canon, _ := json.Marshal(req)
 	h := sha256.Sum256(append([]byte(name+"\x00"), canon...))
 	p, err := s.prepare(r.Context(), d, release.Options{Epsilon: eps, EpsilonRat: exact.Rat, Method: method, Query: req.Query, Profile: req.Profile, Source: s.cfg.Source, Cache: s.sigmas}, width)
