@@ -70,7 +70,10 @@ func ValidScope(s string) error {
 	if name == "*" {
 		return nil
 	}
-	return validName(name)
+	if err := ValidName(name); err != nil {
+		return fmt.Errorf("scope %q: %w (or * for every dataset)", s, err)
+	}
+	return nil
 }
 
 func hashSecret(secret string) string {

@@ -407,6 +407,9 @@ func (s *Server) createDataset(w http.ResponseWriter, r *http.Request, _ *ledger
 	if req.Name == "" {
 		return bad("name", "name is required")
 	}
+	if err := ledger.ValidName(req.Name); err != nil {
+		return bad("name", "%v", err) // before the data are read
+	}
 	budget, err := ledger.ParseBudget(req.Budget.String())
 	if err != nil {
 		return bad("budget", "%v", err)
@@ -437,7 +440,8 @@ func (s *Server) createDataset(w http.ResponseWriter, r *http.Request, _ *ledger
 		return err
 	}
 	if err := s.cfg.Store.Init(r.Context(), ledger.Registration{Name: req.Name, Budget: budget, Class: d.class, Source: srcJSON}); err != nil {
-		if strings.Contains(err.Error(), "dataset name") {
+		var ne *ledger.NameError
+		if errors.As(err, &ne) {
 			return bad("name", "%v", err)
 		}
 		return err

@@ -88,7 +88,7 @@ func tokenCmd() *cobra.Command {
 			})
 		})
 	create.Flags().StringVar(&dsn, "ledger", "", "the ledger (SQLite file or postgres:// URL)")
-	create.Flags().StringArrayVar(&scopes, "scope", nil, "admin | release:DATASET | read:DATASET | feed:DATASET (append readings to the stream DATASET: its custodian's) (DATASET may be *); repeatable")
+	create.Flags().StringArrayVar(&scopes, "scope", nil, "admin | release:DATASET | read:DATASET | feed:DATASET (append readings to the stream DATASET: its custodian's) (DATASET may be *); repeatable; a DATASET is "+ledger.NameRule)
 	create.Flags().StringVar(&budget, "budget", "", "optional ε budget of this token inside each dataset's")
 	var rdsn, id string
 	revoke := command("revoke --ledger DSN --id ID", "Revoke a token (its requests get 401 from then on)", "token-revoke", cobra.NoArgs,
