@@ -73,6 +73,15 @@ type Config struct {
 	// ReleaseTimeout stops a release's computation that runs longer (0:
 	// none); a gone client stops it too. puff serve --release-timeout.
 	ReleaseTimeout time.Duration
+	// MaxAppendBytes bounds an append of readings (POST
+	// /v1/streams/NAME/readings) after decompression: a gzip body's
+	// decompressed bytes, a plain body's bytes (0: DefaultMaxAppendBytes;
+	// 413 beyond, nothing appended). puff serve --max-append-bytes.
+	MaxAppendBytes int64
+	// MaxAppendReadings bounds the readings of one append (0:
+	// DefaultMaxAppendReadings, at most stream.MaxRows; 413 beyond,
+	// nothing appended). puff serve --max-append-readings.
+	MaxAppendReadings int
 }
 
 // Server is the release service.
@@ -286,7 +295,7 @@ func (s *Server) wrap(rt route) http.Handler {
 		}
 		limit := int64(MaxBody)
 		if strings.HasSuffix(rt.path, "/readings") {
-			limit = MaxReadings
+			limit = s.appendBytes() // on the wire too: never more than decompressed
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		if err := rt.handle(s, w, r, tok); err != nil {
@@ -304,6 +313,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var mbe *http.MaxBytesError
 	var fe *reading.FieldError
 	var de *stream.DataError
+	var re *stream.RowsError
 	switch {
 	case errors.As(err, &ae):
 		writeError(w, ae.status, ae.field, ae.msg)
@@ -324,6 +334,8 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		writeError(w, http.StatusUnprocessableEntity, "Idempotency-Key", err.Error())
 	case errors.As(err, &mbe):
 		writeError(w, http.StatusRequestEntityTooLarge, "", fmt.Sprintf("request body over %d bytes", mbe.Limit))
+	case errors.As(err, &re):
+		writeError(w, http.StatusRequestEntityTooLarge, "", fmt.Sprintf("more than %d readings in one request (%s; the server's limit, puff serve --max-append-readings): append them in parts; nothing was appended", re.Limit, re.At))
 	case errors.As(err, &de):
 		writeError(w, http.StatusBadRequest, "", de.Error())
 	case errors.Is(err, compose.ErrNoRule):
