@@ -113,7 +113,7 @@ func tokenCmd() *cobra.Command {
 	revoke.Flags().StringVar(&rdsn, "ledger", "", "the ledger")
 	revoke.Flags().StringVar(&id, "id", "", "the token's id (the part after puff_, before the second _)")
 	var ldsn string
-	list := command("list --ledger DSN", "List tokens (ids, scopes, state; never secrets) as JSON", "token-list", cobra.NoArgs,
+	list := command("list --ledger DSN", "List tokens (ids, scopes, budgets, state; never secrets) as JSON", "token-list", cobra.NoArgs,
 		func(cmd *cobra.Command, _ []string) error {
 			if ldsn == "" {
 				return fmt.Errorf("--ledger is required")
