@@ -749,7 +749,8 @@ func (s *Server) createRelease(w http.ResponseWriter, r *http.Request, tok *ledg
 		return err
 	}
 	rc := res.Receipt
-	body := strictjson.AddField(strictjson.AddField(rc.Result, "ledger", rc.State), "id", rc.ID)
+	// recorded: from here on nothing fails the answer
+	body := strictjson.AddField(strictjson.AddField(rc.Result, "ledger", s.withPricing(r.Context(), rc.State, nil, rc.ID)), "id", rc.ID)
 	if rc.Replayed {
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
@@ -787,7 +788,7 @@ func (s *Server) getLedger(w http.ResponseWriter, r *http.Request, _ *ledger.Tok
 	for _, e := range es {
 		rs = append(rs, e.Brief(true))
 	}
-	body := strictjson.AddField(mustJSON(st), "releases", rs)
+	body := strictjson.AddField(s.withPricing(r.Context(), st, es, 0), "releases", rs)
 	writeRaw(w, http.StatusOK, body)
 	return nil
 }
