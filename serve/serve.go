@@ -411,7 +411,7 @@ type datasetRequest struct {
 	reading.Spec
 }
 
-func (s *Server) createDataset(w http.ResponseWriter, r *http.Request, _ *ledger.Token) error {
+func (s *Server) createDataset(w http.ResponseWriter, r *http.Request, tok *ledger.Token) error {
 	var req datasetRequest
 	if err := decode(r, &req); err != nil {
 		return err
@@ -465,7 +465,7 @@ func (s *Server) createDataset(w http.ResponseWriter, r *http.Request, _ *ledger
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, s.describe(r.Context(), st, d))
+	writeJSON(w, http.StatusCreated, s.describe(r.Context(), st, d, nil, tok))
 	return nil
 }
 
@@ -587,16 +587,58 @@ type datasetView struct {
 	Ledger ledger.State          `json:"ledger"`
 	Class  *release.ClassSummary `json:"class,omitempty"`
 	Sizes  *Sizes                `json:"sizes,omitempty"`
+	// May is what the asking token may do with the dataset: "read",
+	// "release", "feed" (the page disables what it may not).
+	May []string `json:"may,omitempty"`
+	// DataError says why the service cannot release the dataset now: its
+	// data cannot be read (the server's log says why: never a word of
+	// the data here), or it has no data source (puff ledger init).
+	DataError string `json:"data_error,omitempty"`
 }
 
-func (s *Server) describe(ctx context.Context, st ledger.State, d *dataset) datasetView {
-	v := datasetView{Name: st.Dataset, Ledger: st}
+// mayDo is what tok may do with dataset name.
+func mayDo(tok *ledger.Token, name string) []string {
+	var out []string
+	for _, k := range []string{"read", "release", "feed"} {
+		if tok != nil && tok.Can(k+":"+name) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// describe is the dataset's view for tok; d is the dataset as loaded, or
+// nil with the reason loadErr.
+func (s *Server) describe(ctx context.Context, st ledger.State, d *dataset, loadErr error, tok *ledger.Token) datasetView {
+	v := datasetView{Name: st.Dataset, Ledger: st, May: mayDo(tok, st.Dataset)}
 	if d != nil && d.class != nil {
 		v.Class = release.Summarize(d.class, d.fitted)
 		z := d.src.Sizes // computed once, at registration
 		v.Sizes = &z
-	} else if class, _ := s.streamClass(ctx, st.Dataset); class != nil {
+		return v
+	}
+	if class, _ := s.streamClass(ctx, st.Dataset); class != nil {
 		v.Class = release.Summarize(class, false) // the stream's: it has no data source
+		return v
+	}
+	// no data to read: the class is the ledger's (nil until a release
+	// sets it), and the view says why nothing can be released
+	reg, err := s.cfg.Store.Definition(ctx, st.Dataset)
+	if err != nil {
+		return v
+	}
+	var src Source
+	hasSource := len(reg.Source) > 0 && json.Unmarshal(reg.Source, &src) == nil
+	if reg.Class != nil {
+		v.Class = release.Summarize(reg.Class, src.Fit)
+	}
+	switch {
+	case !hasSource:
+		v.DataError = "no data source: registered with puff ledger init, so the service cannot release it"
+	case loadErr != nil:
+		v.DataError = "its data can no longer be read (the server's log says why)"
+		z := src.Sizes
+		v.Sizes = &z
 	}
 	return v
 }
@@ -618,21 +660,21 @@ func (s *Server) listDatasets(w http.ResponseWriter, r *http.Request, tok *ledge
 			out = append(out, datasetView{Name: st.Dataset, Error: st.Err.Error(), Ledger: st})
 			continue
 		}
-		d, _ := s.load(r.Context(), st.Dataset)
-		out = append(out, s.describe(r.Context(), st, d))
+		d, err := s.load(r.Context(), st.Dataset)
+		out = append(out, s.describe(r.Context(), st, d, err, tok))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"datasets": out})
 	return nil
 }
 
-func (s *Server) getDataset(w http.ResponseWriter, r *http.Request, _ *ledger.Token) error {
+func (s *Server) getDataset(w http.ResponseWriter, r *http.Request, tok *ledger.Token) error {
 	name := r.PathValue("name")
 	st, err := s.cfg.Store.Dataset(r.Context(), name)
 	if err != nil {
 		return err
 	}
-	d, _ := s.load(r.Context(), name)
-	writeJSON(w, http.StatusOK, s.describe(r.Context(), st, d))
+	d, err := s.load(r.Context(), name)
+	writeJSON(w, http.StatusOK, s.describe(r.Context(), st, d, err, tok))
 	return nil
 }
 
