@@ -115,6 +115,42 @@ function timeTicks(a, b, n) {
 
 const CHAR = 6.6; // px per character of the 11px tick font (an estimate for the layout)
 const XT = 18; // x tick labels' baseline below the axis: clear of the lowest y tick's label
+const XR = 40; // the widest right margin: half a "YYYY-MM-DD" label and 4 px
+const GAP = 8; // px at least between two x tick labels
+
+// labelsFit reports whether the x labels of axis t (ticks, labels, lo,
+// hi; a label "" is not drawn) drawn width px wide keep GAP px between
+// neighbours, each label CHAR px a character centred on its tick.
+function labelsFit(t, width) {
+  const X = (v) => (v - t.lo) / (t.hi - t.lo) * width;
+  let prev = -1;
+  for (let i = 0; i < t.ticks.length; i++) {
+    if (t.labels[i] === "") continue;
+    if (prev >= 0 && X(t.ticks[i]) - X(t.ticks[prev]) < (t.labels[i].length + t.labels[prev].length) * CHAR / 2 + GAP) return false;
+    prev = i;
+  }
+  return true;
+}
+
+// xTicks is the x axis of lines over [a, b] drawn width px wide (opt.xtime:
+// wall-clock ms, timeTicks; else linearTicks, opt.xint for whole numbers):
+// the round ticks with the most parts, at most 5, whose labels fit
+// (labelsFit) — so labels never overlap however many points (679 windows
+// of a day put 9 dates on 400 px before) — and, when no step fits, every
+// k-th label only (the others "").
+function xTicks(a, b, width, opt) {
+  let t;
+  for (let n = 5; n >= 1; n--) {
+    t = opt.xtime ? timeTicks(a, b, n) : linearTicks(a, b, n, opt.xint);
+    t.labels = t.labels || t.ticks.map(fmt);
+    if (labelsFit(t, width)) return t;
+  }
+  for (let k = 2; k < t.ticks.length; k++) {
+    const thin = Object.assign({}, t, { labels: t.labels.map((l, i) => (i % k ? "" : l)) });
+    if (labelsFit(thin, width)) return thin;
+  }
+  return Object.assign({}, t, { labels: t.labels.map((l, i) => (i ? "" : l)) });
+}
 
 // plot draws lines [{name, points: [[x, y]...], color}] or categorical
 // bars [{bars: true, points: [[label, y]...], color}] with round ticks,
@@ -126,20 +162,22 @@ function plot(series, opt) {
   const pts = series.flatMap((q) => q.points);
   if (pts.length === 0) return svg("svg", { width: W, height: 260, viewBox: `0 0 ${W} 260`, role: "img", class: "chart" });
   const bars = series.find((q) => q.bars);
-  // x ticks of lines; the right margin holds half the last one's label
-  let tx = null, txLabels = [];
-  if (!bars) {
-    const xs = pts.map((p) => p[0]);
-    tx = opt.xtime ? timeTicks(Math.min(...xs), Math.max(...xs), 5) : linearTicks(Math.min(...xs), Math.max(...xs), 5, opt.xint);
-    txLabels = tx.labels || tx.ticks.map(fmt);
-  }
-  const R = Math.max(12, (txLabels.length ? txLabels[txLabels.length - 1].length * CHAR / 2 : 0) + 4);
   // bars may carry marks (a released value drawn over each bar): in range too
   const ys = pts.map((p) => p[1]).concat(bars && bars.marks ? bars.marks.filter((m) => m !== null) : []);
   const ty = opt.logy ? logTicks(Math.max(1e-300, Math.min(...ys)), Math.max(...ys))
     : linearTicks(Math.min(0, ...ys), Math.max(...ys, opt.ymax || 0), 4, false);
   const tyLabels = ty.ticks.map(fmt);
   const L = 24 + Math.max(...tyLabels.map((t) => t.length)) * CHAR + 6;
+  // x ticks of lines, labels apart at the plot's width (a right margin of
+  // at most XR); the right margin holds half the last one's label
+  let tx = null, txLabels = [];
+  if (!bars) {
+    let x0 = Infinity, x1 = -Infinity; // no spread: thousands of points
+    for (const p of pts) { x0 = Math.min(x0, p[0]); x1 = Math.max(x1, p[0]); }
+    tx = xTicks(x0, x1, W - L - XR, opt);
+    txLabels = tx.labels;
+  }
+  const R = Math.max(12, (txLabels.length ? txLabels[txLabels.length - 1].length * CHAR / 2 : 0) + 4);
   // legend: colour keys and names in rows above the plot, wrapped at its width
   const named = series.filter((q) => q.name), legend = [];
   let lx = 0, rows = named.length ? 1 : 0;
@@ -207,7 +245,7 @@ function plot(series, opt) {
     });
   } else {
     const X = (x) => L + (x - tx.lo) / (tx.hi - tx.lo) * (W - L - R);
-    tx.ticks.forEach((v, i) => text(gx, X(v), H - B + XT, txLabels[i]));
+    tx.ticks.forEach((v, i) => { if (txLabels[i] !== "") text(gx, X(v), H - B + XT, txLabels[i]); });
     for (const q of series) {
       const d = q.points.map((p, i) => (i ? "L" : "M") + X(p[0]).toFixed(1) + " " + Y(p[1]).toFixed(1)).join(" ");
       s.append(svg("path", { d, fill: "none", stroke: q.color, "stroke-width": q.width || 2, "stroke-dasharray": q.dash || "" }));
