@@ -314,7 +314,8 @@ async function loadDatasets() {
     const fill = el("div", { class: "spent" + (frac >= 1 ? " full" : "") });
     fill.style.width = (100 * frac).toFixed(2) + "%"; // CSSOM: allowed by the page's CSP
     const bar = el("div", { class: "budget-bar", title: `spent ${L.spent} of ${L.budget}` }, fill);
-    const cls = d.class ? `${d.class.states.length} states, ${d.class.chains} chain(s), ${d.class.coverage}${d.class.fitted ? ", fitted" : ""}` : "no class yet";
+    const cls = (d.class ? `${d.class.states.length} states, ${d.class.chains} chain(s), ${d.class.coverage}${d.class.fitted ? ", fitted" : ""}` : "no class yet (its first release sets it)") +
+      (d.data_error ? "; cannot be released: " + d.data_error : "");
     const size = d.sizes ? `${d.sizes.series} series, ${d.sizes.readings} readings (longest ${d.sizes.max_length})` : "";
     const card = el("div", { class: "ds" + (d.name === current ? " selected" : ""), "data-name": d.name },
       el("strong", {}, d.name), " — ε spent ", el("span", { class: "spent-text" }, String(L.spent)), ` of ${L.budget}, remaining ${L.remaining} (${L.rule}, ${L.releases} releases)`, bar,
@@ -339,9 +340,22 @@ function resetRelease(name) {
   $("#message").className = "";
 }
 
+// releaseAllowed enables the Release form only for a dataset this token
+// may release on (the server's "may") and whose data can be read, and
+// says why not otherwise.
+function releaseAllowed(name) {
+  const d = datasets.find((x) => x.name === name) || {};
+  const may = d.may || [];
+  const why = d.data_error ? `${name} cannot be released: ${d.data_error}.`
+    : !may.includes("release") ? `This token may read ${name} but not release on it (that needs the scope release:${name}).` : "";
+  $("#release-fields").disabled = why !== "";
+  $("#release-note").textContent = why;
+}
+
 async function select(name) {
   resetRelease(name);
   current = name;
+  releaseAllowed(name);
   $("#dataset").value = name;
   $("#work").hidden = false;
   for (const c of document.querySelectorAll(".ds")) c.classList.toggle("selected", c.dataset.name === name);
@@ -373,16 +387,30 @@ async function ledger() {
   if (r.status !== 200) return;
   const tb = $("#ledger-table tbody");
   tb.replaceChildren();
-  const pts = [[0, 0]];
+  // the total after each release as the ledger priced it, and the sum of
+  // the releases' own ε: a total below the sum (a tighter rule pricing
+  // them together) is drawn against it, so a drop never looks like a refund
+  const pts = [[0, 0]], sums = [[0, 0]];
+  let sum = 0, repriced = false;
   r.body.releases.forEach((e, i) => {
-    tb.append(el("tr", {}, ...[e.id, e.time.slice(0, 19).replace("T", " "), e.token || "cli", e.mechanism, e.epsilon, e.query, e.spent, e.rule].map((v) => el("td", {}, String(v)))));
+    const prev = pts[pts.length - 1][1];
+    const row = el("tr", {}, ...[e.id, e.time.slice(0, 19).replace("T", " "), e.token || "cli", e.mechanism, e.epsilon, e.query, e.spent, e.rule].map((v) => el("td", {}, String(v))));
+    if (Number(e.spent) < prev) {
+      row.className = "repriced";
+      row.title = `the ${e.rule} rule priced all ${i + 1} releases together at ${e.spent}, below the total before (${prev}): not a refund`;
+    }
+    tb.append(row);
+    sum += e.epsilon;
     pts.push([i + 1, Number(e.spent)]);
+    sums.push([i + 1, Number(sum.toPrecision(12))]);
+    repriced = repriced || Math.abs(sum - Number(e.spent)) > 1e-9 * Math.max(1, sum);
   });
   const B = Number(r.body.budget);
-  $("#ledger-plot").replaceChildren(plot([
-    { name: "cumulative ε", points: pts, color: "#2b6cb0" },
-    { name: "budget", points: [[0, B], [Math.max(1, pts.length - 1), B]], color: "#c53030", dash: "4 3" },
-  ], { xlabel: "release", ylabel: "ε", ymax: B, xint: true }));
+  const lines = [{ name: "cumulative ε", points: pts, color: "#2b6cb0" }];
+  if (repriced) lines.push({ name: "sum of the releases' ε", points: sums, color: "#718096", dash: "2 3", width: 1.5 });
+  lines.push({ name: "budget", points: [[0, B], [Math.max(1, pts.length - 1), B]], color: "#c53030", dash: "4 3" });
+  $("#ledger-plot").replaceChildren(plot(lines, { xlabel: "release", ylabel: "ε", ymax: B, xint: true }));
+  $("#ledger-pricing").textContent = r.body.pricing ? r.body.pricing.charAt(0).toUpperCase() + r.body.pricing.slice(1) + "." : "";
 }
 
 // Colours of a stream's states (Okabe–Ito, then dashed again).
@@ -468,7 +496,8 @@ async function release(e) {
     return;
   }
   const rep = r.body;
-  msg.textContent = `Released #${rep.id}: ε spent ${rep.ledger.spent} of ${rep.ledger.budget} (${rep.ledger.rule}).`;
+  msg.textContent = `Released #${rep.id}: ε spent ${rep.ledger.spent} of ${rep.ledger.budget} (${rep.ledger.rule}).` +
+    (rep.ledger.pricing && rep.ledger.pricing.includes("lower than the sum") ? " " + rep.ledger.pricing.charAt(0).toUpperCase() + rep.ledger.pricing.slice(1) + "." : "");
   msg.className = "ok";
   const out = $("#result");
   out.replaceChildren();
