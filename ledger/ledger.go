@@ -260,14 +260,35 @@ func DecimalDown(r *big.Rat) string {
 	return fmtFloat(guarantee.Down(r))
 }
 
-// validName is a dataset name: 1–128 characters, no control characters
-// and no '/' (series are named dataset/series in exports).
-func validName(name string) error {
-	if name == "" || len(name) > 128 || strings.ContainsAny(name, "/") || strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return fmt.Errorf("dataset name %q: want 1–128 printable characters without '/'", name)
+// NameRule is the alphabet of dataset names (a stream's name is its
+// dataset's), said in every refusal: ValidName checks it wherever a name
+// enters — a registration (Store.Init: the service's POST /v1/datasets,
+// puff ledger init, a log's migration), a token's scope (ValidScope: puff
+// token create).
+const NameRule = "1–128 ASCII letters, digits, '.', '_' or '-', starting with a letter or digit (without '/', spaces, '*' or other characters); names that differ only in case are one name"
+
+var nameSyntax = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+// NameError is a dataset name outside NameRule.
+type NameError struct{ Name string }
+
+func (e *NameError) Error() string {
+	return fmt.Sprintf("dataset name %q: want %s", e.Name, NameRule)
+}
+
+// ValidName checks a dataset name against NameRule: a name is never
+// "*" (which a scope reads as every dataset), "." or "..", never has
+// spaces (a scope "release: activity" names no dataset) or bytes that
+// are not printable ASCII (no invalid UTF-8, nothing that looks like
+// another name); series are named dataset/series in exports, so no '/'.
+func ValidName(name string) error {
+	if !nameSyntax.MatchString(name) {
+		return &NameError{name}
 	}
 	return nil
 }
+
+func validName(name string) error { return ValidName(name) }
 
 func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 	"time"
 
@@ -284,12 +285,35 @@ func (s *sqlStore) Init(ctx context.Context, d Registration) error {
 		hash = sql.NullString{String: class.Hash(), Valid: true}
 	}
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		var n int
-		if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM datasets WHERE name = ?`), name).Scan(&n); err != nil {
+		if s.d.name == "postgres" {
+			// one registration at a time: two names equal but for case
+			// never both pass the check below (SQLite: BEGIN IMMEDIATE)
+			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(727273)`); err != nil {
+				return fmt.Errorf("ledger: %w", err)
+			}
+		}
+		var same []string
+		rows, err := tx.QueryContext(ctx, s.q(`SELECT name FROM datasets WHERE lower(name) = lower(?)`), name)
+		if err != nil {
 			return fmt.Errorf("ledger: %w", err)
 		}
-		if n > 0 {
+		for rows.Next() {
+			var n string
+			if err := rows.Scan(&n); err != nil {
+				rows.Close()
+				return fmt.Errorf("ledger: %w", err)
+			}
+			same = append(same, n)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("ledger: %w", err)
+		}
+		if slices.Contains(same, name) {
 			return fmt.Errorf("ledger: dataset %q %w (its budget cannot be changed: a budget that could be raised protects nothing)", name, ErrExists)
+		}
+		if len(same) > 0 {
+			return fmt.Errorf("ledger: dataset %q: a dataset %q %w, and names that differ only in case are one name", name, same[0], ErrExists)
 		}
 		var source, origin sql.NullString
 		if len(d.Source) > 0 {
@@ -298,7 +322,7 @@ func (s *sqlStore) Init(ctx context.Context, d Registration) error {
 		if d.Origin != "" {
 			origin = sql.NullString{String: d.Origin, Valid: true}
 		}
-		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO datasets (name, budget, class, class_hash, created_at, source, origin) VALUES (?, ?, ?, ?, ?, ?, ?)`),
+		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO datasets (name, budget, class, class_hash, created_at, source, origin) VALUES (?, ?, ?, ?, ?, ?, ?)`),
 			name, Decimal(budget), classJSON, hash, now(), source, origin)
 		if err != nil {
 			return fmt.Errorf("ledger: %w", err)

@@ -7,6 +7,7 @@ import (
 	"crypto/subtle"
 	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
@@ -35,6 +36,22 @@ type Token struct {
 	Budget  *big.Rat   `json:"-"`
 	Created time.Time  `json:"created"`
 	Revoked *time.Time `json:"revoked,omitempty"`
+}
+
+// MarshalJSON writes {"id", "scopes", "budget" (when the token has one,
+// as a decimal), "created", "revoked"}: what puff token list shows, never
+// the secret.
+func (t Token) MarshalJSON() ([]byte, error) {
+	type plain Token // without this method
+	var budget *json.Number
+	if t.Budget != nil {
+		n := json.Number(Decimal(t.Budget))
+		budget = &n
+	}
+	return json.Marshal(struct {
+		plain
+		Budget *json.Number `json:"budget,omitempty"`
+	}{plain(t), budget})
 }
 
 // Can reports whether the token holds scope ("admin" holds every scope;
@@ -70,7 +87,10 @@ func ValidScope(s string) error {
 	if name == "*" {
 		return nil
 	}
-	return validName(name)
+	if err := ValidName(name); err != nil {
+		return fmt.Errorf("scope %q: %w (or * for every dataset)", s, err)
+	}
+	return nil
 }
 
 func hashSecret(secret string) string {

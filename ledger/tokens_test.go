@@ -1,6 +1,11 @@
 package ledger
 
-import "testing"
+import (
+	"encoding/json"
+	"math/big"
+	"strings"
+	"testing"
+)
 
 // The scope lattice: admin holds all; release:N and feed:N each hold
 // read:N and neither holds the other (feeding a stream is the custodian's
@@ -39,6 +44,32 @@ func TestTokenScopes(t *testing.T) {
 	for _, s := range []string{"feed", "write:d", "feed:"} {
 		if ValidScope(s) == nil {
 			t.Errorf("%s accepted", s)
+		}
+	}
+}
+
+// Issue 39, item 4: a token's JSON (puff token list) shows its budget; a
+// token without one has none.
+func TestTokenJSONShowsItsBudget(t *testing.T) {
+	b, _ := new(big.Rat).SetString("0.25")
+	for _, c := range []struct {
+		tok  Token
+		want string
+	}{
+		{Token{ID: "a", Scopes: []string{"read:d"}, Budget: b}, `"budget":0.25`},
+		{Token{ID: "b", Scopes: []string{"admin"}}, ""},
+	} {
+		j, err := json.Marshal(c.tok)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.want != "" && !strings.Contains(string(j), c.want) || c.want == "" && strings.Contains(string(j), "budget") {
+			t.Errorf("%s, want %q", j, c.want)
+		}
+		for _, f := range []string{`"id":`, `"scopes":`, `"created":`} {
+			if !strings.Contains(string(j), f) {
+				t.Errorf("%s lacks %s", j, f)
+			}
 		}
 	}
 }

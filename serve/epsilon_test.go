@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"context"
 	"math"
 	"net/url"
 	"testing"
@@ -44,5 +45,38 @@ func TestEpsilonStrings(t *testing.T) {
 	}
 	if code, body, _ := f.do("GET", "/v1/scale?dataset=activity&epsilon=ln(1)", f.reader, ""); code != 400 || body["field"] != "epsilon" {
 		t.Errorf("scale ε=ln(1): %d %v", code, body)
+	}
+}
+
+// Issue 39, item 3: ε is compared by its exact value under one
+// Idempotency-Key: "0.1", 0.1, "1/10" and 1e-1 are the same request (a
+// replay, nothing drawn), and ln(2) is not 0.6931471805599453.
+func TestIdempotencyComparesEpsilonExactly(t *testing.T) {
+	f := newFixture(t, "")
+	c, first, _ := f.do("POST", "/v1/datasets/activity/releases", f.releaser, `{"method": "exact", "epsilon": "0.1"}`, "Idempotency-Key", "k1")
+	if c != 201 {
+		t.Fatalf("%d %v", c, first)
+	}
+	for _, same := range []string{`0.1`, `"0.1"`, `"1/10"`, `1e-1`, `0.10`, `" 0.1 "`} {
+		c, b, h := f.do("POST", "/v1/datasets/activity/releases", f.releaser, `{"method": "exact", "epsilon": `+same+`}`, "Idempotency-Key", "k1")
+		if c != 201 || h.Get("Idempotent-Replayed") != "true" || b["id"] != first["id"] {
+			t.Errorf("ε %s under the key of ε \"0.1\": %d %v, want the replay of release %v", same, c, b["error"], first["id"])
+		}
+	}
+	if c, _, _ := f.do("POST", "/v1/datasets/activity/releases", f.releaser, `{"method": "exact", "epsilon": "ln(2)"}`, "Idempotency-Key", "k2"); c != 201 {
+		t.Fatalf("ln(2): %d", c)
+	}
+	for _, same := range []string{`"ln(4/2)"`, `"ln(2.0)"`} {
+		if c, _, h := f.do("POST", "/v1/datasets/activity/releases", f.releaser, `{"method": "exact", "epsilon": `+same+`}`, "Idempotency-Key", "k2"); c != 201 || h.Get("Idempotent-Replayed") != "true" {
+			t.Errorf("ε %s under the key of ln(2): %d, want a replay", same, c)
+		}
+	}
+	for _, other := range []string{`0.6931471805599453`, `"0.11"`} {
+		if c, _, _ := f.do("POST", "/v1/datasets/activity/releases", f.releaser, `{"method": "exact", "epsilon": `+other+`}`, "Idempotency-Key", "k2"); c != 422 {
+			t.Errorf("ε %s under the key of ln(2): %d, want 422", other, c)
+		}
+	}
+	if es, _ := f.store.Entries(context.Background(), "activity"); len(es) != 2 {
+		t.Errorf("%d releases recorded, want 2", len(es))
 	}
 }

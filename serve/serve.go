@@ -73,6 +73,15 @@ type Config struct {
 	// ReleaseTimeout stops a release's computation that runs longer (0:
 	// none); a gone client stops it too. puff serve --release-timeout.
 	ReleaseTimeout time.Duration
+	// MaxAppendBytes bounds an append of readings (POST
+	// /v1/streams/NAME/readings) after decompression: a gzip body's
+	// decompressed bytes, a plain body's bytes (0: DefaultMaxAppendBytes;
+	// 413 beyond, nothing appended). puff serve --max-append-bytes.
+	MaxAppendBytes int64
+	// MaxAppendReadings bounds the readings of one append (0:
+	// DefaultMaxAppendReadings, at most stream.MaxRows; 413 beyond,
+	// nothing appended). puff serve --max-append-readings.
+	MaxAppendReadings int
 }
 
 // Server is the release service.
@@ -286,7 +295,7 @@ func (s *Server) wrap(rt route) http.Handler {
 		}
 		limit := int64(MaxBody)
 		if strings.HasSuffix(rt.path, "/readings") {
-			limit = MaxReadings
+			limit = s.appendBytes() // on the wire too: never more than decompressed
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		if err := rt.handle(s, w, r, tok); err != nil {
@@ -304,6 +313,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var mbe *http.MaxBytesError
 	var fe *reading.FieldError
 	var de *stream.DataError
+	var re *stream.RowsError
 	switch {
 	case errors.As(err, &ae):
 		writeError(w, ae.status, ae.field, ae.msg)
@@ -324,6 +334,8 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		writeError(w, http.StatusUnprocessableEntity, "Idempotency-Key", err.Error())
 	case errors.As(err, &mbe):
 		writeError(w, http.StatusRequestEntityTooLarge, "", fmt.Sprintf("request body over %d bytes", mbe.Limit))
+	case errors.As(err, &re):
+		writeError(w, http.StatusRequestEntityTooLarge, "", fmt.Sprintf("more than %d readings in one request (%s; the server's limit, puff serve --max-append-readings): append them in parts; nothing was appended", re.Limit, re.At))
 	case errors.As(err, &de):
 		writeError(w, http.StatusBadRequest, "", de.Error())
 	case errors.Is(err, compose.ErrNoRule):
@@ -399,13 +411,16 @@ type datasetRequest struct {
 	reading.Spec
 }
 
-func (s *Server) createDataset(w http.ResponseWriter, r *http.Request, _ *ledger.Token) error {
+func (s *Server) createDataset(w http.ResponseWriter, r *http.Request, tok *ledger.Token) error {
 	var req datasetRequest
 	if err := decode(r, &req); err != nil {
 		return err
 	}
 	if req.Name == "" {
 		return bad("name", "name is required")
+	}
+	if err := ledger.ValidName(req.Name); err != nil {
+		return bad("name", "%v", err) // before the data are read
 	}
 	budget, err := ledger.ParseBudget(req.Budget.String())
 	if err != nil {
@@ -437,7 +452,8 @@ func (s *Server) createDataset(w http.ResponseWriter, r *http.Request, _ *ledger
 		return err
 	}
 	if err := s.cfg.Store.Init(r.Context(), ledger.Registration{Name: req.Name, Budget: budget, Class: d.class, Source: srcJSON}); err != nil {
-		if strings.Contains(err.Error(), "dataset name") {
+		var ne *ledger.NameError
+		if errors.As(err, &ne) {
 			return bad("name", "%v", err)
 		}
 		return err
@@ -449,7 +465,7 @@ func (s *Server) createDataset(w http.ResponseWriter, r *http.Request, _ *ledger
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, s.describe(r.Context(), st, d))
+	writeJSON(w, http.StatusCreated, s.describe(r.Context(), st, d, nil, tok))
 	return nil
 }
 
@@ -571,16 +587,58 @@ type datasetView struct {
 	Ledger ledger.State          `json:"ledger"`
 	Class  *release.ClassSummary `json:"class,omitempty"`
 	Sizes  *Sizes                `json:"sizes,omitempty"`
+	// May is what the asking token may do with the dataset: "read",
+	// "release", "feed" (the page disables what it may not).
+	May []string `json:"may,omitempty"`
+	// DataError says why the service cannot release the dataset now: its
+	// data cannot be read (the server's log says why: never a word of
+	// the data here), or it has no data source (puff ledger init).
+	DataError string `json:"data_error,omitempty"`
 }
 
-func (s *Server) describe(ctx context.Context, st ledger.State, d *dataset) datasetView {
-	v := datasetView{Name: st.Dataset, Ledger: st}
+// mayDo is what tok may do with dataset name.
+func mayDo(tok *ledger.Token, name string) []string {
+	var out []string
+	for _, k := range []string{"read", "release", "feed"} {
+		if tok != nil && tok.Can(k+":"+name) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// describe is the dataset's view for tok; d is the dataset as loaded, or
+// nil with the reason loadErr.
+func (s *Server) describe(ctx context.Context, st ledger.State, d *dataset, loadErr error, tok *ledger.Token) datasetView {
+	v := datasetView{Name: st.Dataset, Ledger: st, May: mayDo(tok, st.Dataset)}
 	if d != nil && d.class != nil {
 		v.Class = release.Summarize(d.class, d.fitted)
 		z := d.src.Sizes // computed once, at registration
 		v.Sizes = &z
-	} else if class, _ := s.streamClass(ctx, st.Dataset); class != nil {
+		return v
+	}
+	if class, _ := s.streamClass(ctx, st.Dataset); class != nil {
 		v.Class = release.Summarize(class, false) // the stream's: it has no data source
+		return v
+	}
+	// no data to read: the class is the ledger's (nil until a release
+	// sets it), and the view says why nothing can be released
+	reg, err := s.cfg.Store.Definition(ctx, st.Dataset)
+	if err != nil {
+		return v
+	}
+	var src Source
+	hasSource := len(reg.Source) > 0 && json.Unmarshal(reg.Source, &src) == nil
+	if reg.Class != nil {
+		v.Class = release.Summarize(reg.Class, src.Fit)
+	}
+	switch {
+	case !hasSource:
+		v.DataError = "no data source: registered with puff ledger init, so the service cannot release it"
+	case loadErr != nil:
+		v.DataError = "its data can no longer be read (the server's log says why)"
+		z := src.Sizes
+		v.Sizes = &z
 	}
 	return v
 }
@@ -602,21 +660,21 @@ func (s *Server) listDatasets(w http.ResponseWriter, r *http.Request, tok *ledge
 			out = append(out, datasetView{Name: st.Dataset, Error: st.Err.Error(), Ledger: st})
 			continue
 		}
-		d, _ := s.load(r.Context(), st.Dataset)
-		out = append(out, s.describe(r.Context(), st, d))
+		d, err := s.load(r.Context(), st.Dataset)
+		out = append(out, s.describe(r.Context(), st, d, err, tok))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"datasets": out})
 	return nil
 }
 
-func (s *Server) getDataset(w http.ResponseWriter, r *http.Request, _ *ledger.Token) error {
+func (s *Server) getDataset(w http.ResponseWriter, r *http.Request, tok *ledger.Token) error {
 	name := r.PathValue("name")
 	st, err := s.cfg.Store.Dataset(r.Context(), name)
 	if err != nil {
 		return err
 	}
-	d, _ := s.load(r.Context(), name)
-	writeJSON(w, http.StatusOK, s.describe(r.Context(), st, d))
+	d, err := s.load(r.Context(), name)
+	writeJSON(w, http.StatusOK, s.describe(r.Context(), st, d, err, tok))
 	return nil
 }
 
@@ -645,6 +703,24 @@ func parseExactEpsilon(raw json.RawMessage) (epsilon.Epsilon, error) {
 		return e, bad("epsilon", "%v", err)
 	}
 	return e, nil
+}
+
+// canonicalEpsilon is ε's exact value as JSON, the same for every way of
+// writing it: a rational with a short decimal expansion as that decimal
+// (a JSON number: 0.1, 2), another as the string "p/q", ln(r) as the
+// string "ln(r)" with r in lowest terms.
+func canonicalEpsilon(e epsilon.Epsilon) json.RawMessage {
+	var b []byte
+	switch {
+	case e.Rat != nil:
+		if n, exact := e.Rat.FloatPrec(); exact && n <= 30 {
+			return json.RawMessage(e.Rat.FloatString(n))
+		}
+		b, _ = json.Marshal(e.Rat.RatString())
+	default:
+		b, _ = json.Marshal("ln(" + e.Lo.RatString() + ")")
+	}
+	return b
 }
 
 // epsilonParam is a query parameter's ε as JSON: a string, so the same
@@ -700,6 +776,9 @@ func (s *Server) createRelease(w http.ResponseWriter, r *http.Request, tok *ledg
 	if err != nil {
 		return err
 	}
+	// the request as the ledger compares it: ε by its exact value, so
+	// "0.1", 0.1 and "1/10" under one Idempotency-Key are one request
+	req.Epsilon = canonicalEpsilon(exact)
 	canon, _ := json.Marshal(req)
 	h := sha256.Sum256(append([]byte(name+"\x00"), canon...))
 	p, err := s.prepare(r.Context(), d, release.Options{Epsilon: eps, EpsilonRat: exact.Rat, Method: method, Query: req.Query, Profile: req.Profile, Source: s.cfg.Source, Cache: s.sigmas}, width)
@@ -712,7 +791,8 @@ func (s *Server) createRelease(w http.ResponseWriter, r *http.Request, tok *ledg
 		return err
 	}
 	rc := res.Receipt
-	body := strictjson.AddField(strictjson.AddField(rc.Result, "ledger", rc.State), "id", rc.ID)
+	// recorded: from here on nothing fails the answer
+	body := strictjson.AddField(strictjson.AddField(rc.Result, "ledger", s.withPricing(r.Context(), rc.State, nil, rc.ID)), "id", rc.ID)
 	if rc.Replayed {
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
@@ -750,7 +830,7 @@ func (s *Server) getLedger(w http.ResponseWriter, r *http.Request, _ *ledger.Tok
 	for _, e := range es {
 		rs = append(rs, e.Brief(true))
 	}
-	body := strictjson.AddField(mustJSON(st), "releases", rs)
+	body := strictjson.AddField(s.withPricing(r.Context(), st, es, 0), "releases", rs)
 	writeRaw(w, http.StatusOK, body)
 	return nil
 }

@@ -70,6 +70,12 @@ func tzName(tz string) string {
 // transaction (Settings.Append); data nil only closes. Appending the same bytes with the same
 // closing time again changes nothing (Duplicate).
 func Feed(ctx context.Context, store ledger.Store, dataset string, data []byte, name string, close *float64) ([]Released, bool, error) {
+	return FeedLimit(ctx, store, dataset, data, name, close, MaxRows)
+}
+
+// FeedLimit is Feed reading at most maxRows readings (a *RowsError
+// beyond, nothing stored).
+func FeedLimit(ctx context.Context, store ledger.Store, dataset string, data []byte, name string, close *float64, maxRows int) ([]Released, bool, error) {
 	h := sha256.New()
 	if close != nil {
 		fmt.Fprintf(h, "close %s\n", strconv.FormatFloat(*close, 'g', -1, 64))
@@ -89,7 +95,7 @@ func Feed(ctx context.Context, store ledger.Store, dataset string, data []byte, 
 		if data != nil {
 			r = bytes.NewReader(data)
 		}
-		next, rel, err := s.Append(st, r, name, close)
+		next, rel, err := s.AppendLimit(st, r, name, close, maxRows)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -261,14 +261,23 @@ type Released struct {
 // new state; st is not modified. Errors name the file and line and change
 // nothing.
 func (s *Settings) Append(st State, r io.Reader, name string, close *float64) (State, []Released, error) {
-	next, out, err := s.append(st, r, name, close)
+	return s.AppendLimit(st, r, name, close, MaxRows)
+}
+
+// AppendLimit is Append reading at most maxRows readings (min MaxRows):
+// beyond, a *RowsError (a DataError) and st unchanged.
+func (s *Settings) AppendLimit(st State, r io.Reader, name string, close *float64, maxRows int) (State, []Released, error) {
+	if maxRows <= 0 || maxRows > MaxRows {
+		maxRows = MaxRows
+	}
+	next, out, err := s.append(st, r, name, close, maxRows)
 	if err != nil {
 		return st, nil, &DataError{err}
 	}
 	return next, out, nil
 }
 
-func (s *Settings) append(st State, r io.Reader, name string, close *float64) (State, []Released, error) {
+func (s *Settings) append(st State, r io.Reader, name string, close *float64, maxRows int) (State, []Released, error) {
 	class, err := markov.ParseClass(strings.NewReader(string(s.Class)), "the stream's class")
 	if err != nil {
 		return st, nil, err
@@ -295,8 +304,8 @@ func (s *Settings) append(st State, r io.Reader, name string, close *float64) (S
 	if r == nil {
 		// nothing to read: only closing
 	} else if stats, err = reading.ReadRows(r, name, opts, func(row reading.Row) error {
-		if len(rows) >= MaxRows {
-			return fmt.Errorf("%s:%d: more than %d rows in one append: append the file in parts", row.File, row.Line, MaxRows)
+		if len(rows) >= maxRows {
+			return &RowsError{At: fmt.Sprintf("%s:%d", row.File, row.Line), Limit: maxRows}
 		}
 		rows = append(rows, row)
 		return nil
@@ -428,6 +437,17 @@ const MaxWindows = release.DefaultMaxWindows
 
 // MaxRows caps the rows of one append (all are held to be ordered).
 const MaxRows = 10_000_000
+
+// RowsError is an append of more readings than its limit (MaxRows, or
+// the caller's: AppendLimit, FeedLimit).
+type RowsError struct {
+	At    string // file:line of the first reading beyond
+	Limit int
+}
+
+func (e *RowsError) Error() string {
+	return fmt.Sprintf("%s: more than %d rows in one append: append the file in parts", e.At, e.Limit)
+}
 
 // summary is the window's summary: its counts and public sizes.
 func (o *Open) summary(states []string, levels *reading.Levels, step float64) *reading.Summary {

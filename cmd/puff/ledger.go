@@ -51,7 +51,7 @@ func ledgerInitCmd() *cobra.Command {
 	f := c.Flags()
 	f.StringVar(&dsn, "ledger", "", "the ledger: a SQLite file (created if missing) or a postgres:// URL")
 	f.StringVar(&origin, "origin", "", "time of the chain's first step, written as the data's times are (read with each release's time flags): every release places its series after it, so a day file is calibrated where it lies (docs/math.md §4.10)")
-	f.StringVar(&dataset, "dataset", "", "dataset name (1–128 characters, no '/')")
+	f.StringVar(&dataset, "dataset", "", "dataset name: "+ledger.NameRule)
 	f.StringVar(&budget, "budget", "", "total privacy budget ε_total: a decimal such as 1 or 2.5 (fixed once set)")
 	f.StringVar(&classPath, "class", "", "the class Θ every release must be calibrated for (default: the first release's)")
 	f.BoolVar(&asJSON, "json", false, "print the dataset's state as JSON")

@@ -15,6 +15,7 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/mqm"
 	"github.com/pufferfish-privacy/pufferfish/release"
 	"github.com/pufferfish-privacy/pufferfish/serve"
+	"github.com/pufferfish-privacy/pufferfish/stream"
 )
 
 func serveCmd() *cobra.Command {
@@ -22,6 +23,8 @@ func serveCmd() *cobra.Command {
 	var demo bool
 	var limits release.Limits
 	var releaseTimeout time.Duration
+	var appendBytes int64
+	var appendReadings int
 	c := command("serve [--ledger DSN] [--addr HOST:PORT] [--data-dir DIR] [--demo]", "Serve private releases to several analysts over HTTP, with a web page, on the durable ledger", "serve", cobra.NoArgs,
 		func(cmd *cobra.Command, _ []string) error {
 			mqm.SetMaxMemory(uint64(maxMemoryMB) << 20)
@@ -29,7 +32,8 @@ func serveCmd() *cobra.Command {
 			defer stop()
 			cmd.SetContext(ctx)
 			return withLedger(cmd, dsn, true, func(store ledger.Store) error {
-				srv, err := serve.New(serve.Config{Store: store, DataDir: dataDir, Logger: slog.New(slog.NewJSONHandler(os.Stderr, nil)), Limits: limits, ReleaseTimeout: releaseTimeout})
+				srv, err := serve.New(serve.Config{Store: store, DataDir: dataDir, Logger: slog.New(slog.NewJSONHandler(os.Stderr, nil)), Limits: limits, ReleaseTimeout: releaseTimeout,
+					MaxAppendBytes: appendBytes, MaxAppendReadings: appendReadings})
 				if err != nil {
 					return err
 				}
@@ -51,6 +55,8 @@ func serveCmd() *cobra.Command {
 	f.Float64Var(&limits.MaxLeakageWork, "max-leakage-work", release.DefaultMaxLeakageWork, "the most multiply-adds the pairwise leakage bound may take, estimated up front and counted as it runs (beyond it the bound is not computed, or its linear programs are left out, and the calibration says why)")
 	f.IntVar(&limits.MaxStates, "max-states", release.DefaultMaxStates, fmt.Sprintf("the most states (bins, levels) a dataset's class may have, refused at registration and before any work beyond (≈ %.2g GB of memory per computation at the default)", release.StateBytes(release.DefaultMaxStates)/1e9))
 	f.DurationVar(&releaseTimeout, "release-timeout", DefaultTimeout, "stop a release's or a σ's computation after this long, and any when the client leaves or the server stops (nothing is spent); 0: no limit")
+	f.Int64Var(&appendBytes, "max-append-bytes", serve.DefaultMaxAppendBytes, "the most bytes one append of readings (POST /v1/streams/NAME/readings) may have after decompression: a gzip body's decompressed bytes, a plain body's bytes (413 beyond, nothing appended)")
+	f.IntVar(&appendReadings, "max-append-readings", serve.DefaultMaxAppendReadings, fmt.Sprintf("the most readings one append of readings may have, at most %d (413 beyond, nothing appended)", stream.MaxRows))
 	memoryFlag(c, "a release's or a σ's computation (all at once: the heap is the server's)")
 	f.BoolVar(&demo, "demo", false, "register the built-in example as dataset \"activity\" (budget 3) if missing, and print an admin token on stderr if the ledger has none")
 	return c
@@ -88,7 +94,7 @@ func tokenCmd() *cobra.Command {
 			})
 		})
 	create.Flags().StringVar(&dsn, "ledger", "", "the ledger (SQLite file or postgres:// URL)")
-	create.Flags().StringArrayVar(&scopes, "scope", nil, "admin | release:DATASET | read:DATASET | feed:DATASET (append readings to the stream DATASET: its custodian's) (DATASET may be *); repeatable")
+	create.Flags().StringArrayVar(&scopes, "scope", nil, "admin | release:DATASET | read:DATASET | feed:DATASET (append readings to the stream DATASET: its custodian's) (DATASET may be *); repeatable; a DATASET is "+ledger.NameRule)
 	create.Flags().StringVar(&budget, "budget", "", "optional ε budget of this token inside each dataset's")
 	var rdsn, id string
 	revoke := command("revoke --ledger DSN --id ID", "Revoke a token (its requests get 401 from then on)", "token-revoke", cobra.NoArgs,
@@ -107,7 +113,7 @@ func tokenCmd() *cobra.Command {
 	revoke.Flags().StringVar(&rdsn, "ledger", "", "the ledger")
 	revoke.Flags().StringVar(&id, "id", "", "the token's id (the part after puff_, before the second _)")
 	var ldsn string
-	list := command("list --ledger DSN", "List tokens (ids, scopes, state; never secrets) as JSON", "token-list", cobra.NoArgs,
+	list := command("list --ledger DSN", "List tokens (ids, scopes, budgets, state; never secrets) as JSON", "token-list", cobra.NoArgs,
 		func(cmd *cobra.Command, _ []string) error {
 			if ldsn == "" {
 				return fmt.Errorf("--ledger is required")

@@ -115,6 +115,42 @@ function timeTicks(a, b, n) {
 
 const CHAR = 6.6; // px per character of the 11px tick font (an estimate for the layout)
 const XT = 18; // x tick labels' baseline below the axis: clear of the lowest y tick's label
+const XR = 40; // the widest right margin: half a "YYYY-MM-DD" label and 4 px
+const GAP = 8; // px at least between two x tick labels
+
+// labelsFit reports whether the x labels of axis t (ticks, labels, lo,
+// hi; a label "" is not drawn) drawn width px wide keep GAP px between
+// neighbours, each label CHAR px a character centred on its tick.
+function labelsFit(t, width) {
+  const X = (v) => (v - t.lo) / (t.hi - t.lo) * width;
+  let prev = -1;
+  for (let i = 0; i < t.ticks.length; i++) {
+    if (t.labels[i] === "") continue;
+    if (prev >= 0 && X(t.ticks[i]) - X(t.ticks[prev]) < (t.labels[i].length + t.labels[prev].length) * CHAR / 2 + GAP) return false;
+    prev = i;
+  }
+  return true;
+}
+
+// xTicks is the x axis of lines over [a, b] drawn width px wide (opt.xtime:
+// wall-clock ms, timeTicks; else linearTicks, opt.xint for whole numbers):
+// the round ticks with the most parts, at most 5, whose labels fit
+// (labelsFit) — so labels never overlap however many points (679 windows
+// of a day put 9 dates on 400 px before) — and, when no step fits, every
+// k-th label only (the others "").
+function xTicks(a, b, width, opt) {
+  let t;
+  for (let n = 5; n >= 1; n--) {
+    t = opt.xtime ? timeTicks(a, b, n) : linearTicks(a, b, n, opt.xint);
+    t.labels = t.labels || t.ticks.map(fmt);
+    if (labelsFit(t, width)) return t;
+  }
+  for (let k = 2; k < t.ticks.length; k++) {
+    const thin = Object.assign({}, t, { labels: t.labels.map((l, i) => (i % k ? "" : l)) });
+    if (labelsFit(thin, width)) return thin;
+  }
+  return Object.assign({}, t, { labels: t.labels.map((l, i) => (i ? "" : l)) });
+}
 
 // plot draws lines [{name, points: [[x, y]...], color}] or categorical
 // bars [{bars: true, points: [[label, y]...], color}] with round ticks,
@@ -126,20 +162,22 @@ function plot(series, opt) {
   const pts = series.flatMap((q) => q.points);
   if (pts.length === 0) return svg("svg", { width: W, height: 260, viewBox: `0 0 ${W} 260`, role: "img", class: "chart" });
   const bars = series.find((q) => q.bars);
-  // x ticks of lines; the right margin holds half the last one's label
-  let tx = null, txLabels = [];
-  if (!bars) {
-    const xs = pts.map((p) => p[0]);
-    tx = opt.xtime ? timeTicks(Math.min(...xs), Math.max(...xs), 5) : linearTicks(Math.min(...xs), Math.max(...xs), 5, opt.xint);
-    txLabels = tx.labels || tx.ticks.map(fmt);
-  }
-  const R = Math.max(12, (txLabels.length ? txLabels[txLabels.length - 1].length * CHAR / 2 : 0) + 4);
   // bars may carry marks (a released value drawn over each bar): in range too
   const ys = pts.map((p) => p[1]).concat(bars && bars.marks ? bars.marks.filter((m) => m !== null) : []);
   const ty = opt.logy ? logTicks(Math.max(1e-300, Math.min(...ys)), Math.max(...ys))
     : linearTicks(Math.min(0, ...ys), Math.max(...ys, opt.ymax || 0), 4, false);
   const tyLabels = ty.ticks.map(fmt);
   const L = 24 + Math.max(...tyLabels.map((t) => t.length)) * CHAR + 6;
+  // x ticks of lines, labels apart at the plot's width (a right margin of
+  // at most XR); the right margin holds half the last one's label
+  let tx = null, txLabels = [];
+  if (!bars) {
+    let x0 = Infinity, x1 = -Infinity; // no spread: thousands of points
+    for (const p of pts) { x0 = Math.min(x0, p[0]); x1 = Math.max(x1, p[0]); }
+    tx = xTicks(x0, x1, W - L - XR, opt);
+    txLabels = tx.labels;
+  }
+  const R = Math.max(12, (txLabels.length ? txLabels[txLabels.length - 1].length * CHAR / 2 : 0) + 4);
   // legend: colour keys and names in rows above the plot, wrapped at its width
   const named = series.filter((q) => q.name), legend = [];
   let lx = 0, rows = named.length ? 1 : 0;
@@ -207,7 +245,7 @@ function plot(series, opt) {
     });
   } else {
     const X = (x) => L + (x - tx.lo) / (tx.hi - tx.lo) * (W - L - R);
-    tx.ticks.forEach((v, i) => text(gx, X(v), H - B + XT, txLabels[i]));
+    tx.ticks.forEach((v, i) => { if (txLabels[i] !== "") text(gx, X(v), H - B + XT, txLabels[i]); });
     for (const q of series) {
       const d = q.points.map((p, i) => (i ? "L" : "M") + X(p[0]).toFixed(1) + " " + Y(p[1]).toFixed(1)).join(" ");
       s.append(svg("path", { d, fill: "none", stroke: q.color, "stroke-width": q.width || 2, "stroke-dasharray": q.dash || "" }));
@@ -276,7 +314,8 @@ async function loadDatasets() {
     const fill = el("div", { class: "spent" + (frac >= 1 ? " full" : "") });
     fill.style.width = (100 * frac).toFixed(2) + "%"; // CSSOM: allowed by the page's CSP
     const bar = el("div", { class: "budget-bar", title: `spent ${L.spent} of ${L.budget}` }, fill);
-    const cls = d.class ? `${d.class.states.length} states, ${d.class.chains} chain(s), ${d.class.coverage}${d.class.fitted ? ", fitted" : ""}` : "no class yet";
+    const cls = (d.class ? `${d.class.states.length} states, ${d.class.chains} chain(s), ${d.class.coverage}${d.class.fitted ? ", fitted" : ""}` : "no class yet (its first release sets it)") +
+      (d.data_error ? "; cannot be released: " + d.data_error : "");
     const size = d.sizes ? `${d.sizes.series} series, ${d.sizes.readings} readings (longest ${d.sizes.max_length})` : "";
     const card = el("div", { class: "ds" + (d.name === current ? " selected" : ""), "data-name": d.name },
       el("strong", {}, d.name), " — ε spent ", el("span", { class: "spent-text" }, String(L.spent)), ` of ${L.budget}, remaining ${L.remaining} (${L.rule}, ${L.releases} releases)`, bar,
@@ -301,9 +340,22 @@ function resetRelease(name) {
   $("#message").className = "";
 }
 
+// releaseAllowed enables the Release form only for a dataset this token
+// may release on (the server's "may") and whose data can be read, and
+// says why not otherwise.
+function releaseAllowed(name) {
+  const d = datasets.find((x) => x.name === name) || {};
+  const may = d.may || [];
+  const why = d.data_error ? `${name} cannot be released: ${d.data_error}.`
+    : !may.includes("release") ? `This token may read ${name} but not release on it (that needs the scope release:${name}).` : "";
+  $("#release-fields").disabled = why !== "";
+  $("#release-note").textContent = why;
+}
+
 async function select(name) {
   resetRelease(name);
   current = name;
+  releaseAllowed(name);
   $("#dataset").value = name;
   $("#work").hidden = false;
   for (const c of document.querySelectorAll(".ds")) c.classList.toggle("selected", c.dataset.name === name);
@@ -335,16 +387,30 @@ async function ledger() {
   if (r.status !== 200) return;
   const tb = $("#ledger-table tbody");
   tb.replaceChildren();
-  const pts = [[0, 0]];
+  // the total after each release as the ledger priced it, and the sum of
+  // the releases' own ε: a total below the sum (a tighter rule pricing
+  // them together) is drawn against it, so a drop never looks like a refund
+  const pts = [[0, 0]], sums = [[0, 0]];
+  let sum = 0, repriced = false;
   r.body.releases.forEach((e, i) => {
-    tb.append(el("tr", {}, ...[e.id, e.time.slice(0, 19).replace("T", " "), e.token || "cli", e.mechanism, e.epsilon, e.query, e.spent, e.rule].map((v) => el("td", {}, String(v)))));
+    const prev = pts[pts.length - 1][1];
+    const row = el("tr", {}, ...[e.id, e.time.slice(0, 19).replace("T", " "), e.token || "cli", e.mechanism, e.epsilon, e.query, e.spent, e.rule].map((v) => el("td", {}, String(v))));
+    if (Number(e.spent) < prev) {
+      row.className = "repriced";
+      row.title = `the ${e.rule} rule priced all ${i + 1} releases together at ${e.spent}, below the total before (${prev}): not a refund`;
+    }
+    tb.append(row);
+    sum += e.epsilon;
     pts.push([i + 1, Number(e.spent)]);
+    sums.push([i + 1, Number(sum.toPrecision(12))]);
+    repriced = repriced || Math.abs(sum - Number(e.spent)) > 1e-9 * Math.max(1, sum);
   });
   const B = Number(r.body.budget);
-  $("#ledger-plot").replaceChildren(plot([
-    { name: "cumulative ε", points: pts, color: "#2b6cb0" },
-    { name: "budget", points: [[0, B], [Math.max(1, pts.length - 1), B]], color: "#c53030", dash: "4 3" },
-  ], { xlabel: "release", ylabel: "ε", ymax: B, xint: true }));
+  const lines = [{ name: "cumulative ε", points: pts, color: "#2b6cb0" }];
+  if (repriced) lines.push({ name: "sum of the releases' ε", points: sums, color: "#718096", dash: "2 3", width: 1.5 });
+  lines.push({ name: "budget", points: [[0, B], [Math.max(1, pts.length - 1), B]], color: "#c53030", dash: "4 3" });
+  $("#ledger-plot").replaceChildren(plot(lines, { xlabel: "release", ylabel: "ε", ymax: B, xint: true }));
+  $("#ledger-pricing").textContent = r.body.pricing ? r.body.pricing.charAt(0).toUpperCase() + r.body.pricing.slice(1) + "." : "";
 }
 
 // Colours of a stream's states (Okabe–Ito, then dashed again).
@@ -430,7 +496,8 @@ async function release(e) {
     return;
   }
   const rep = r.body;
-  msg.textContent = `Released #${rep.id}: ε spent ${rep.ledger.spent} of ${rep.ledger.budget} (${rep.ledger.rule}).`;
+  msg.textContent = `Released #${rep.id}: ε spent ${rep.ledger.spent} of ${rep.ledger.budget} (${rep.ledger.rule}).` +
+    (rep.ledger.pricing && rep.ledger.pricing.includes("lower than the sum") ? " " + rep.ledger.pricing.charAt(0).toUpperCase() + rep.ledger.pricing.slice(1) + "." : "");
   msg.className = "ok";
   const out = $("#result");
   out.replaceChildren();
