@@ -36,6 +36,9 @@ func synthCmd() *cobra.Command {
 		if out == "" || df.path == "" {
 			return errors.New("--data and --out are required")
 		}
+		if err := reading.CheckOutput("out", out, [2]string{"data", df.path}, [2]string{"class", classPath}, [2]string{"log", logPath}, [2]string{"ledger", ledgerDSN}); err != nil {
+			return err
+		}
 		if limits.MaxCells < 1 || limits.MaxStates < 1 {
 			return fmt.Errorf("--max-cells %d, --max-states %d: want ≥ 1 each", limits.MaxCells, limits.MaxStates)
 		}
