@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -71,13 +72,35 @@ func (mf *modelFlags) loadWithLength(args []string, n int) (builtin.Model, int, 
 	return b, n, nil
 }
 
+// verifyLimits are --timeout, --max-work and --max-memory of puff verify
+// loss, check and sweep (hmm.Options).
+type verifyLimits struct {
+	hmm.Limits
+	timeout time.Duration
+}
+
+func (v *verifyLimits) register(c *cobra.Command) {
+	c.Flags().DurationVar(&v.timeout, "timeout", DefaultTimeout, "stop the verification after this long (nothing is printed); 0: no limit")
+	c.Flags().Float64Var(&v.MaxWork, "max-work", hmm.DefaultMaxWork, "the most word multiply-adds the verification may take (≈ 1 s per 1e9), estimated up front (refused beyond it before any work) and counted as it runs")
+	memoryFlag(c, "the verification (its forward vectors, estimated up front)")
+}
+
+// run calls do under the limits and a context that ends at --timeout or
+// on SIGINT or SIGTERM, and says why it stopped.
+func (v *verifyLimits) run(cmd *cobra.Command, do func(hmm.Options) error) error {
+	ctx, cancel := computing(cmd, v.timeout)
+	defer cancel()
+	v.MaxMemory = float64(maxMemoryMB) * (1 << 20)
+	return stoppedErr(do(hmm.Options{Context: ctx, Limits: v.Limits}), v.timeout)
+}
+
 // evaluate evaluates b and shapes its answer as the JSON contract.
-func evaluate(b builtin.Model, n int, arith string, eps *hmm.Epsilon) (hmm.Verdict, hmm.LossReport, error) {
+func evaluate(o hmm.Options, b builtin.Model, n int, arith string, eps *hmm.Epsilon) (hmm.Verdict, hmm.LossReport, error) {
 	a, err := hmm.ParseArithmetic(arith)
 	if err != nil {
 		return "", hmm.LossReport{}, fmt.Errorf("--%w", err)
 	}
-	return b.Report(n, a, eps, progress.Terminal(os.Stderr))
+	return b.Report(o, n, a, eps, progress.Terminal(os.Stderr))
 }
 
 func verifyCmd() *cobra.Command {
@@ -91,18 +114,22 @@ func verifyLossCmd() *cobra.Command {
 	var n int
 	var asJSON bool
 	var arith string
+	var lim verifyLimits
 	c := command("loss [MODEL.json | --builtin NAME] [--length N] [--json]", "Exact privacy loss with a witness", "verify-loss", cobra.MaximumNArgs(1), func(cmd *cobra.Command, args []string) error {
 		b, n, err := mf.loadWithLength(args, n)
 		if err != nil {
 			return err
 		}
-		_, out, err := evaluate(b, n, arith, nil)
-		if err != nil {
-			return err
-		}
-		return emit(cmd, asJSON, out, out.WriteText)
+		return lim.run(cmd, func(o hmm.Options) error {
+			_, out, err := evaluate(o, b, n, arith, nil)
+			if err != nil {
+				return err
+			}
+			return emit(cmd, asJSON, out, out.WriteText)
+		})
 	})
 	mf.register(c)
+	lim.register(c)
 	c.Flags().IntVar(&n, "length", 0, "longest observation sequence (default 1 for built-ins)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
 	c.Flags().StringVar(&arith, "arithmetic", "exact", "exact (rational; gives the ratio), float (float64 enclosure, for large models) or auto (float, exact on underflow); one-shot DP built-ins at length 1 are always exact (streamed)")
@@ -111,6 +138,7 @@ func verifyLossCmd() *cobra.Command {
 
 func verifyCheckCmd() *cobra.Command {
 	var mf modelFlags
+	var lim verifyLimits
 	var n int
 	var epsS string
 	var asJSON bool
@@ -127,17 +155,20 @@ func verifyCheckCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		v, lj, err := evaluate(b, n, arith, &eps)
-		if err != nil {
-			return err
-		}
-		out := hmm.NewCheckReport(v, eps, lj)
-		if err := emit(cmd, asJSON, out, out.WriteText); err != nil {
-			return err
-		}
-		return verdictStatus(v)
+		return lim.run(cmd, func(o hmm.Options) error {
+			v, lj, err := evaluate(o, b, n, arith, &eps)
+			if err != nil {
+				return err
+			}
+			out := hmm.NewCheckReport(v, eps, lj)
+			if err := emit(cmd, asJSON, out, out.WriteText); err != nil {
+				return err
+			}
+			return verdictStatus(v)
+		})
 	})
 	mf.register(c)
+	lim.register(c)
 	c.Flags().IntVar(&n, "length", 0, "longest observation sequence (default 1 for built-ins)")
 	c.Flags().StringVar(&epsS, "epsilon", "", "ε, e.g. ln(2) (exact) or 0.7")
 	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
@@ -151,6 +182,7 @@ func verifySweepCmd() *cobra.Command {
 	var grids []string
 	var asJSON bool
 	var plotPath, arith string
+	var lim verifyLimits
 	c := command("sweep MODEL.json --epsilon E --length N --grid p=LO:HI:STEP [--grid q=...] [--json]", "Where ε-Pufferfish holds over a grid of parameter values", "verify-sweep", cobra.ExactArgs(1), func(cmd *cobra.Command, args []string) error {
 		eps, err := hmm.ParseEpsilon(epsS)
 		if err != nil {
@@ -189,18 +221,21 @@ func verifySweepCmd() *cobra.Command {
 		if err != nil {
 			return fmt.Errorf("--%w", err)
 		}
-		points, err := hmm.Sweep(file, args[0], axes, n, a, eps)
-		if err != nil {
-			return err
-		}
-		res := hmm.SweepResultOf(points, axes, n, eps)
-		if plotPath != "" {
-			if err := chart.Sweep(plotPath, res, eps.Value); err != nil {
+		return lim.run(cmd, func(o hmm.Options) error {
+			points, err := hmm.Sweep(o, file, args[0], axes, n, a, eps)
+			if err != nil {
 				return err
 			}
-		}
-		return emit(cmd, asJSON, res, res.WriteText)
+			res := hmm.SweepResultOf(points, axes, n, eps)
+			if plotPath != "" {
+				if err := chart.Sweep(plotPath, res, eps.Value); err != nil {
+					return err
+				}
+			}
+			return emit(cmd, asJSON, res, res.WriteText)
+		})
 	})
+	lim.register(c)
 	c.Flags().IntVar(&n, "length", 0, "longest observation sequence")
 	c.Flags().StringVar(&epsS, "epsilon", "", "ε, e.g. ln(2)")
 	c.Flags().StringArrayVar(&grids, "grid", nil, "parameter grid name=LO:HI:STEP (repeat for a second parameter)")
