@@ -292,22 +292,10 @@ func releaseCmd() *cobra.Command {
 		if req.PerWindow, err = release.ParseCalibration(calibration); err != nil {
 			return fmt.Errorf("--%w", err)
 		}
-		to, err := commit.Open(cmd.Context(), ledgerDSN, logPath, dataset, name)
-		if err != nil {
-			return err
-		}
-		defer to.Close()
-		var oc *commit.OriginConflict
-		if err := commit.Place(cmd.Context(), &req, to, origin); errors.As(err, &oc) {
-			return fmt.Errorf("--%w", err)
-		} else if err != nil {
-			return err
-		}
-		p, err := release.Prepare(src, name, req, width)
-		if err != nil {
-			return stoppedErr(err, timeout)
-		}
-		res, err := commit.Release(cmd.Context(), p, to)
+		res, err := commit.Do(cmd.Context(), commit.Where{Ledger: ledgerDSN, Log: logPath, Dataset: dataset, Origin: origin, DataName: name}, req, func(req release.Request) (*release.Pending, error) {
+			p, err := release.Prepare(src, name, req, width)
+			return p, stoppedErr(err, timeout)
+		})
 		if err != nil {
 			return err
 		}
