@@ -127,6 +127,26 @@ func ParseAxis(spec string, parse func(string) (*big.Rat, error)) (Axis, error) 
 	return ax, nil
 }
 
+// ParseGrids reads puff verify sweep's --grid flags (ParseAxis, values
+// read with package ratexpr); an error names the flag.
+func ParseGrids(grids []string) ([]Axis, error) {
+	var axes []Axis
+	for _, g := range grids {
+		ax, err := ParseAxis(g, func(v string) (*big.Rat, error) {
+			r, err := ratexpr.Eval(v, nil)
+			if err != nil {
+				return nil, fmt.Errorf("--grid: %v", err)
+			}
+			return r, nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("--%w", err)
+		}
+		axes = append(axes, ax)
+	}
+	return axes, nil
+}
+
 // SweepPoint is one grid point of a sweep and its evaluation.
 type SweepPoint struct {
 	Params map[string]*big.Rat
