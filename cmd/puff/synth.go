@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/reading"
 	"github.com/pufferfish-privacy/pufferfish/release"
 	"github.com/pufferfish-privacy/pufferfish/release/commit"
@@ -39,16 +38,12 @@ func synthCmd() *cobra.Command {
 		ctx, cancel := computing(cmd, timeout)
 		defer cancel()
 		req := release.Request{Fit: fit, Smoothing: df.smoothing, Options: release.Options{Epsilon: eps, EpsilonRat: epsF.Rat(), Method: methodF.Name, Context: ctx, Limits: limits}}
-		switch {
-		case classPath != "" && fit:
+		if classPath != "" && fit {
 			return errors.New("give --class FILE or --fit, not both")
-		case classPath != "":
-			var err error
-			if req.Class, err = markov.ReadClassFile(classPath); err != nil {
-				return err
-			}
-		case !fit:
-			return errors.New("give --class FILE (see 'puff scale --help' for the format) or --fit --states a,b,c")
+		}
+		var err error
+		if req.Class, err = release.ClassOf(classPath, fit, false); err != nil {
+			return err
 		}
 		src, name, opts, err := df.Open(df.path)
 		if err != nil {
