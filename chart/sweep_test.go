@@ -24,7 +24,7 @@ func TestSweep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	points, err := hmm.Sweep(file, "flu", []hmm.Axis{p}, 2, hmm.ExactArithmetic, eps)
+	points, err := hmm.Sweep(hmm.Options{}, file, "flu", []hmm.Axis{p}, 2, hmm.ExactArithmetic, eps)
 	if err != nil {
 		t.Fatal(err)
 	}

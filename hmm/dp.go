@@ -1,6 +1,7 @@
 package hmm
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -40,6 +41,8 @@ type DPMechanism struct {
 	Pairs int64
 	// Progress, when not nil, receives a progress bar of Loss's blocks.
 	Progress io.Writer
+	// Context, when not nil, stops Loss between blocks when it ends.
+	Context context.Context
 	// Interned, when not nil, is Dist and Neighbours by interned value:
 	// a faster equivalent that Loss uses instead (Model still uses Dist
 	// and Neighbours). Every goroutine calls it once.
@@ -200,11 +203,21 @@ func (d *DPMechanism) Loss() (Result, error) {
 			}
 		}()
 	}
+	ctx := d.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	for b := range nblocks {
+		if ctx.Err() != nil {
+			break
+		}
 		next <- b
 	}
 	close(next)
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return Result{}, fmt.Errorf("verification stopped: %w", context.Cause(ctx))
+	}
 	var best *dpChunk
 	var explored int64
 	for i := range chunks {
@@ -397,13 +410,21 @@ func (p *Problem) Materialise() error {
 // arithmetic: it is faster than the float path there), anything else with
 // Evaluate on the model.
 func (p *Problem) Evaluate(n int, arith Arithmetic, eps *Epsilon) (Evaluation, error) {
+	return p.EvaluateWith(unlimited, n, arith, eps)
+}
+
+// EvaluateWith is Evaluate under o (EvaluateWith; a DP mechanism's
+// streaming stops between blocks when o's context ends, its size bounded
+// by MaxStreamed).
+func (p *Problem) EvaluateWith(o Options, n int, arith Arithmetic, eps *Epsilon) (Evaluation, error) {
 	if p.DP != nil && n == 1 {
+		p.DP.Context = o.Context
 		return p.DP.Evaluate(eps)
 	}
 	if err := p.Materialise(); err != nil {
 		return Evaluation{}, err
 	}
-	return Evaluate(p.Model, p.Secrets, n, arith, eps)
+	return EvaluateWith(o, p.Model, p.Secrets, n, arith, eps)
 }
 
 // Obs names the observations that witnesses index.

@@ -25,7 +25,11 @@ const (
 // and compares its ratio with e^ε — exactly when e^ε is rational, else
 // with the enclosure (Undecided only if the ratio falls inside it).
 func Check(m *Model, secrets []Secret, n int, eps Epsilon) (Verdict, Result, error) {
-	r, err := Loss(m, secrets, n)
+	return checkWith(unlimited, m, secrets, n, eps)
+}
+
+func checkWith(o Options, m *Model, secrets []Secret, n int, eps Epsilon) (Verdict, Result, error) {
+	r, err := lossWith(o, m, secrets, n)
 	if err != nil {
 		return "", r, err
 	}

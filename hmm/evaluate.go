@@ -52,14 +52,21 @@ type Evaluation struct {
 // chosen arithmetic. It is the one strategy behind verify loss, check and
 // sweep.
 func Evaluate(m *Model, secrets []Secret, n int, arith Arithmetic, eps *Epsilon) (Evaluation, error) {
+	return EvaluateWith(unlimited, m, secrets, n, arith, eps)
+}
+
+// EvaluateWith is Evaluate under o: each arithmetic's search is refused
+// up front over o's limits and stops when o's context ends (an error
+// wrapping its cause) or its work passes the limit (a *LimitError).
+func EvaluateWith(o Options, m *Model, secrets []Secret, n int, arith Arithmetic, eps *Epsilon) (Evaluation, error) {
 	if arith != ExactArithmetic {
 		var ev Evaluation
 		var fr FloatResult
 		var err error
 		if eps == nil {
-			fr, err = LossFloat(m, secrets, n)
+			fr, err = lossFloatWith(o, m, secrets, n)
 		} else {
-			ev.Verdict, fr, err = checkFloat(m, secrets, n, *eps)
+			ev.Verdict, fr, err = checkFloat(o, m, secrets, n, *eps)
 		}
 		switch {
 		case err == nil && (ev.Verdict != Undecided || arith == FloatArithmetic):
@@ -72,10 +79,10 @@ func Evaluate(m *Model, secrets []Secret, n int, arith Arithmetic, eps *Epsilon)
 		}
 	}
 	if eps == nil {
-		r, err := Loss(m, secrets, n)
+		r, err := lossWith(o, m, secrets, n)
 		return Evaluation{Exact: &r}, err
 	}
-	v, r, err := Check(m, secrets, n, *eps)
+	v, r, err := checkWith(o, m, secrets, n, *eps)
 	return Evaluation{Verdict: v, Exact: &r}, err
 }
 
@@ -120,6 +127,26 @@ func ParseAxis(spec string, parse func(string) (*big.Rat, error)) (Axis, error) 
 	return ax, nil
 }
 
+// ParseGrids reads puff verify sweep's --grid flags (ParseAxis, values
+// read with package ratexpr); an error names the flag.
+func ParseGrids(grids []string) ([]Axis, error) {
+	var axes []Axis
+	for _, g := range grids {
+		ax, err := ParseAxis(g, func(v string) (*big.Rat, error) {
+			r, err := ratexpr.Eval(v, nil)
+			if err != nil {
+				return nil, fmt.Errorf("--grid: %v", err)
+			}
+			return r, nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("--%w", err)
+		}
+		axes = append(axes, ax)
+	}
+	return axes, nil
+}
+
 // SweepPoint is one grid point of a sweep and its evaluation.
 type SweepPoint struct {
 	Params map[string]*big.Rat
@@ -129,8 +156,10 @@ type SweepPoint struct {
 
 // Sweep checks ε-Pufferfish privacy of the model file at every point of
 // the grid (one or two axes; at most maxSweepPoints points), with the same
-// arithmetic strategy as Evaluate.
-func Sweep(file *File, name string, axes []Axis, n int, arith Arithmetic, eps Epsilon) ([]SweepPoint, error) {
+// arithmetic strategy as Evaluate, under o (EvaluateWith): o's work limit
+// is the whole sweep's, checked up front on the sum of every point's
+// estimate.
+func Sweep(o Options, file *File, name string, axes []Axis, n int, arith Arithmetic, eps Epsilon) ([]SweepPoint, error) {
 	switch {
 	case len(axes) == 0 || len(axes) > 2:
 		return nil, fmt.Errorf("sweep: give one or two parameters")
@@ -142,6 +171,9 @@ func Sweep(file *File, name string, axes []Axis, n int, arith Arithmetic, eps Ep
 		second = axes[1].Values
 	}
 	var out []SweepPoint
+	var secrets [][]Secret
+	var total Cost
+	var first costModel
 	for _, a := range axes[0].Values {
 		for _, b := range second {
 			set := map[string]*big.Rat{axes[0].Name: a}
@@ -149,15 +181,30 @@ func Sweep(file *File, name string, axes []Axis, n int, arith Arithmetic, eps Ep
 				set[axes[1].Name] = b
 			}
 			m, secs, err := file.Build(name, set)
+			if err == nil {
+				err = checkInputs(m, secs, n)
+			}
 			if err != nil {
 				return nil, fmt.Errorf("at %s: %w", pointString(set), err)
 			}
-			ev, err := Evaluate(m, secs, n, arith, &eps)
-			if err != nil {
-				return nil, fmt.Errorf("at %s: %w", pointString(set), err)
+			out, secrets = append(out, SweepPoint{Params: set, Model: m}), append(secrets, secs)
+			c := costModelOf(m, secs, arith)
+			if len(out) == 1 {
+				first = c
 			}
-			out = append(out, SweepPoint{Params: set, Model: m, Evaluation: ev})
+			e := c.estimate(n)
+			total.Work, total.Memory = total.Work+e.Work, max(total.Memory, e.Memory)
 		}
+	}
+	if err := o.refuse(total, first, n); err != nil {
+		return nil, fmt.Errorf("sweep of %d points: %w", len(out), err)
+	}
+	for i := range out {
+		ev, err := EvaluateWith(o, out[i].Model, secrets[i], n, arith, &eps)
+		if err != nil {
+			return nil, fmt.Errorf("at %s: %w", pointString(out[i].Params), err)
+		}
+		out[i].Evaluation = ev
 	}
 	return out, nil
 }

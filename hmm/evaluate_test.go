@@ -54,15 +54,15 @@ func TestSweepArithmetics(t *testing.T) {
 	}
 	ax, _ := ParseAxis("p=1/10:1/2:1/10", parseR)
 	eps, _ := ParseEpsilon("ln(2)")
-	exact, err := Sweep(file, "flu", []Axis{ax}, 4, ExactArithmetic, eps)
+	exact, err := Sweep(Options{}, file, "flu", []Axis{ax}, 4, ExactArithmetic, eps)
 	if err != nil {
 		t.Fatal(err)
 	}
-	float, err := Sweep(file, "flu", []Axis{ax}, 4, FloatArithmetic, eps)
+	float, err := Sweep(Options{}, file, "flu", []Axis{ax}, 4, FloatArithmetic, eps)
 	if err != nil {
 		t.Fatal(err)
 	}
-	auto, err := Sweep(file, "flu", []Axis{ax}, 4, AutoArithmetic, eps)
+	auto, err := Sweep(Options{}, file, "flu", []Axis{ax}, 4, AutoArithmetic, eps)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestSweepArithmetics(t *testing.T) {
 			t.Fatalf("point %d: auto %s, exact %s", i, auto[i].Verdict, exact[i].Verdict)
 		}
 	}
-	if _, err := Sweep(file, "flu", nil, 4, ExactArithmetic, eps); err == nil {
+	if _, err := Sweep(Options{}, file, "flu", nil, 4, ExactArithmetic, eps); err == nil {
 		t.Fatal("sweep without axes accepted")
 	}
 	if _, err := ParseArithmetic("fast"); err == nil {

@@ -38,11 +38,19 @@ type FloatResult struct {
 // the best lower bound, so a pruned subtree never holds a ratio above
 // LossLo. Cost: like Loss, with float64 operations instead of big.Int.
 func LossFloat(m *Model, secrets []Secret, n int) (FloatResult, error) {
+	return lossFloatWith(unlimited, m, secrets, n)
+}
+
+func lossFloatWith(o Options, m *Model, secrets []Secret, n int) (FloatResult, error) {
 	if err := checkInputs(m, secrets, n); err != nil {
 		return FloatResult{}, err
 	}
 	c := compileFloat(m)
-	s := &fsearch{n: n, k: len(m.States), lo: math.Inf(-1), hi: math.Inf(-1)}
+	t, err := o.check(newCostModel(m, len(secrets), 0), n)
+	if err != nil {
+		return FloatResult{}, err
+	}
+	s := &fsearch{n: n, k: len(m.States), lo: math.Inf(-1), hi: math.Inf(-1), meter: t}
 	type job struct{ sec, obs int }
 	jobs := make(chan job)
 	var wg sync.WaitGroup
@@ -77,6 +85,9 @@ func LossFloat(m *Model, secrets []Secret, n int) (FloatResult, error) {
 	}
 	close(jobs)
 	wg.Wait()
+	if err := t.Err(); err != nil {
+		return FloatResult{}, err
+	}
 	if s.explored.Load() > maxExplored {
 		return FloatResult{}, tooLarge(m, len(secrets), n)
 	}
@@ -93,8 +104,8 @@ func LossFloat(m *Model, secrets []Secret, n int) (FloatResult, error) {
 // checkFloat decides ε-Pufferfish privacy from the float enclosure:
 // Holds when LossHi ≤ ln of the enclosure's lower end of e^ε, Violated when
 // LossLo exceeds its upper end, Undecided otherwise (then use Check).
-func checkFloat(m *Model, secrets []Secret, n int, eps Epsilon) (Verdict, FloatResult, error) {
-	r, err := LossFloat(m, secrets, n)
+func checkFloat(o Options, m *Model, secrets []Secret, n int, eps Epsilon) (Verdict, FloatResult, error) {
+	r, err := lossFloatWith(o, m, secrets, n)
 	if err != nil {
 		return "", r, err
 	}
@@ -218,6 +229,7 @@ type fsearch struct {
 	witness        []int
 	secret, larger string
 	explored       atomic.Int64
+	meter          *meter
 }
 
 // slack is the half-width of the log-ratio enclosure at depth d for a
@@ -312,6 +324,9 @@ func (w *fworker) visit(pi, tau fvec, d int, name string) bool {
 	}
 	if w.s.explored.Add(1) > maxExplored {
 		return true // LossFloat reports errTooLarge
+	}
+	if !w.s.meter.add(d) {
+		return true // LossFloat reports the meter's error
 	}
 	switch {
 	case len(tau.idx) == 0:

@@ -68,7 +68,7 @@ func TestFloatLongSequences(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v2, _, err := checkFloat(m, secs, 6, eps)
+		v2, _, err := checkFloat(Options{}, m, secs, 6, eps)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,7 +78,7 @@ func TestFloatLongSequences(t *testing.T) {
 	}
 	// At ε = ln of the exact ratio the float path cannot decide.
 	eps, _ := ParseEpsilon("ln(911/550)")
-	if v, _, _ := checkFloat(m, secs, 6, eps); v != Undecided {
+	if v, _, _ := checkFloat(Options{}, m, secs, 6, eps); v != Undecided {
 		t.Fatalf("on the boundary the float path says %s", v)
 	}
 }

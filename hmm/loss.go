@@ -45,6 +45,7 @@ type search struct {
 	secret   string
 	larger   string
 	explored atomic.Int64
+	meter    *meter // the work and the context (nil: none)
 	// target: a second, single-threaded pass that knows the best ratio
 	// (num/den, or ∞ when targetInf) and stops at the first sequence in
 	// search order attaining it, so the witness does not depend on how the
@@ -124,11 +125,21 @@ func witnessBefore(sec, larger string, path []int, sec2, larger2 string, path2 [
 // observations (and the secret pairs) are shared out to GOMAXPROCS
 // workers; the best ratio is shared for pruning.
 func Loss(m *Model, secrets []Secret, n int) (Result, error) {
+	return lossWith(unlimited, m, secrets, n)
+}
+
+// lossWith is Loss under o: refused up front over o's limits, stopped
+// when its context ends or its work passes the limit.
+func lossWith(o Options, m *Model, secrets []Secret, n int) (Result, error) {
 	if err := checkInputs(m, secrets, n); err != nil {
 		return Result{}, err
 	}
 	c, init := compile(m, secrets)
-	s := &search{c: c, n: n, num: big.NewInt(1), den: big.NewInt(1)}
+	t, err := o.check(newCostModel(m, len(secrets), c.bits), n)
+	if err != nil {
+		return Result{}, err
+	}
+	s := &search{c: c, n: n, num: big.NewInt(1), den: big.NewInt(1), meter: t}
 	type job struct{ sec, obs int }
 	jobs := make(chan job)
 	var wg sync.WaitGroup
@@ -152,11 +163,17 @@ func Loss(m *Model, secrets []Secret, n int) (Result, error) {
 	}
 	close(jobs)
 	wg.Wait()
+	if err := t.Err(); err != nil {
+		return Result{}, err
+	}
 	if s.explored.Load() > maxExplored {
 		return Result{}, tooLarge(m, len(secrets), n)
 	}
 	r := Result{Witness: s.witness, Secret: s.secret, Larger: s.larger, Explored: s.explored.Load()}
 	canonicalWitness(c, init, secrets, n, s, &r)
+	if err := t.Err(); err != nil {
+		return Result{}, err
+	}
 	r.setRatio(s.inf, s.num, s.den)
 	return r, nil
 }
@@ -177,18 +194,18 @@ func (r *Result) setRatio(inf bool, num, den *big.Int) {
 // same way on every run). It keeps the parallel witness if the pass
 // would exceed maxExplored.
 func canonicalWitness(c *compiled, init [][2]sparse, secrets []Secret, n int, best *search, r *Result) {
-	s := &search{c: c, n: n, target: true, targetInf: best.inf, num: best.num, den: best.den}
+	s := &search{c: c, n: n, target: true, targetInf: best.inf, num: best.num, den: best.den, meter: best.meter}
 	w := newWorker(c)
 	for i := range secrets {
 		for o := range c.m {
 			pi, tau := w.emit(init[i][0], o), w.emit(init[i][1], o)
 			w.path = append(w.path[:0], o)
 			w.visit(s, pi, tau, 1, secrets[i].Name)
-			if s.found || s.explored.Load() > maxExplored {
+			if s.found || s.explored.Load() > maxExplored || s.meter.Err() != nil {
 				break
 			}
 		}
-		if s.found || s.explored.Load() > maxExplored {
+		if s.found || s.explored.Load() > maxExplored || s.meter.Err() != nil {
 			break
 		}
 	}
@@ -275,6 +292,9 @@ func (w *worker) visit(s *search, pi, tau sparse, d int, name string) {
 	}
 	if s.explored.Add(1) > maxExplored {
 		return // Loss reports errTooLarge
+	}
+	if !s.meter.add(d) {
+		return // Loss reports the meter's error
 	}
 	sp, st := pi.sum(), tau.sum()
 	if sp.Cmp(st) >= 0 {

@@ -165,6 +165,7 @@ func condition(prior []*big.Rat, event []int) ([]*big.Rat, error) {
 // emission and initial probability p is stored as the integer p·D.
 type compiled struct {
 	k, m  int
+	bits  int // of D
 	trans [][]ientry
 	emit  [][]*big.Int
 }
@@ -199,8 +200,9 @@ func scaled(r *big.Rat, D *big.Int) *big.Int {
 	return n.Quo(n, r.Denom())
 }
 
-// compile scales the model and the secrets to one denominator.
-func compile(m *Model, secrets []Secret) (*compiled, [][2]sparse) {
+// commonDenominator is the least common denominator D of the model's and
+// the secrets' probabilities.
+func commonDenominator(m *Model, secrets []Secret) *big.Int {
 	D := big.NewInt(1)
 	for _, row := range m.Trans {
 		for _, e := range row {
@@ -221,7 +223,23 @@ func compile(m *Model, secrets []Secret) (*compiled, [][2]sparse) {
 			}
 		}
 	}
-	c := &compiled{k: len(m.States), m: len(m.Obs), trans: make([][]ientry, len(m.Trans)), emit: make([][]*big.Int, len(m.Emit))}
+	return D
+}
+
+// costModelOf prices the search arith starts with (Evaluate: the float
+// enclosure unless it is exact).
+func costModelOf(m *Model, secrets []Secret, arith Arithmetic) costModel {
+	bits := 0
+	if arith == ExactArithmetic {
+		bits = commonDenominator(m, secrets).BitLen()
+	}
+	return newCostModel(m, len(secrets), bits)
+}
+
+// compile scales the model and the secrets to one denominator.
+func compile(m *Model, secrets []Secret) (*compiled, [][2]sparse) {
+	D := commonDenominator(m, secrets)
+	c := &compiled{k: len(m.States), m: len(m.Obs), bits: D.BitLen(), trans: make([][]ientry, len(m.Trans)), emit: make([][]*big.Int, len(m.Emit))}
 	for s, row := range m.Trans {
 		for _, e := range row {
 			if e.P.Sign() != 0 {

@@ -93,7 +93,12 @@ func (c Config) target(ctx context.Context, opts *release.Options) (t commit.Tar
 	if !c.recorded() {
 		return t, close, nil
 	}
-	if t, err = commit.Open(ctx, c.Ledger, c.Log, c.Dataset, c.Input); err != nil {
+	csv, err := c.Spec.CSV()
+	if err != nil {
+		return t, close, err
+	}
+	req := release.Request{CSV: csv, Options: *opts}
+	if t, err = commit.OpenPlaced(ctx, commit.Where{Ledger: c.Ledger, Log: c.Log, Dataset: c.Dataset, DataName: c.Input}, &req); err != nil {
 		return t, close, err
 	}
 	close = func() { t.Close() }
@@ -102,20 +107,6 @@ func (c Config) target(ctx context.Context, opts *release.Options) (t commit.Tar
 		// ledger replays the release recorded by the first attempt
 		h := sha256.Sum256(mustJSON(c))
 		t.Spend.IdempotencyKey, t.Spend.RequestHash = "puffbeam/"+c.RunID, hex.EncodeToString(h[:])
-	}
-	csv, err := c.Spec.CSV()
-	if err != nil {
-		close()
-		return t, func() {}, err
-	}
-	req := release.Request{CSV: csv, Options: *opts}
-	var oc *commit.OriginConflict
-	if err := commit.Place(ctx, &req, t, ""); errors.As(err, &oc) {
-		close()
-		return t, func() {}, fmt.Errorf("--%w", err)
-	} else if err != nil {
-		close()
-		return t, func() {}, err
 	}
 	if req.Origin != nil {
 		// each series would be placed at its time after the origin, which

@@ -14,6 +14,9 @@ func convertCmd() *cobra.Command {
 		if in == "" || out == "" {
 			return fmt.Errorf("give --data FILE.csv and --out FILE.parquet")
 		}
+		if err := reading.CheckOutput("out", out, [2]string{"data", in}); err != nil {
+			return err
+		}
 		ty, err := reading.ParseParquetTypes(types)
 		if err != nil {
 			return fmt.Errorf("--%w", err)

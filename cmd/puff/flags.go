@@ -2,14 +2,10 @@ package main
 
 import (
 	"embed"
-	"fmt"
-	"math"
 	"strings"
 
 	"github.com/pufferfish-privacy/pufferfish/epsilon"
-	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"github.com/pufferfish-privacy/pufferfish/mechanism"
-	"github.com/pufferfish-privacy/pufferfish/ratexpr"
 )
 
 // newEps is every command's --epsilon, in one syntax: a decimal (0.5), a
@@ -18,34 +14,9 @@ import (
 // the pipeline read it. Unset, Float is NaN.
 func newEps(def string) *epsilon.Flag { return epsilon.NewFlag(def) }
 
-// probFlag is a probability flag (θ, a flip): a decimal or a fraction in
+// newProb is a probability flag (θ, a flip): a decimal or a fraction in
 // [0, 1]. Unset, Float is NaN.
-type probFlag struct {
-	v    float64
-	text string
-}
-
-func newProb() *probFlag { return &probFlag{v: math.NaN()} }
-
-func (f *probFlag) String() string { return f.text }
-
-func (f *probFlag) Set(s string) error {
-	r, err := ratexpr.Eval(strings.TrimSpace(s), nil)
-	if err != nil {
-		return err
-	}
-	v, _ := r.Float64()
-	if err := checks.Probability(fmt.Sprintf("%q", s), v); err != nil {
-		return err
-	}
-	f.v, f.text = v, s
-	return nil
-}
-
-func (f *probFlag) Type() string { return "p" }
-
-// Float is the probability (NaN when not given).
-func (f *probFlag) Float() float64 { return f.v }
+func newProb() *epsilon.ProbFlag { return epsilon.NewProbFlag() }
 
 // newMethod is --method: a release mechanism in the CLI's spelling.
 func newMethod() *mechanism.Flag { return &mechanism.Flag{Name: mechanism.Exact} }

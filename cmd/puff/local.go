@@ -2,19 +2,16 @@ package main
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pufferfish-privacy/pufferfish/bdp"
 	"github.com/pufferfish-privacy/pufferfish/internal/checks"
 	"github.com/pufferfish-privacy/pufferfish/learned"
-	"github.com/pufferfish-privacy/pufferfish/reading"
 )
 
 func localCmd() *cobra.Command {
@@ -204,12 +201,9 @@ func lstmAttack(cmd *cobra.Command, df *dataFlags, eps float64, flip string, tra
 	if err != nil {
 		return err
 	}
-	if len(data.States) != 2 {
-		return fmt.Errorf("%s: the attack needs binary readings (two states), found %d (%s); name them with --states", name, len(data.States), strings.Join(data.States, ", "))
-	}
-	r, err := learned.Attack(data.States, data.Runs(), kind, eps, trainFrac, cfg)
+	r, err := learned.AttackData(data, name, kind, eps, trainFrac, cfg)
 	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+		return err
 	}
 	return emit(cmd, asJSON, r, func(w io.Writer) error { return r.WriteText(w, name) })
 }
@@ -231,41 +225,24 @@ func localSanitizeCmd() *cobra.Command {
 		if haveFlip == !math.IsNaN(eps) {
 			return fmt.Errorf("give --flip R or --epsilon E, not both or neither")
 		}
-		data, name, err := df.Read(df.path, true)
-		if err != nil {
-			return err
-		}
-		if len(data.States) != 2 {
-			return fmt.Errorf("%s: randomized response needs exactly two states, found %d (%s); name them with --states", name, len(data.States), strings.Join(data.States, ", "))
-		}
-		label := "flip given"
 		if !haveFlip {
 			if err := checkEps(eps); err != nil {
 				return err
 			}
-			if fit == !math.IsNaN(theta) {
-				return fmt.Errorf("with --epsilon give --theta T or --fit, not both or neither")
-			}
-			if rho, theta, label, err = bdp.SanitizeFlip(mechName, theta, eps, fit, data.Runs()); errors.Is(err, bdp.ErrNoTransitions) {
-				return fmt.Errorf("%s: --fit: %w", name, err)
-			} else if errors.Is(err, bdp.ErrFlipKind) {
-				return fmt.Errorf("--mechanism: %w", err)
-			} else if err != nil {
-				return err
-			}
 		}
-		if rho < 0 || rho > 0.5 {
-			return fmt.Errorf("--flip %v: must be in [0, 1/2] (a flip above 1/2 is a flip below it, relabelled)", rho)
-		}
-		san := *data
-		if san.Seqs, err = bdp.SanitizeSeqs(data.Seqs, reading.Unknown, rho, nil); err != nil {
+		data, name, err := df.Read(df.path, true)
+		if err != nil {
 			return err
 		}
-		if err := san.WriteCSV(cmd.OutOrStdout(), cmp.Or(df.Spec.SeriesCol, "series"), cmp.Or(df.Spec.TimeCol, "time"), cmp.Or(df.Spec.StateCol, "state")); err != nil {
+		san, err := bdp.SanitizeData(data, name, rho, eps, theta, mechName, fit)
+		if err != nil {
+			return err
+		}
+		if err := san.Data.WriteCSV(cmd.OutOrStdout(), cmp.Or(df.Spec.SeriesCol, "series"), cmp.Or(df.Spec.TimeCol, "time"), cmp.Or(df.Spec.StateCol, "state")); err != nil {
 			return err
 		}
 		fmt.Fprintf(cmd.ErrOrStderr(), "puff: sanitized %d readings in %d sequences with flip %.9g (θ = %g, ε = %g); protects against %s\n",
-			data.Observations(), len(data.Seqs), rho, theta, eps, label)
+			data.Observations(), len(data.Seqs), san.Rho, san.Theta, eps, san.Label)
 		if fit {
 			fmt.Fprintln(cmd.ErrOrStderr(), fitWarning)
 		}

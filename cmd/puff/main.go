@@ -214,30 +214,14 @@ func (d *dataFlags) register(c *cobra.Command) {
 	f.AddGoFlagSet(gf)
 }
 
-// Open opens the data file at path (release.OpenData: the built-in
-// example for "") and returns its name and the reading options of the
-// flags; close the reader when done.
+// Open and Read open and read the data at path with the flags' reading
+// options (release.OpenWith, release.ReadWith).
 func (d *dataFlags) Open(path string) (io.ReadCloser, string, reading.CSVOptions, error) {
-	opts, err := d.CSV()
-	if err != nil {
-		return nil, "", opts, err
-	}
-	r, name, err := release.OpenData(path)
-	return r, name, opts, err
+	return release.OpenWith(path, &d.DataFlags)
 }
 
-// Read reads the data at path (Open) with the declared states (first
-// appearance when none are declared, for commands that release nothing);
-// keepTimes keeps each reading's time (reading.Data.Times).
 func (d *dataFlags) Read(path string, keepTimes bool) (*reading.Data, string, error) {
-	r, name, opts, err := d.Open(path)
-	if err != nil {
-		return nil, "", err
-	}
-	defer r.Close()
-	opts.KeepTimes = keepTimes
-	data, err := reading.ReadData(r, name, opts)
-	return data, name, err
+	return release.ReadWith(path, &d.DataFlags, keepTimes)
 }
 
 func releaseCmd() *cobra.Command {
@@ -262,17 +246,8 @@ func releaseCmd() *cobra.Command {
 		defer cancel()
 		req.Context = ctx
 		var err error
-		switch {
-		case classPath != "":
-			if req.Class, err = markov.ReadClassFile(classPath); err != nil {
-				return err
-			}
-		case df.path == "" && !fit:
-			if req.Class, err = release.ExampleClassParsed(); err != nil {
-				return err
-			}
-		case !fit:
-			return fmt.Errorf("give --class FILE (see 'puff scale --help' for the format) or --fit --states a,b,c")
+		if req.Class, err = release.ClassOf(classPath, fit, df.path == ""); err != nil {
+			return err
 		}
 		src, name, opts, err := df.Open(df.path)
 		if err != nil {
@@ -292,22 +267,10 @@ func releaseCmd() *cobra.Command {
 		if req.PerWindow, err = release.ParseCalibration(calibration); err != nil {
 			return fmt.Errorf("--%w", err)
 		}
-		to, err := commit.Open(cmd.Context(), ledgerDSN, logPath, dataset, name)
-		if err != nil {
-			return err
-		}
-		defer to.Close()
-		var oc *commit.OriginConflict
-		if err := commit.Place(cmd.Context(), &req, to, origin); errors.As(err, &oc) {
-			return fmt.Errorf("--%w", err)
-		} else if err != nil {
-			return err
-		}
-		p, err := release.Prepare(src, name, req, width)
-		if err != nil {
-			return stoppedErr(err, timeout)
-		}
-		res, err := commit.Release(cmd.Context(), p, to)
+		res, err := commit.Do(cmd.Context(), commit.Where{Ledger: ledgerDSN, Log: logPath, Dataset: dataset, Origin: origin, DataName: name}, req, func(req release.Request) (*release.Pending, error) {
+			p, err := release.Prepare(src, name, req, width)
+			return p, stoppedErr(err, timeout)
+		})
 		if err != nil {
 			return err
 		}

@@ -1,19 +1,12 @@
 package main
 
 import (
-	"bytes"
-	"crypto/rand"
 	"errors"
 	"fmt"
-	mrand "math/rand/v2"
-	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/reading"
 	"github.com/pufferfish-privacy/pufferfish/release"
 	"github.com/pufferfish-privacy/pufferfish/release/commit"
@@ -36,22 +29,21 @@ func synthCmd() *cobra.Command {
 		if out == "" || df.path == "" {
 			return errors.New("--data and --out are required")
 		}
+		if err := reading.CheckOutput("out", out, [2]string{"data", df.path}, [2]string{"class", classPath}, [2]string{"log", logPath}, [2]string{"ledger", ledgerDSN}); err != nil {
+			return err
+		}
 		if limits.MaxCells < 1 || limits.MaxStates < 1 {
 			return fmt.Errorf("--max-cells %d, --max-states %d: want ≥ 1 each", limits.MaxCells, limits.MaxStates)
 		}
 		ctx, cancel := computing(cmd, timeout)
 		defer cancel()
 		req := release.Request{Fit: fit, Smoothing: df.smoothing, Options: release.Options{Epsilon: eps, EpsilonRat: epsF.Rat(), Method: methodF.Name, Context: ctx, Limits: limits}}
-		switch {
-		case classPath != "" && fit:
+		if classPath != "" && fit {
 			return errors.New("give --class FILE or --fit, not both")
-		case classPath != "":
-			var err error
-			if req.Class, err = markov.ReadClassFile(classPath); err != nil {
-				return err
-			}
-		case !fit:
-			return errors.New("give --class FILE (see 'puff scale --help' for the format) or --fit --states a,b,c")
+		}
+		var err error
+		if req.Class, err = release.ClassOf(classPath, fit, false); err != nil {
+			return err
 		}
 		src, name, opts, err := df.Open(df.path)
 		if err != nil {
@@ -60,72 +52,38 @@ func synthCmd() *cobra.Command {
 		defer src.Close()
 		opts.KeepTimes = true // the synthetic rows are written at the data's times
 		req.CSV = opts
-		to, err := commit.Open(cmd.Context(), ledgerDSN, logPath, dataset, name)
-		if err != nil {
-			return err
-		}
-		defer to.Close()
-		var oc *commit.OriginConflict
-		if err := commit.Place(cmd.Context(), &req, to, origin); errors.As(err, &oc) {
-			return fmt.Errorf("--%w", err)
-		} else if err != nil {
-			return err
-		}
-		data, class, err := release.Load(src, name, req)
-		if err != nil {
-			return err
-		}
-		p, rel, err := synth.Prepare(data, class, req.Fit, req.Options)
-		if err != nil {
-			return stoppedErr(err, timeout)
-		}
-		// the output is made (beside --out, renamed onto it at the end)
-		// before the budget is spent, so that a release is never paid for
-		// and then not written, and a refused one leaves --out as it was
-		f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*")
-		if err != nil {
-			return err
-		}
-		defer os.Remove(f.Name()) // nothing left behind after the rename
-		res, err := commit.Release(cmd.Context(), p, to)
-		if err != nil {
-			f.Close()
-			return err
-		}
-		if res.Output == nil {
-			f.Close()
-			return errors.New("the ledger replayed an earlier release: no chain to sample")
-		}
-		if seed == 0 {
-			var b [8]byte
-			rand.Read(b[:])
-			for _, x := range b {
-				seed = seed<<8 | uint64(x)
+		var data *reading.Data
+		var rel *synth.Release
+		var o *synth.Output
+		res, err := commit.Do(cmd.Context(), commit.Where{Ledger: ledgerDSN, Log: logPath, Dataset: dataset, Origin: origin, DataName: name}, req, func(req release.Request) (*release.Pending, error) {
+			d, class, err := release.Load(src, name, req)
+			if err != nil {
+				return nil, err
 			}
-		}
-		syn, err := synth.Sample(rel.Chain, rel.Stationary, data, mrand.New(mrand.NewPCG(seed, 0x5e)))
-		if err == nil {
-			err = writeSynthetic(f, out, syn, df.Spec)
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = os.Rename(f.Name(), out)
+			p, r, err := synth.Prepare(d, class, req.Fit, req.Options)
+			if err != nil {
+				return nil, stoppedErr(err, timeout)
+			}
+			data, rel = d, r
+			o, err = synth.Create(out) // before the budget is spent (synth.Output)
+			return p, err
+		})
+		if o != nil {
+			defer o.Remove()
 		}
 		if err != nil {
-			return fmt.Errorf("the release is recorded, but the synthetic series were not written: %w", err)
+			return err
+		}
+		rel, _ = res.Output.(*synth.Release) // nil: replayed
+		w, err := o.Write(rel, data, seed, [3]string{df.Spec.SeriesCol, df.Spec.TimeCol, df.Spec.StateCol})
+		if err != nil {
+			return err
 		}
 		extra, field := res.Ledger()
-		rows := 0
-		for _, s := range syn.Seqs {
-			rows += len(s)
-		}
-		line := fmt.Sprintf("%d series, %d rows → %s (sampling seed %d)", len(syn.Seqs), rows, out, seed)
 		if asJSON {
-			return release.WriteJSON(cmd.OutOrStdout(), rel, field, release.Field{Name: "synthetic", Value: map[string]any{"file": out, "series": len(syn.Seqs), "rows": rows, "seed": seed}})
+			return release.WriteJSON(cmd.OutOrStdout(), rel, field, release.Field{Name: "synthetic", Value: w})
 		}
-		return rel.WriteText(cmd.OutOrStdout(), append(extra, [2]string{"synthetic", line})...)
+		return rel.WriteText(cmd.OutOrStdout(), append(extra, [2]string{"synthetic", w.Line()})...)
 	})
 	df.register(c)
 	f := c.Flags()
@@ -144,24 +102,4 @@ func synthCmd() *cobra.Command {
 	f.StringVar(&dataset, "dataset", "", "dataset name in the ledger (required with --ledger) or the log")
 	f.StringVar(&ledgerDSN, "ledger", "", "release against this privacy-budget ledger (SQLite file or postgres:// URL): refused with status 4, nothing drawn or written, when the budget would be exceeded")
 	return c
-}
-
-// writeSynthetic writes the synthetic series to f (named path): CSV with
-// the data's column names, or Parquet for a .parquet path.
-func writeSynthetic(f *os.File, path string, syn *reading.Data, spec reading.Spec) error {
-	col := func(given, def string) string {
-		if given == "" {
-			return def
-		}
-		return strings.Split(given, ",")[0]
-	}
-	var b bytes.Buffer
-	if err := syn.WriteCSV(&b, col(spec.SeriesCol, "series"), col(spec.TimeCol, "time"), col(spec.StateCol, "state")); err != nil {
-		return err
-	}
-	if strings.EqualFold(filepath.Ext(path), ".parquet") {
-		return reading.WriteParquet(f, &b, path, nil, 0)
-	}
-	_, err := b.WriteTo(f)
-	return err
 }

@@ -1,10 +1,9 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"math/big"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -14,70 +13,37 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/hmm/builtin"
 	"github.com/pufferfish-privacy/pufferfish/internal/progress"
 	"github.com/pufferfish-privacy/pufferfish/markov"
-	"github.com/pufferfish-privacy/pufferfish/ratexpr"
 )
 
-// modelFlags selects a model: a file argument or a built-in mechanism
-// with its parameters (the fractions as written, read when it is built).
-type modelFlags struct{ builtin.Spec }
-
-func (mf *modelFlags) register(c *cobra.Command) {
-	f, p := c.Flags(), &mf.Params
-	f.StringVar(&mf.Name, "builtin", "", "built-in mechanism: noisy-max | geometric | rr | example71 | above-threshold | sparse-vector (instead of MODEL.json)")
-	f.StringVar(&mf.AlphaThreshold, "alpha-threshold", "1/2", "above-threshold: noise parameter of the threshold (--alpha is the answers')")
-	f.IntVar(&p.Threshold, "threshold", 1, "above-threshold, sparse-vector: the threshold, in 0..RANGE")
-	f.IntVar(&p.Cutoff, "cutoff", 2, "sparse-vector: halt after this many ⊤")
-	f.IntVar(&p.Queries, "queries", 3, "noisy-max: number of queries")
-	f.StringVar(&p.Returns, "returns", "index", "noisy-max: index (correct) or value ([LWZ]'s wrong variant)")
-	f.StringVar(&p.Neighbours, "neighbours", "one", "DP neighbours: one (one answer differs by one) or any (one answer differs arbitrarily)")
-	f.StringVar(&mf.Alpha, "alpha", "1/2", "noisy-max, geometric: noise parameter α (the mechanism is ln(1/α)-DP per answer)")
-	f.IntVar(&p.Range, "range", 2, "noisy-max, geometric: answers and noisy values lie in 0..RANGE")
-	f.StringVar(&mf.Keep, "keep", "3/4", "rr: probability of reporting the true bit")
-	f.StringVar(&mf.P1, "p1", "1/5", "example71: probability of disease A")
-	f.StringVar(&mf.P2, "p2", "2/5", "example71: probability that both or neither have disease B (both)")
-	f.StringSliceVar(&mf.Set, "set", nil, "model file: parameter values, e.g. --set p1=0.2,p2=2/5")
+// verifyLimits are --timeout, --max-work and --max-memory of puff verify
+// loss, check and sweep (hmm.Options).
+type verifyLimits struct {
+	hmm.Limits
+	timeout time.Duration
 }
 
-// load returns what to check with its description and default length (1
-// for one-shot built-ins, 0 = must be given for files).
-func (mf *modelFlags) load(args []string) (b builtin.Model, err error) {
-	switch {
-	case (len(args) == 1) == (mf.Name != ""):
-		return b, fmt.Errorf("give a MODEL.json file or --builtin, not both or neither")
-	case len(args) == 1:
-		b, err = mf.LoadFile(args[0])
-	default:
-		b, err = mf.LoadBuiltin()
-	}
-	if pe := (*builtin.ParamError)(nil); errors.As(err, &pe) {
-		return b, fmt.Errorf("--%w", err)
-	}
-	return b, err
+func (v *verifyLimits) register(c *cobra.Command) {
+	c.Flags().DurationVar(&v.timeout, "timeout", DefaultTimeout, "stop the verification after this long (nothing is printed); 0: no limit")
+	c.Flags().Float64Var(&v.MaxWork, "max-work", hmm.DefaultMaxWork, "the most word multiply-adds the verification may take (≈ 1 s per 1e9), estimated up front (refused beyond it before any work) and counted as it runs")
+	memoryFlag(c, "the verification (its forward vectors, estimated up front)")
 }
 
-// loadWithLength loads the model and settles the sequence length: n, or
-// the built-in's default.
-func (mf *modelFlags) loadWithLength(args []string, n int) (builtin.Model, int, error) {
-	b, err := mf.load(args)
-	if err != nil {
-		return b, 0, err
-	}
-	if n == 0 {
-		n = b.DefaultLength
-	}
-	if n < 1 {
-		return b, 0, fmt.Errorf("--length N is required for a model file (observation sequences of lengths 1..N)")
-	}
-	return b, n, nil
+// run calls do under the limits and a context that ends at --timeout or
+// on SIGINT or SIGTERM, and says why it stopped.
+func (v *verifyLimits) run(cmd *cobra.Command, do func(hmm.Options) error) error {
+	ctx, cancel := computing(cmd, v.timeout)
+	defer cancel()
+	v.MaxMemory = float64(maxMemoryMB) * (1 << 20)
+	return stoppedErr(do(hmm.Options{Context: ctx, Limits: v.Limits}), v.timeout)
 }
 
 // evaluate evaluates b and shapes its answer as the JSON contract.
-func evaluate(b builtin.Model, n int, arith string, eps *hmm.Epsilon) (hmm.Verdict, hmm.LossReport, error) {
+func evaluate(o hmm.Options, b builtin.Model, n int, arith string, eps *hmm.Epsilon) (hmm.Verdict, hmm.LossReport, error) {
 	a, err := hmm.ParseArithmetic(arith)
 	if err != nil {
 		return "", hmm.LossReport{}, fmt.Errorf("--%w", err)
 	}
-	return b.Report(n, a, eps, progress.Terminal(os.Stderr))
+	return b.Report(o, n, a, eps, progress.Terminal(os.Stderr))
 }
 
 func verifyCmd() *cobra.Command {
@@ -87,22 +53,26 @@ func verifyCmd() *cobra.Command {
 }
 
 func verifyLossCmd() *cobra.Command {
-	var mf modelFlags
+	var mf builtin.Spec
 	var n int
 	var asJSON bool
 	var arith string
+	var lim verifyLimits
 	c := command("loss [MODEL.json | --builtin NAME] [--length N] [--json]", "Exact privacy loss with a witness", "verify-loss", cobra.MaximumNArgs(1), func(cmd *cobra.Command, args []string) error {
-		b, n, err := mf.loadWithLength(args, n)
+		b, n, err := mf.Load(args, n)
 		if err != nil {
 			return err
 		}
-		_, out, err := evaluate(b, n, arith, nil)
-		if err != nil {
-			return err
-		}
-		return emit(cmd, asJSON, out, out.WriteText)
+		return lim.run(cmd, func(o hmm.Options) error {
+			_, out, err := evaluate(o, b, n, arith, nil)
+			if err != nil {
+				return err
+			}
+			return emit(cmd, asJSON, out, out.WriteText)
+		})
 	})
-	mf.register(c)
+	mf.Register(c.Flags())
+	lim.register(c)
 	c.Flags().IntVar(&n, "length", 0, "longest observation sequence (default 1 for built-ins)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
 	c.Flags().StringVar(&arith, "arithmetic", "exact", "exact (rational; gives the ratio), float (float64 enclosure, for large models) or auto (float, exact on underflow); one-shot DP built-ins at length 1 are always exact (streamed)")
@@ -110,7 +80,8 @@ func verifyLossCmd() *cobra.Command {
 }
 
 func verifyCheckCmd() *cobra.Command {
-	var mf modelFlags
+	var mf builtin.Spec
+	var lim verifyLimits
 	var n int
 	var epsS string
 	var asJSON bool
@@ -123,21 +94,24 @@ func verifyCheckCmd() *cobra.Command {
 		if err != nil {
 			return fmt.Errorf("--epsilon: %v", err)
 		}
-		b, n, err := mf.loadWithLength(args, n)
+		b, n, err := mf.Load(args, n)
 		if err != nil {
 			return err
 		}
-		v, lj, err := evaluate(b, n, arith, &eps)
-		if err != nil {
-			return err
-		}
-		out := hmm.NewCheckReport(v, eps, lj)
-		if err := emit(cmd, asJSON, out, out.WriteText); err != nil {
-			return err
-		}
-		return verdictStatus(v)
+		return lim.run(cmd, func(o hmm.Options) error {
+			v, lj, err := evaluate(o, b, n, arith, &eps)
+			if err != nil {
+				return err
+			}
+			out := hmm.NewCheckReport(v, eps, lj)
+			if err := emit(cmd, asJSON, out, out.WriteText); err != nil {
+				return err
+			}
+			return verdictStatus(v)
+		})
 	})
-	mf.register(c)
+	mf.Register(c.Flags())
+	lim.register(c)
 	c.Flags().IntVar(&n, "length", 0, "longest observation sequence (default 1 for built-ins)")
 	c.Flags().StringVar(&epsS, "epsilon", "", "ε, e.g. ln(2) (exact) or 0.7")
 	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
@@ -151,6 +125,7 @@ func verifySweepCmd() *cobra.Command {
 	var grids []string
 	var asJSON bool
 	var plotPath, arith string
+	var lim verifyLimits
 	c := command("sweep MODEL.json --epsilon E --length N --grid p=LO:HI:STEP [--grid q=...] [--json]", "Where ε-Pufferfish holds over a grid of parameter values", "verify-sweep", cobra.ExactArgs(1), func(cmd *cobra.Command, args []string) error {
 		eps, err := hmm.ParseEpsilon(epsS)
 		if err != nil {
@@ -171,36 +146,29 @@ func verifySweepCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		var axes []hmm.Axis
-		for _, g := range grids {
-			ax, err := hmm.ParseAxis(g, func(v string) (*big.Rat, error) {
-				r, err := ratexpr.Eval(v, nil)
-				if err != nil {
-					return nil, fmt.Errorf("--grid: %v", err)
-				}
-				return r, nil
-			})
-			if err != nil {
-				return fmt.Errorf("--%w", err)
-			}
-			axes = append(axes, ax)
+		axes, err := hmm.ParseGrids(grids)
+		if err != nil {
+			return err
 		}
 		a, err := hmm.ParseArithmetic(arith)
 		if err != nil {
 			return fmt.Errorf("--%w", err)
 		}
-		points, err := hmm.Sweep(file, args[0], axes, n, a, eps)
-		if err != nil {
-			return err
-		}
-		res := hmm.SweepResultOf(points, axes, n, eps)
-		if plotPath != "" {
-			if err := chart.Sweep(plotPath, res, eps.Value); err != nil {
+		return lim.run(cmd, func(o hmm.Options) error {
+			points, err := hmm.Sweep(o, file, args[0], axes, n, a, eps)
+			if err != nil {
 				return err
 			}
-		}
-		return emit(cmd, asJSON, res, res.WriteText)
+			res := hmm.SweepResultOf(points, axes, n, eps)
+			if plotPath != "" {
+				if err := chart.Sweep(plotPath, res, eps.Value); err != nil {
+					return err
+				}
+			}
+			return emit(cmd, asJSON, res, res.WriteText)
+		})
 	})
+	lim.register(c)
 	c.Flags().IntVar(&n, "length", 0, "longest observation sequence")
 	c.Flags().StringVar(&epsS, "epsilon", "", "ε, e.g. ln(2)")
 	c.Flags().StringArrayVar(&grids, "grid", nil, "parameter grid name=LO:HI:STEP (repeat for a second parameter)")

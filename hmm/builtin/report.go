@@ -9,12 +9,14 @@ import (
 // Report evaluates the model over observation sequences of lengths 1..n
 // (against eps when not nil) and describes the answer as puff verify
 // prints it. A one-shot DP check of more than 2^16 inputs draws a progress
-// bar on progress (seconds to minutes of streaming; nil: none).
-func (b Model) Report(n int, a hmm.Arithmetic, eps *hmm.Epsilon, progress io.Writer) (hmm.Verdict, hmm.LossReport, error) {
+// bar on progress (seconds to minutes of streaming; nil: none). It runs
+// under o (hmm.Problem.EvaluateWith: refused over its limits, stopped
+// when its context ends).
+func (b Model) Report(o hmm.Options, n int, a hmm.Arithmetic, eps *hmm.Epsilon, progress io.Writer) (hmm.Verdict, hmm.LossReport, error) {
 	if b.DP != nil && b.DP.Inputs > 1<<16 {
 		b.DP.Progress = progress
 	}
-	ev, err := b.Evaluate(n, a, eps)
+	ev, err := b.EvaluateWith(o, n, a, eps)
 	if err != nil {
 		return "", hmm.LossReport{}, err
 	}

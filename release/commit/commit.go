@@ -9,6 +9,7 @@ package commit
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/pufferfish-privacy/pufferfish/compose"
@@ -166,4 +167,46 @@ func (r *Result) Ledger() ([][2]string, release.Field) {
 			release.Field{Name: "ledger", Value: t}
 	}
 	return nil, release.Field{Name: "ledger"}
+}
+
+// Where is where a release is recorded and placed, as puff release's and
+// puff synth's --ledger, --log, --dataset and --origin say, with the
+// data's name (the log's default dataset).
+type Where struct {
+	Ledger, Log, Dataset, Origin, DataName string
+}
+
+// OpenPlaced opens the target at w (Open) and settles req's place in its
+// chain (Place; an *OriginConflict is the --origin flag's error). Close
+// the target when done; on an error it is closed.
+func OpenPlaced(ctx context.Context, w Where, req *release.Request) (Target, error) {
+	t, err := Open(ctx, w.Ledger, w.Log, w.Dataset, w.DataName)
+	if err != nil {
+		return t, err
+	}
+	var oc *OriginConflict
+	if err = Place(ctx, req, t, w.Origin); errors.As(err, &oc) {
+		err = fmt.Errorf("--%w", err)
+	}
+	if err != nil {
+		t.Close()
+	}
+	return t, err
+}
+
+// Do is a release's one sequence, as puff release and puff synth run it:
+// open the target and place the request (OpenPlaced), prepare the release
+// (nothing drawn or spent: prepare loads the data and calibrates), and
+// commit it (Release: the ledger's check, the draw, the record).
+func Do(ctx context.Context, w Where, req release.Request, prepare func(release.Request) (*release.Pending, error)) (*Result, error) {
+	t, err := OpenPlaced(ctx, w, &req)
+	if err != nil {
+		return nil, err
+	}
+	defer t.Close()
+	p, err := prepare(req)
+	if err != nil {
+		return nil, err
+	}
+	return Release(ctx, p, t)
 }
