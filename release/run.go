@@ -149,15 +149,16 @@ func PrepareData(data *reading.Data, class *markov.Class, fitted bool, opts Opti
 	if err := checkLimits(data, len(class.States), width, loc, opts.Limits); err != nil {
 		return nil, err
 	}
-	if !fitted {
-		// a fitted class gives every transition of its data weight
-		if err := checkPossible(data, class, opts); err != nil {
-			return nil, err
-		}
-	}
 	if opts.Origin != nil {
 		var err error
 		if data, err = atOrigin(data, *opts.Origin); err != nil {
+			return nil, err
+		}
+	}
+	if !fitted {
+		// where the data lies in the chain (the origin's placement), a
+		// fitted class gives every transition of its data weight
+		if err := checkPossible(data, class, opts); err != nil {
 			return nil, err
 		}
 	}

@@ -142,7 +142,7 @@ func calibrateStream(ctx context.Context, class *markov.Class, eps float64, opts
 	s := opts.sens()
 	bcf, bfin := 0.0, 0.0
 	var res Result
-	sweeps, work := 0, 0.0
+	sweeps, work, functional := 0, 0.0, 0
 	for i, ch := range class.Chains {
 		cs, err := newChainSolver(ch, false)
 		if err != nil {
@@ -156,6 +156,19 @@ func calibrateStream(ctx context.Context, class *markov.Class, eps float64, opts
 		guess := scalar
 		if math.IsInf(guess, 1) {
 			guess = 4 * s / eps
+		}
+		// The functional recursion (docs/math.md §8.12): the exact limit,
+		// certified, where its work fits; the plans' certificates below
+		// otherwise.
+		if fb, fr, fw, ok, err := fnStream(ctx, ch, eps, s, guess, opts.maxWork()-work); err != nil {
+			return 0, 0, res, err
+		} else if work += fw; ok {
+			if fb > bfin || i == 0 {
+				bfin, res = fb, fr
+				res.Chain = i
+			}
+			functional++
+			continue
 		}
 		b1, r1, err := cs.search(ctx, eps, s, guess, false, false)
 		if err != nil {
@@ -191,6 +204,10 @@ func calibrateStream(ctx context.Context, class *markov.Class, eps float64, opts
 		}
 	}
 	res.Sweeps = sweeps
+	if functional > 0 {
+		bcf = 0 // not computed for every chain
+	}
+	res.Functional = functional == len(class.Chains)
 	return bfin, bcf, res, nil
 }
 

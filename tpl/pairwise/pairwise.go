@@ -55,6 +55,10 @@ type Result struct {
 	Chain  int     // index of the chain attaining Loss
 	A, B   int     // the secret pair of the maximum (−1 when none is singled out)
 	Sweeps int     // applications of the certificate map (all directions, chains)
+	// Functional says every chain's bound is the functional recursion's
+	// (docs/math.md §8.12: the exact limit, certified); else the plans'
+	// certificates (§8.11) gave some chain's.
+	Functional bool
 }
 
 // chainSolver holds the certificate state of one chain for an unbounded

@@ -1,0 +1,623 @@
+package pairwise
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/pufferfish-privacy/pufferfish/markov"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// The functional recursion (docs/math.md §8.12): for a pair (a, a') and a
+// trial ratio t, ψ_0 = t·e_{a'} − e_a and ψ_{n+1} = ρ(Mᵀψ_n) with
+// ρ(c) = min(c, R·c) componentwise. Once ψ_N ≥ 0, every message m of M
+// has m(a) ≤ t·m(a'); the least t with ψ_N(t)·1 ≥ 0 is the exact
+// supremum over horizons ≤ N, which increases to the exact F (M = P) or B
+// (M = P*). The past runs on P too: with φ = ψ/π, ψ ← ρ(P*ᵀψ) is
+// φ ← ρ(Pφ), from (t/π_{a'})e_{a'} − e_a/π_a, so no time reversal is ever
+// formed.
+
+// fnSide is one side of the recursion for a batch of pairs: the step is
+// X ← ρ(X·A) on the rows of X (one row per pair), A = P (forward: the
+// row vector ψ·P is Pᵀψ) or Pᵀ (backward: φ·Pᵀ is Pφ).
+type fnSide struct {
+	k int
+	A blas64.General
+	// w weighs the exactness test ψ_N·1 ≥ 0: 1 forward, π backward
+	w []float64
+	// relErr bounds |computed X·A − exact X·A| by relErr·(|X|·A) entrywise:
+	// the product's rounding and the rows' distance from stochastic
+	relErr float64
+}
+
+// fnChain is the recursion's data for one chain with a stationary start.
+type fnChain struct {
+	k        int
+	fwd, bwd *fnSide
+	pi       []float64
+	piErr    float64 // relative error bound of a ratio π_a/π_{a'}
+}
+
+// newFnChain prepares the recursion of an irreducible chain P with
+// stationary law π (entrywise relative error piErr0).
+func newFnChain(P [][]float64, pi []float64, piErr0 float64) *fnChain {
+	k := len(P)
+	a := make([]float64, k*k)
+	at := make([]float64, k*k)
+	delta := 0.0
+	for i, r := range P {
+		s := 0.0
+		for j, v := range r {
+			a[i*k+j] = v
+			at[j*k+i] = v
+			s += v
+		}
+		// the row stands for r/s: within |1/s − 1| entrywise, plus the
+		// rounding of the sum
+		delta = max(delta, math.Abs(1/s-1)+float64(k+1)*unitRound)
+	}
+	// a dot product of length k: γ_k = k·u/(1 − k·u); the subtraction of
+	// the bound and its product: 4u more
+	g := float64(k)*unitRound/(1-float64(k)*unitRound) + 4*unitRound
+	one := make([]float64, k)
+	for i := range one {
+		one[i] = 1
+	}
+	return &fnChain{
+		k:     k,
+		fwd:   &fnSide{k: k, A: blas64.General{Rows: k, Cols: k, Stride: k, Data: a}, w: one, relErr: g + delta},
+		bwd:   &fnSide{k: k, A: blas64.General{Rows: k, Cols: k, Stride: k, Data: at}, w: pi, relErr: g + delta},
+		pi:    pi,
+		piErr: 2*piErr0 + 2*delta + 4*unitRound,
+	}
+}
+
+// fnBatch is the state of a batch of pairs: X and its derivative D in t.
+type fnBatch struct {
+	pairs [][2]int
+	t     []float64
+	X, D  blas64.General
+	Y, E  blas64.General // scratch
+}
+
+func newFnBatch(k int, pairs [][2]int, t []float64) *fnBatch {
+	p := len(pairs)
+	mk := func() blas64.General { return blas64.General{Rows: p, Cols: k, Stride: k, Data: make([]float64, p*k)} }
+	return &fnBatch{pairs: pairs, t: t, X: mk(), D: mk(), Y: mk(), E: mk()}
+}
+
+// start sets row j to t_j·e_{a'} − e_a (and its derivative e_{a'}).
+func (fb *fnBatch) start(k int) {
+	clear(fb.X.Data)
+	clear(fb.D.Data)
+	for j, pr := range fb.pairs {
+		fb.X.Data[j*k+pr[0]] = -1
+		fb.X.Data[j*k+pr[1]] = fb.t[j]
+		fb.D.Data[j*k+pr[1]] = 1
+	}
+}
+
+// errFnHorizon: the recursion did not decide within its horizon.
+var errFnHorizon = errors.New("pairwise: the functional recursion did not certify within its horizon")
+
+// gemm sets c = a·b.
+func gemm(c, a, b blas64.General) {
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, a, b, 0, c)
+}
+
+// estimate runs N plain steps of the recursion and its derivative in t for
+// every row, and returns g_j = X_N·w and g'_j.
+func (s *fnSide) estimate(ctx context.Context, fb *fnBatch, R float64, N int) ([]float64, []float64, error) {
+	k := s.k
+	fb.start(k)
+	for n := 0; n < N; n++ {
+		if n%32 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, nil, err
+			}
+		}
+		gemm(fb.Y, fb.X, s.A)
+		gemm(fb.E, fb.D, s.A)
+		for i, y := range fb.Y.Data {
+			d := fb.E.Data[i]
+			if y < 0 || (y == 0 && d < 0) {
+				y, d = R*y, R*d
+			}
+			fb.X.Data[i], fb.D.Data[i] = y, d
+		}
+		if n%8 == 7 {
+			rescaleRows(fb.X.Data, fb.D.Data, k)
+		}
+	}
+	p := len(fb.pairs)
+	g, dg := make([]float64, p), make([]float64, p)
+	for j := range p {
+		for x := range k {
+			g[j] += fb.X.Data[j*k+x] * s.w[x]
+			dg[j] += fb.D.Data[j*k+x] * s.w[x]
+		}
+	}
+	return g, dg, nil
+}
+
+// exact returns, for every pair, the least t ≥ lo_j with ψ_N(t)·w ≥ 0 —
+// the exact supremum over horizons ≤ N (up to rounding; an estimate, not
+// a bound) — by Newton's method: t ↦ ψ_N(t)·w is concave, increasing and
+// piecewise linear, so the tangent at any point has its root at or below
+// the least root (a supergradient of a concave function), and from below
+// the iteration increases to the root, ending in finitely many steps. It
+// starts at start_j when given (any value: a warm start from another R or
+// horizon), else at lo_j, which must be at most the answer (1 forward,
+// π_a/π_{a'} backward).
+func (s *fnSide) exact(ctx context.Context, pairs [][2]int, R float64, N int, lo []float64) ([]float64, error) {
+	t, _, err := s.exactCounted(ctx, pairs, R, N, lo, nil)
+	return t, err
+}
+
+// exactCounted is exact, also returning the number of N-step runs made.
+func (s *fnSide) exactCounted(ctx context.Context, pairs [][2]int, R float64, N int, lo, start []float64) ([]float64, int, error) {
+	t := append([]float64(nil), lo...)
+	if start != nil {
+		for j := range t {
+			t[j] = max(t[j], start[j])
+		}
+	}
+	runs := 0
+	active := make([]int, len(pairs))
+	for j := range active {
+		active[j] = j
+	}
+	below := make([]bool, len(pairs)) // t_j known ≤ the root
+	for j := range below {
+		below[j] = start == nil
+	}
+	for it := 0; it < 60 && len(active) > 0; it++ {
+		sub := make([][2]int, len(active))
+		ts := make([]float64, len(active))
+		for i, j := range active {
+			sub[i], ts[i] = pairs[j], t[j]
+		}
+		fb := newFnBatch(s.k, sub, ts)
+		g, dg, err := s.estimate(ctx, fb, R, N)
+		if err != nil {
+			return nil, runs, err
+		}
+		runs++
+		next := active[:0]
+		for i, j := range active {
+			switch {
+			case !(dg[i] > 0) || math.IsNaN(g[i]):
+				if !below[j] { // no usable tangent: restart from the floor
+					t[j], below[j] = lo[j], true
+					next = append(next, j)
+				}
+				continue
+			case g[i] >= 0 && below[j]:
+				continue // t_j is the least root
+			}
+			nt := max(lo[j], t[j]-g[i]/dg[i])
+			if below[j] && !(nt > t[j]*(1+1e-11)) {
+				t[j] = max(t[j], nt)
+				continue
+			}
+			t[j], below[j] = nt, true
+			next = append(next, j)
+		}
+		active = next
+	}
+	return t, runs, nil
+}
+
+// certify runs the rounding-safe recursion (docs/math.md §8.12) from the
+// given t for at most N steps and reports, per pair, whether the computed
+// lower bound on ψ_n became ≥ 0 componentwise for some n ≤ N: then the
+// exact ψ_n is ≥ 0 and t bounds every message's ratio. Each step lowers
+// the computed product by relErr·(|X|·A), a bound on its error, and uses
+// R rounded up, so the computed rows stay below the exact ones (ρ and
+// X ↦ X·A are monotone).
+func (s *fnSide) certify(ctx context.Context, pairs [][2]int, t []float64, R float64, N int) ([]bool, int, error) {
+	k := s.k
+	ok := make([]bool, len(pairs))
+	Rup := R * (1 + 4*unitRound)
+	idx := make([]int, len(pairs))
+	for j := range idx {
+		idx[j] = j
+	}
+	fb := newFnBatch(k, pairs, t)
+	fb.start(k)
+	abs := blas64.General{Rows: len(pairs), Cols: k, Stride: k, Data: make([]float64, len(pairs)*k)}
+	steps := 0
+	for n := 1; n <= N && len(idx) > 0; n++ {
+		if n%32 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, steps, err
+			}
+		}
+		p := len(idx)
+		X := blas64.General{Rows: p, Cols: k, Stride: k, Data: fb.X.Data[:p*k]}
+		Y := blas64.General{Rows: p, Cols: k, Stride: k, Data: fb.Y.Data[:p*k]}
+		Ab := blas64.General{Rows: p, Cols: k, Stride: k, Data: abs.Data[:p*k]}
+		Eb := blas64.General{Rows: p, Cols: k, Stride: k, Data: fb.E.Data[:p*k]}
+		for i, v := range X.Data {
+			Ab.Data[i] = math.Abs(v)
+		}
+		gemm(Y, X, s.A)
+		gemm(Eb, Ab, s.A)
+		steps++
+		// keep the rows not yet certified, in place
+		w := 0
+		for i := range p {
+			row := Y.Data[i*k : (i+1)*k]
+			erow := Eb.Data[i*k : (i+1)*k]
+			nonneg := true
+			for x := range k {
+				c := row[x] - s.relErr*erow[x]
+				if !(c >= 0) { // NaN (an overflow) certifies nothing
+					c *= Rup
+					nonneg = false
+				}
+				row[x] = c
+			}
+			if nonneg {
+				ok[idx[i]] = true
+				continue
+			}
+			if n%8 == 0 {
+				rescaleRows(row, nil, k)
+			}
+			copy(fb.X.Data[w*k:(w+1)*k], row)
+			idx[w] = idx[i]
+			w++
+		}
+		idx = idx[:w]
+	}
+	return ok, steps, nil
+}
+
+// lower is each pair's least possible answer: the ratio 1 of the message
+// 1, in the side's variable (t̃ = t·π_a/π_{a'} backward).
+func (fc *fnChain) lower(pairs [][2]int, backward bool) []float64 {
+	lo := make([]float64, len(pairs))
+	for j, pr := range pairs {
+		lo[j] = 1
+		if backward {
+			lo[j] = fc.pi[pr[0]] / fc.pi[pr[1]]
+		}
+	}
+	return lo
+}
+
+// noFunctional, when set (tests of the plans' certificates), skips the
+// functional recursion.
+var noFunctional bool
+
+// fnTrace, when set (tests), traces the search.
+var fnTrace func(format string, args ...any)
+
+// fnSolver calibrates one stationary chain by the functional recursion.
+type fnSolver struct {
+	fc    *fnChain
+	pairs [][2]int
+	N     int     // the estimates' horizon
+	tuned bool    // N was chosen (estimateLoss); the certificate may double it
+	work  float64 // multiply-adds so far
+	max   float64 // the limit (0: none)
+	// the last estimates and the R they were made at (warm starts)
+	lastR  float64
+	lastN  int
+	lastF  []float64
+	lastBt []float64
+}
+
+func newFnSolver(ctx context.Context, ch *markov.Chain, maxWork float64) (*fnSolver, error) {
+	pi, err := markov.StationaryGTH(ctx, ch.P)
+	if err != nil {
+		return nil, err
+	}
+	fc := newFnChain(ch.P, pi, markov.GTHError(ch.K()))
+	k := ch.K()
+	fs := &fnSolver{fc: fc, N: 8, max: maxWork}
+	for a := range k {
+		for b := range k {
+			if a != b {
+				fs.pairs = append(fs.pairs, [2]int{a, b})
+			}
+		}
+	}
+	return fs, nil
+}
+
+// charge counts steps·pairs·k² multiply-adds and stops at the limit.
+func (fs *fnSolver) charge(steps, pairs int) error {
+	k := float64(fs.fc.k)
+	fs.work += float64(steps) * float64(pairs) * k * k
+	if fs.max > 0 && fs.work > fs.max {
+		return fmt.Errorf("%w: about %.2g multiply-adds done, over the limit %.2g", ErrWork, fs.work, fs.max)
+	}
+	return nil
+}
+
+// estimates returns F_N and B̃_N (B̃ = B·π_a/π_{a'}) of every pair at R.
+func (fs *fnSolver) estimates(ctx context.Context, R float64) ([]float64, []float64, error) {
+	fc := fs.fc
+	if fs.lastF != nil && R == fs.lastR && fs.lastN == fs.N {
+		return fs.lastF, fs.lastBt, nil
+	}
+	loF, loB := fc.lower(fs.pairs, false), fc.lower(fs.pairs, true)
+	// warm starts: the last answers, their logarithms scaled as R's (the
+	// suprema's logarithms are nearly proportional to log R); any start
+	// is safe (exactCounted)
+	var sF, sB []float64
+	if fs.lastF != nil {
+		c := math.Log(R) / math.Log(fs.lastR)
+		sF, sB = make([]float64, len(fs.pairs)), make([]float64, len(fs.pairs))
+		for j, pr := range fs.pairs {
+			sF[j] = math.Pow(fs.lastF[j], c)
+			r := fc.pi[pr[0]] / fc.pi[pr[1]]
+			sB[j] = math.Pow(fs.lastBt[j]/r, c) * r
+		}
+	}
+	F, itF, err := fc.fwd.exactCounted(ctx, fs.pairs, R, fs.N, loF, sF)
+	if err == nil {
+		err = fs.charge(2*itF*fs.N, len(fs.pairs))
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	Bt, itB, err := fc.bwd.exactCounted(ctx, fs.pairs, R, fs.N, loB, sB)
+	if err == nil {
+		err = fs.charge(2*itB*fs.N, len(fs.pairs))
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	fs.lastR, fs.lastN, fs.lastF, fs.lastBt = R, fs.N, F, Bt
+	if fnTrace != nil {
+		fnTrace("estimates at R %.9g, N %d: %d and %d Newton runs", R, fs.N, itF, itB)
+	}
+	return F, Bt, nil
+}
+
+// lossOf is e + max over pairs of log F + log B, and the pair; up rounds
+// every ratio up by that factor (1 for estimates).
+func (fs *fnSolver) lossOf(e float64, F, Bt []float64, up float64) (float64, int, int) {
+	best, ba, bb := math.Inf(-1), -1, -1
+	for j, pr := range fs.pairs {
+		B := Bt[j] * fs.fc.pi[pr[1]] / fs.fc.pi[pr[0]]
+		v := math.Log(F[j]*up) + math.Log(B*up*(1+fs.fc.piErr))
+		if v > best || math.IsNaN(v) {
+			best, ba, bb = v, pr[0], pr[1]
+		}
+	}
+	return (e + best) * (1 + 4*unitRound), ba, bb
+}
+
+// estimateLoss is the loss of the horizon-N estimates at budget e, the
+// horizon doubled until it moves the loss by less than 10⁻⁹ relative.
+func (fs *fnSolver) estimateLoss(ctx context.Context, e float64) (float64, error) {
+	R := math.Exp(e)
+	F, Bt, err := fs.estimates(ctx, R)
+	if err != nil {
+		return 0, err
+	}
+	l, _, _ := fs.lossOf(e, F, Bt, 1)
+	if fs.tuned {
+		return l, nil
+	}
+	fs.tuned = true
+	for fs.N < fnMaxHorizon {
+		fs.N *= 2
+		F, Bt, err = fs.estimates(ctx, R)
+		if err != nil {
+			return 0, err
+		}
+		l2, _, _ := fs.lossOf(e, F, Bt, 1)
+		if l2-l <= 1e-9*l2 {
+			fs.N /= 2 // N was enough
+			return l2, nil
+		}
+		l = l2
+	}
+	return l, nil
+}
+
+// fnMaxHorizon caps the horizon: chains that need more (periodic ones
+// never certify; very slowly mixing ones) fall back to the other bounds.
+const fnMaxHorizon = 1 << 16
+
+// certifyAt checks, at budget e, the estimates inflated by 1+η on both
+// sides by the rounding-safe recursion and returns the certified loss
+// (+Inf when some pair was not certified within 4N steps).
+func (fs *fnSolver) certifyAt(ctx context.Context, e, eta float64) (Result, error) {
+	R := math.Exp(e) * (1 + 2*unitRound)
+	F, Bt := fs.lastF, fs.lastBt
+	tF, tB := make([]float64, len(F)), make([]float64, len(Bt))
+	for j := range F {
+		tF[j], tB[j] = F[j]*(1+eta), Bt[j]*(1+eta)
+	}
+	for i, side := range []*fnSide{fs.fc.fwd, fs.fc.bwd} {
+		t := tF
+		if i == 1 {
+			t = tB
+		}
+		ok, steps, err := side.certify(ctx, fs.pairs, t, R, 4*fs.N)
+		if err == nil {
+			err = fs.charge(2*steps, len(fs.pairs))
+		}
+		if err != nil {
+			return Result{}, err
+		}
+		for _, o := range ok {
+			if !o {
+				return Result{Loss: math.Inf(1), A: -1, B: -1}, nil
+			}
+		}
+	}
+	l, a, b := fs.lossOf(e, tF, tB, 1+2*unitRound)
+	return Result{Loss: l, A: a, B: b}, nil
+}
+
+// calibrate finds the least per-bin scale b whose certified loss at
+// budget s/b is at most eps(1 − Slack): a secant search on the estimates
+// (the loss is nearly ∝ 1/b) aimed aimMargin below ε, then the certificate
+// at the found b, raised a little until it fits.
+func (fs *fnSolver) calibrate(ctx context.Context, eps, s, guess float64) (float64, Result, error) {
+	aim := eps * (1 - aimMargin)
+	target := eps * (1 - Slack)
+	// the secret's own step costs s/b: no b ≤ s/ε reaches ε
+	lo, hi := s/eps, math.Inf(1)
+	b := max(guess, 2*lo)
+	var pb, pl float64
+	for it := 0; it < 60; it++ {
+		l, err := fs.estimateLoss(ctx, s/b)
+		if err != nil {
+			return 0, Result{}, err
+		}
+		if math.IsNaN(l) || math.IsInf(l, 0) {
+			l = math.Inf(1) // an overflow: b is far too small
+		}
+		if fnTrace != nil {
+			fnTrace("search b %.12g: estimate %.12g (N %d)", b, l, fs.N)
+		}
+		if l > aim {
+			lo = b
+		} else {
+			hi = b
+		}
+		if math.IsInf(l, 1) {
+			pb, pl, b = 0, 0, 2*b
+			if !math.IsInf(hi, 1) {
+				b = (lo + hi) / 2
+			}
+			continue
+		}
+		if math.Abs(l/aim-1) < 1e-8 || hi-lo < 1e-10*hi {
+			if l > aim {
+				hi = b * l / aim * (1 + 1e-9)
+			}
+			break
+		}
+		var nb float64
+		if pb > 0 && pl != l && pl > 0 && l > 0 {
+			slope := (math.Log(l) - math.Log(pl)) / (math.Log(b) - math.Log(pb))
+			if slope >= 0 {
+				slope = -1
+			}
+			nb = b * math.Exp((math.Log(aim)-math.Log(l))/slope)
+		} else {
+			nb = b * l / aim
+		}
+		if nb <= lo || nb >= hi {
+			nb = (lo + hi) / 2
+			if math.IsInf(hi, 1) {
+				nb = 2 * b
+			}
+		}
+		pb, pl, b = b, l, nb
+	}
+	if math.IsInf(hi, 1) {
+		return math.Inf(1), Result{}, nil
+	}
+	b = hi
+	for try := 0; try < 8; try++ {
+		e := s / b
+		if _, err := fs.estimateLoss(ctx, e); err != nil {
+			return 0, Result{}, err
+		}
+		r, err := fs.certifyAt(ctx, e, eps*aimMargin/8)
+		if err != nil {
+			return 0, Result{}, err
+		}
+		if fnTrace != nil {
+			fnTrace("certify b %.12g: %.12g (target %.12g, N %d)", b, r.Loss, target, fs.N)
+		}
+		if r.Loss <= target {
+			return b, r, nil
+		}
+		if math.IsInf(r.Loss, 1) {
+			if fs.N >= fnMaxHorizon {
+				return math.Inf(1), Result{}, nil
+			}
+			fs.N *= 2 // the horizon was too short for the certificate
+			continue
+		}
+		b *= 1 + 4e-6*math.Pow(2, float64(try))
+	}
+	return math.Inf(1), Result{}, nil
+}
+
+// fnMaxStates and fnMaxWork bound where the functional recursion runs by
+// default: it certifies every ordered pair over a horizon of the chain's
+// mixing time, k²·k(k−1) multiply-adds a step per side, so many-state
+// slowly mixing chains (the UCI house's 51 levels: about 2.6·10¹⁰ for one
+// certificate) are left to the plans' certificates (§8.11).
+const (
+	fnMaxStates = 24
+	fnMaxWork   = 6e9
+)
+
+// fnStream calibrates one chain of an unbounded stream by the functional
+// recursion when it applies — a stationary start, an irreducible chain of
+// at most fnMaxStates states — within the work left (≤ 0: fnMaxWork) and
+// fnMaxWork. ok is false, with no error, when it does not apply, runs out
+// of work or certifies nothing (periodic chains): the caller falls back.
+// It returns the work done.
+func fnStream(ctx context.Context, ch *markov.Chain, eps, s, guess, left float64) (float64, Result, float64, bool, error) {
+	if noFunctional || ch.Init != markov.InitStationary || ch.K() > fnMaxStates || ch.K() < 2 || !ch.Irreducible() {
+		return 0, Result{}, 0, false, nil
+	}
+	limit := fnMaxWork
+	if left > 0 {
+		limit = min(limit, left)
+	}
+	fs, err := newFnSolver(ctx, ch, limit)
+	if err != nil {
+		if ctx.Err() != nil {
+			return 0, Result{}, 0, false, err
+		}
+		return 0, Result{}, 0, false, nil
+	}
+	b, r, err := fs.calibrate(ctx, eps, s, guess)
+	switch {
+	case ctx.Err() != nil:
+		return 0, Result{}, fs.work, false, ctx.Err()
+	case errors.Is(err, ErrWork):
+		return 0, Result{}, fs.work, false, nil
+	case err != nil:
+		return 0, Result{}, fs.work, false, err
+	case math.IsInf(b, 1):
+		return 0, Result{}, fs.work, false, nil
+	}
+	if r.Scalar, err = scalarLoss(ch, 0, b, s, nil); err != nil {
+		return 0, Result{}, fs.work, false, err
+	}
+	return b, r, fs.work, true, nil
+}
+
+// rescaleRows divides every row of X (and the same row of D, when not nil)
+// by the power of two nearest its largest magnitude: the recursion is
+// positively homogeneous (ρ(cψ) = cρ(ψ), c > 0), so signs, the root of
+// ψ_N(t)·w and Newton's ratio g/g' are unchanged, and a power of two
+// scales exactly; without it the negative parts grow as Rⁿ and overflow.
+func rescaleRows(X, D []float64, k int) {
+	for r := 0; r+k <= len(X); r += k {
+		m := 0.0
+		for _, v := range X[r : r+k] {
+			m = max(m, math.Abs(v))
+		}
+		if m == 0 || math.IsInf(m, 0) || math.IsNaN(m) {
+			continue
+		}
+		_, e := math.Frexp(m)
+		for i := r; i < r+k; i++ {
+			X[i] = math.Ldexp(X[i], -e)
+			if D != nil {
+				D[i] = math.Ldexp(D[i], -e)
+			}
+		}
+	}
+}
