@@ -38,6 +38,7 @@ func forward(fk *kernel, eps []float64) []float64 {
 	T := len(eps)
 	phi := make([]float64, T+2)
 	for t := T; t >= 1; t-- {
+		fk.st.tick(len(fk.pairs) + 1)
 		phi[t] = addUp(fk.max(phi[t+1]), eps[t-1])
 	}
 	return phi
@@ -154,6 +155,7 @@ func (p *prep) leakage(eps []float64) (Result, error) {
 		}
 		beta := eps[0] // β_{t−1}
 		for t := 2; t <= T; t++ {
+			p.st.tick(len(bk.pairs) + 1)
 			bv, bmax := bk.at(beta)
 			for i, pr := range bk.pairs {
 				consider(bv[i]+eps[t-1]+fk.pairValue(pr.a, pr.b, phi[t+1]), t, pr.a, pr.b)
@@ -181,6 +183,7 @@ func (p *prep) leakage(eps []float64) (Result, error) {
 		first(nil)
 		beta := eps[0]
 		for t := 2; t <= T; t++ {
+			p.st.tick(len(fk.pairs) + 1)
 			fv, _ := fk.at(phi[t+1])
 			for i, pr := range fk.pairs {
 				v := tau*beta + eps[t-1]
