@@ -183,7 +183,7 @@ func leakageBound(ctx context.Context, class *markov.Class, sum float64) (Verdic
 	// unbounded bound runs the recursion to a long horizon (§8.5), too slow
 	// for a ledger transaction
 	if len(class.States) <= LeakageStates {
-		if res, err := tpl.Loss(class.AnyStart(), 0, b, nil); err == nil && res.Loss < loss {
+		if res, err := tpl.LossContext(ctx, class.AnyStart(), 0, b, nil); err == nil && res.Loss < loss {
 			// the recursion's rounding (docs/math.md §8.9) is far inside 1e-9
 			loss, how = res.Loss*(1+1e-9), "the temporal leakage bound"
 		}

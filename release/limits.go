@@ -23,8 +23,9 @@ type Limits struct {
 	MaxCells int
 	// MaxLeakageWork is the most multiply-adds the pairwise leakage bound
 	// (docs/math.md §8.11) may take, estimated up front from the chain's
-	// sparsity (0: DefaultMaxLeakageWork); beyond it the bound is not
-	// computed and the calibration says why. CLI: --max-leakage-work.
+	// sparsity (0: DefaultMaxLeakageWork), and the most operations of the
+	// scalar recursion's unbounded bound (tpl.Work); beyond it a bound is
+	// not computed and the calibration says why. CLI: --max-leakage-work.
 	MaxLeakageWork float64
 	// MaxStates is the most states (bins, levels) a class may have (0:
 	// DefaultMaxStates), checked before the data are read, a chain is

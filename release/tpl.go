@@ -47,15 +47,18 @@ const (
 )
 
 // Cost limits of the leakage bounds. The scalar recursion's finite-length
-// bound is computed only while T·k³ ≤ maxTPLWork (its unbounded bound is
-// cheap at every k); the pairwise bound's cost is estimated up front from
+// bound is computed only while T·k³ ≤ maxTPLWork, its unbounded bound
+// while its estimate (tpl.Work) is within Limits.MaxLeakageWork; the pairwise bound's cost is estimated up front from
 // the chain's sparsity (pairwise.Work) and compared with
 // Limits.MaxLeakageWork.
 const (
 	maxTPLWork = 20000
 )
 
-var errFixedStart = errors.New("fixed start")
+var (
+	errFixedStart = errors.New("fixed start")
+	errOverWork   = errors.New("over the work limit")
+)
 
 // leakVersion names the leakage bounds' algorithms in cache keys: the
 // pairwise bound with LP plans by Newton's method (docs/math.md §8.11).
@@ -104,15 +107,28 @@ func leakageSigma(ctx context.Context, class *markov.Class, T int, eps float64, 
 	// finite bound, within the work limit.
 	bs, err := 0.0, error(errFixedStart)
 	if !class.FixedStart() {
-		bs, _, err = tpl.Calibrate(class, 0, eps, nil)
+		// its kernels cost about k³ log k each, held in about 20·k³ bytes,
+		// and every step of the bisection k³ more: estimated up front
+		// against the same budget as the pairwise bound's
+		if work := tpl.Work(class, 0); work > limits.leakageWork() {
+			whys = append(whys, fmt.Sprintf("the scalar leakage recursion is not computed: about %.2g operations (%s here), over --max-leakage-work %.2g", work, approxSeconds(work), limits.leakageWork()))
+			err = errOverWork
+		} else {
+			bs, _, err = tpl.CalibrateContext(ctx, class, 0, eps, nil)
+		}
 	}
 	finite := T > 0 && float64(T)*float64(k*k*k) <= maxTPLWork
 	if finite {
-		if bt, _, errT := tpl.Calibrate(class, T, eps, nil); errT == nil && (err != nil || bt < bs) {
+		if bt, _, errT := tpl.CalibrateContext(ctx, class, T, eps, nil); errT == nil && (err != nil || bt < bs) {
 			bs, err = bt, nil
 		}
 	}
+	if ctx.Err() != nil {
+		return Leakage{}, fmt.Errorf("release stopped: %w", context.Cause(ctx))
+	}
 	switch {
+	case err == errOverWork:
+		bs = 0
 	case err == errFixedStart:
 		whys = append(whys, fmt.Sprintf("the scalar leakage recursion is not computed for a fixed initial distribution over %d steps of %d states (its cost grows as steps × k³)", T, k))
 		bs = 0

@@ -1,6 +1,7 @@
 package tpl
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -70,9 +71,31 @@ func checkClass(class *markov.Class, T int, opts *Options) error {
 // from a chain of the class. See Leakage and LeakageSup for the initial
 // distributions.
 func Loss(class *markov.Class, T int, b float64, opts *Options) (ClassResult, error) {
+	return LossContext(context.Background(), class, T, b, opts)
+}
+
+// LossContext is Loss stopped when ctx ends: it then returns, within well
+// under a second, an error wrapping the context's cause. Cost: see Work.
+func LossContext(ctx context.Context, class *markov.Class, T int, b float64, opts *Options) (_ ClassResult, err error) {
+	defer recoverStop(&err)
+	st := newStopper(ctx)
+	st.check()
 	if err := checkClass(class, T, opts); err != nil {
 		return ClassResult{}, err
 	}
+	return loss(preps(class, st), T, b, opts)
+}
+
+// preps are the class's chains, prepared (their kernels built on first use).
+func preps(class *markov.Class, st *stopper) []*prep {
+	ps := make([]*prep, len(class.Chains))
+	for i, ch := range class.Chains {
+		ps[i] = newPrep(ch, st)
+	}
+	return ps
+}
+
+func loss(ps []*prep, T int, b float64, opts *Options) (ClassResult, error) {
 	if !(b > 0) || math.IsInf(b, 0) {
 		return ClassResult{}, fmt.Errorf("tpl: per-bin scale %v, want finite > 0", b)
 	}
@@ -84,13 +107,13 @@ func Loss(class *markov.Class, T int, b float64, opts *Options) (ClassResult, er
 		}
 	}
 	best := ClassResult{Result: Result{Loss: math.Inf(-1)}}
-	for i, ch := range class.Chains {
+	for i, p := range ps {
 		var r Result
 		var err error
 		if T == 0 {
-			r, err = LeakageSup(ch, 2/b)
+			r, err = p.leakageSup(2 / b)
 		} else {
-			r, err = Leakage(ch, eps)
+			r, err = p.leakage(eps)
 		}
 		if err != nil {
 			return ClassResult{}, fmt.Errorf("chain %d: %w", i, err)
@@ -127,9 +150,22 @@ const relTol = 1e-11
 // (docs/math.md §8.3–8.9). It is an error when no finite scale reaches
 // eps (an unbounded stream of a chain with no finite leakage supremum).
 func Calibrate(class *markov.Class, T int, eps float64, opts *Options) (float64, Info, error) {
+	return CalibrateContext(context.Background(), class, T, eps, opts)
+}
+
+// CalibrateContext is Calibrate stopped when ctx ends (a deadline, a
+// signal, a client gone): it then returns, within well under a second, an
+// error wrapping the context's cause. The chains' kernels are built once
+// and kept across the bisection's evaluations; Work estimates the cost up
+// front.
+func CalibrateContext(ctx context.Context, class *markov.Class, T int, eps float64, opts *Options) (_ float64, _ Info, err error) {
+	defer recoverStop(&err)
+	st := newStopper(ctx)
+	st.check()
 	if err := checkClass(class, T, opts); err != nil {
 		return 0, Info{}, err
 	}
+	ps := preps(class, st)
 	if !(eps > 0) || math.IsInf(eps, 0) {
 		return 0, Info{}, fmt.Errorf("tpl: ε = %v, want finite > 0", eps)
 	}
@@ -137,7 +173,7 @@ func Calibrate(class *markov.Class, T int, eps float64, opts *Options) (float64,
 	info := Info{Method: Method}
 	eval := func(b float64) (ClassResult, error) {
 		info.Evaluations++
-		return Loss(class, T, b, opts)
+		return loss(ps, T, b, opts)
 	}
 	// Every observed step alone costs 2/b, so b ≤ 2/eps never suffices.
 	lo := 2 / eps

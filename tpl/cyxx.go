@@ -25,8 +25,8 @@ func LeakageCYXX(ch *markov.Chain, eps []float64, unbounded bool) (float64, erro
 	if err != nil {
 		return 0, fmt.Errorf("tpl: %w", err)
 	}
-	bk := newKernel(Reversal(ch.P, pi), nil, reversalErr(ch.K()))
-	fk := newKernel(rowsOf(ch.P), nil, 0)
+	bk := newKernel(Reversal(ch.P, pi), nil, reversalErr(ch.K()), nil)
+	fk := newKernel(rowsOf(ch.P), nil, 0, nil)
 	if unbounded {
 		e := eps[0]
 		return bk.sup(e) + fk.sup(e) - e, nil

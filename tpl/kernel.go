@@ -3,7 +3,7 @@ package tpl
 import (
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"math"
-	"sort"
+	"slices"
 )
 
 // pair is one ordered pair of rows (a, b) of a kernel, reduced to what
@@ -35,9 +35,14 @@ func columnOrder(p, p2 []float64) []int {
 			rest = append(rest, j)
 		}
 	}
-	sort.SliceStable(rest, func(i, l int) bool {
-		x, y := rest[i], rest[l]
-		return p[x]*p2[y] > p[y]*p2[x]
+	slices.SortStableFunc(rest, func(x, y int) int {
+		switch l, r := p[x]*p2[y], p[y]*p2[x]; {
+		case l > r:
+			return -1
+		case l < r:
+			return 1
+		}
+		return 0
 	})
 	return append(rest, both...)
 }
@@ -53,6 +58,16 @@ func makePair(a, b int, order []int, p, p2 []float64, up float64) pair {
 		sq[n] = sq[n+1] + p[order[n]]
 		sd[n] = sd[n+1] + p2[order[n]]
 	}
+	kept := 0
+	for _, j := range order {
+		if p[j] > p2[j] {
+			kept++
+		}
+	}
+	// one allocation for the five slices (at k states a kernel holds k²
+	// pairs of up to k prefixes each)
+	buf := make([]float64, 5*kept)
+	pr.q, pr.d, pr.qc, pr.dc, pr.qd = buf[:0:kept], buf[kept:kept:2*kept], buf[2*kept:2*kept:3*kept], buf[3*kept:3*kept:4*kept], buf[4*kept:4*kept:5*kept]
 	var q, d, qd float64
 	for n, j := range order {
 		q += p[j]
@@ -165,15 +180,28 @@ func (pr *pair) lamScan(A float64) float64 {
 // β = λ_{q,d}(β) + ε ([CYXX18] Thm 10; docs/math.md §8.4), at least ε,
 // rounded up (§8.9).
 func (pr *pair) fixedPoint(eps float64) float64 {
-	best := eps
+	return pr.fixedPointE(eps, math.Expm1(eps))
+}
+
+// fixedPointE is fixedPoint with e = e^ε − 1 given. The root's logarithm
+// is monotone in u, so the largest u is found first and one logarithm
+// taken: each prefix's u is rounded up, so the largest of them is at
+// least every prefix's exact root (docs/math.md §8.9).
+func (pr *pair) fixedPointE(eps, e float64) float64 {
+	best := 0.0
 	for i, q := range pr.q {
 		if d := pr.d[i]; q > d {
-			if r := thm10(q, d, pr.qc[i], eps, pr.roundUp); r > best || math.IsNaN(r) {
-				best = r
+			u := thm10u(q, d, pr.qc[i], e, pr.roundUp)
+			if math.IsNaN(u) {
+				return u
 			}
+			best = math.Max(best, u)
 		}
 	}
-	return best
+	if best == 0 {
+		return eps
+	}
+	return math.Max(eps, math.Log1p(best*pr.roundUp)*pr.roundUp)
 }
 
 // thm10 solves z(1 + (z−1)d) = e^ε(1 + (z−1)q) for its positive root and
@@ -184,22 +212,25 @@ func (pr *pair) fixedPoint(eps float64) float64 {
 // tiny. C is lowered by a bound on its own rounding first (u decreases
 // in C), then u is taken from the form without cancellation.
 func thm10(q, d, qc, eps, up float64) float64 {
-	e := math.Expm1(eps)
+	return math.Log1p(thm10u(q, d, qc, math.Expm1(eps), up)*up) * up
+}
+
+// thm10u is thm10's u (before the factor up and the logarithm), with e =
+// e^ε − 1 given; +Inf when there is no positive root.
+func thm10u(q, d, qc, e, up float64) float64 {
 	C := d + qc - q*e
 	C -= (up - 1) * (d + qc + q*e)
-	var u float64
 	switch {
 	case d == 0:
 		if C <= 0 {
 			return math.Inf(1)
 		}
-		u = e / C
+		return e / C
 	case C >= 0:
-		u = 2 * e / (C + math.Sqrt(C*C+4*d*e))
+		return 2 * e / (C + math.Sqrt(C*C+4*d*e))
 	default:
-		u = (math.Sqrt(C*C+4*d*e) - C) / (2 * d)
+		return (math.Sqrt(C*C+4*d*e) - C) / (2 * d)
 	}
-	return math.Log1p(u*up) * up
 }
 
 // kernel is one step's kernel reduced to its ordered pairs of rows over
@@ -208,6 +239,7 @@ func thm10(q, d, qc, eps, up float64) float64 {
 // docs/math.md §8.3 reach a floating-point fixed point (or 2-cycle) and
 // then ask for the same arguments at every step.
 type kernel struct {
+	st    *stopper // nil: never stops
 	k     int
 	pairs []pair
 	idx   []int // idx[a*k+b]: position of pair (a, b), or −1
@@ -224,15 +256,17 @@ type kcache struct {
 
 // newKernel builds the kernel of rows; orders, when not nil, gives each
 // pair's column order (orders[a*k+b]), else it is sorted here; entryErr
-// bounds the rows' entrywise relative error (roundUp).
-func newKernel(rows [][]float64, orders [][]int, entryErr float64) *kernel {
+// bounds the rows' entrywise relative error (roundUp); st (nil: never)
+// stops it and every later use of the kernel.
+func newKernel(rows [][]float64, orders [][]int, entryErr float64, st *stopper) *kernel {
 	k := len(rows)
-	kn := &kernel{k: k, idx: make([]int, k*k)}
+	kn := &kernel{st: st, k: k, idx: make([]int, k*k)}
 	up := roundUp(rows, entryErr)
 	for i := range kn.idx {
 		kn.idx[i] = -1
 	}
 	for a := range k {
+		st.tick(4 * k * k) // k pairs: a sort and a pass over k columns each
 		for b := range k {
 			if a == b || rows[a] == nil || rows[b] == nil {
 				continue
@@ -266,6 +300,7 @@ func (kn *kernel) at(A float64) ([]float64, float64) {
 	c.max = 0
 	w, m := math.Exp(-A), -math.Expm1(-A)
 	for i := range kn.pairs {
+		kn.st.tick(8)
 		v := 0.0
 		if A > 0 {
 			v = kn.pairs[i].lamW(w, m)
@@ -298,8 +333,10 @@ func (kn *kernel) pairValue(a, b int, A float64) float64 {
 // sup is the least fixed point of β = λ_M(β) + ε (docs/math.md §8.4).
 func (kn *kernel) sup(eps float64) float64 {
 	best := eps
+	e := math.Expm1(eps)
 	for i := range kn.pairs {
-		if v := kn.pairs[i].fixedPoint(eps); v > best {
+		kn.st.tick(8 * len(kn.pairs[i].q))
+		if v := kn.pairs[i].fixedPointE(eps, e); v > best {
 			best = v
 		}
 	}
@@ -310,7 +347,7 @@ func (kn *kernel) sup(eps float64) float64 {
 // kernels P^B_t(x, y) ∝ q_{t−1}(y)P(y, x) of any start: the ratio
 // P^B_t(a, y)/P^B_t(b, y) is P(y, a)/P(y, b) times a factor that does not
 // depend on y, and columns with q_{t−1}(y) = 0 vanish in both rows.
-func columnOrders(P [][]float64) [][]int {
+func columnOrders(P [][]float64, st *stopper) [][]int {
 	k := len(P)
 	col := make([][]float64, k)
 	for x := range k {
@@ -321,6 +358,7 @@ func columnOrders(P [][]float64) [][]int {
 	}
 	out := make([][]int, k*k)
 	for a := range k {
+		st.tick(4 * k * k)
 		for b := range k {
 			if a != b {
 				out[a*k+b] = columnOrder(col[a], col[b])

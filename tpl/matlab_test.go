@@ -273,7 +273,7 @@ func TestMatlabPortStepByStep(t *testing.T) {
 	for k := 2; k <= 6; k++ {
 		for range 8 {
 			P := randomStochastic(rng, k, 1)
-			kn := newKernel(rowsOf(P), nil, 0)
+			kn := newKernel(rowsOf(P), nil, 0, nil)
 			for _, a := range []float64{0.05, 0.3, 1, 3} {
 				want := mlCalcPLbyThm(P, a)
 				if got := kn.max(a); math.Abs(got-want) > 1e-12*math.Max(1, want) {

@@ -1,6 +1,7 @@
 package tpl
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -28,21 +29,35 @@ const maxHorizonWork = 2e8
 // is +Inf when no finite bound exists (e.g. a deterministic transition
 // that keeps two states apart forever).
 func LeakageSup(ch *markov.Chain, eps float64) (Result, error) {
+	return LeakageSupContext(context.Background(), ch, eps)
+}
+
+// LeakageSupContext is LeakageSup stopped when ctx ends: it then returns,
+// within well under a second, an error wrapping the context's cause.
+// Cost: see Work.
+func LeakageSupContext(ctx context.Context, ch *markov.Chain, eps float64) (_ Result, err error) {
+	defer recoverStop(&err)
+	st := newStopper(ctx)
+	st.check()
+	return newPrep(ch, st).leakageSup(eps)
+}
+
+func (p *prep) leakageSup(eps float64) (Result, error) {
 	if math.IsNaN(eps) || eps < 0 || math.IsInf(eps, 0) {
 		return Result{}, fmt.Errorf("tpl: budget %v, want finite ≥ 0", eps)
 	}
-	fk := newKernel(rowsOf(ch.P), nil, 0)
-	Fs := fk.sup(eps)
+	ch := p.ch
 	if ch.K() == 1 {
 		return Result{Loss: 0, A: -1, B: -1}, nil
 	}
+	fk := p.forward()
+	Fs := fk.sup(eps)
 	switch ch.Init {
 	case markov.InitStationary:
-		pi, err := ch.Stationary()
+		bk, err := p.reversal()
 		if err != nil {
-			return Result{}, fmt.Errorf("tpl: %w", err)
+			return Result{}, err
 		}
-		bk := newKernel(Reversal(ch.P, pi), nil, reversalErr(ch.K()))
 		Bs := bk.sup(eps)
 		best := Result{Loss: 0, A: -1, B: -1}
 		for _, pr := range bk.pairs {
@@ -60,27 +75,30 @@ func LeakageSup(ch *markov.Chain, eps float64) (Result, error) {
 		b := eps / gap * (1 + 0x1p-52)
 		return Result{Loss: b + Fs - eps, A: -1, B: -1}, nil
 	case markov.InitGiven:
-		return supGiven(ch, eps, fk, Fs)
+		return p.supGiven(eps, fk, Fs)
 	}
 	return Result{}, fmt.Errorf("tpl: unknown initial kind %v", ch.Init)
 }
 
 // supGiven is docs/math.md §8.5 for a fixed initial distribution.
-func supGiven(ch *markov.Chain, eps float64, fk *kernel, Fs float64) (Result, error) {
+func (p *prep) supGiven(eps float64, fk *kernel, Fs float64) (Result, error) {
+	ch := p.ch
 	if !ch.Irreducible() {
 		return Result{}, fmt.Errorf("tpl: an unbounded stream from a given initial distribution needs a primitive chain: %w", markov.ErrNotIrreducible)
 	}
-	pi, err := ch.Stationary()
+	pi, err := p.stationary()
 	if err != nil {
-		return Result{}, fmt.Errorf("tpl: %w", err)
+		return Result{}, err
 	}
-	m, Pm := primitivePower(ch.P)
+	m, gapM := p.primitive()
 	if m == 0 {
 		return Result{}, fmt.Errorf("tpl: an unbounded stream from a given initial distribution needs a primitive chain (some power of P positive): %w", markov.ErrPeriodic)
 	}
-	_, gapM := birkhoff(Pm)
-	star := newKernel(Reversal(ch.P, pi), nil, reversalErr(ch.K()))
-	orders := columnOrders(ch.P)
+	star, err := p.reversal()
+	if err != nil {
+		return Result{}, err
+	}
+	orders := p.columnOrders()
 	Bs := star.sup(eps)
 	k := ch.K()
 	maxHorizon := max(100, int(maxHorizonWork/float64(k*k*k)))
@@ -100,8 +118,9 @@ func supGiven(ch *markov.Chain, eps float64, fk *kernel, Fs float64) (Result, er
 	}
 	beta := eps
 	for t := 2; ; t++ {
+		p.st.tick(2 * k * k)
 		rows, qt := BackwardAt(ch.P, q)
-		bk := newKernel(rows, orders, givenErr(t, ch.K()))
+		bk := newKernel(rows, orders, givenErr(t, ch.K()), p.st)
 		bv, bmax := bk.at(beta)
 		for i, pr := range bk.pairs {
 			consider(bv[i]+eps+fk.pairValue(pr.a, pr.b, Fs), t, pr.a, pr.b)
@@ -135,10 +154,11 @@ func supGiven(ch *markov.Chain, eps float64, fk *kernel, Fs float64) (Result, er
 
 // primitivePower returns the least m ≤ (k−1)²+1 (Wielandt's bound) with
 // P^m positive, and P^m; m = 0 when there is none (P is not primitive).
-func primitivePower(P [][]float64) (int, [][]float64) {
+func primitivePower(P [][]float64, st *stopper) (int, [][]float64) {
 	k := len(P)
 	cur := P
 	for m := 1; m <= (k-1)*(k-1)+1; m++ {
+		st.tick(k * k * k)
 		pos := true
 		for i := range k {
 			for j := range k {
@@ -170,7 +190,7 @@ type MessageBound struct{ kn *kernel }
 // NewMessageBound prepares the bound for the rows of M (nil rows: states
 // of zero probability, skipped).
 func NewMessageBound(M [][]float64) *MessageBound {
-	return &MessageBound{kn: newKernel(rowsOf(M), nil, 0)}
+	return &MessageBound{kn: newKernel(rowsOf(M), nil, 0, nil)}
 }
 
 // Ratios returns the k×k matrix (row-major) of exp λ_M(a, b; A*) at ε:

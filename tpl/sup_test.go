@@ -141,7 +141,7 @@ func TestClimbEqualsScan(t *testing.T) {
 	for range 200 {
 		k := 2 + rng.IntN(12)
 		P := randomStochastic(rng, k, 0.3+rng.Float64())
-		kn := newKernel(rowsOf(P), nil, 0)
+		kn := newKernel(rowsOf(P), nil, 0, nil)
 		for range 30 {
 			A := rng.ExpFloat64() * 3
 			if rng.IntN(10) == 0 {

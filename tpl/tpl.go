@@ -1,6 +1,7 @@
 package tpl
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -37,6 +38,7 @@ func forward(fk *kernel, eps []float64) []float64 {
 	T := len(eps)
 	phi := make([]float64, T+2)
 	for t := T; t >= 1; t-- {
+		fk.st.tick(len(fk.pairs) + 1)
 		phi[t] = addUp(fk.max(phi[t+1]), eps[t-1])
 	}
 	return phi
@@ -102,12 +104,27 @@ func BackwardAt(P [][]float64, qPrev []float64) ([][]float64, []float64) {
 // O(k³) per step (k² ordered pairs, each a climb over at most k column
 // prefixes), O(k³ log k) once for the column orders.
 func Leakage(ch *markov.Chain, eps []float64) (Result, error) {
+	return LeakageContext(context.Background(), ch, eps)
+}
+
+// LeakageContext is Leakage stopped when ctx ends (a deadline, a signal, a
+// client gone): it then returns, within well under a second, an error
+// wrapping the context's cause. Cost: see Work.
+func LeakageContext(ctx context.Context, ch *markov.Chain, eps []float64) (_ Result, err error) {
+	defer recoverStop(&err)
+	st := newStopper(ctx)
+	st.check()
+	return newPrep(ch, st).leakage(eps)
+}
+
+func (p *prep) leakage(eps []float64) (Result, error) {
 	if err := checkBudgets(eps); err != nil {
 		return Result{}, err
 	}
+	ch := p.ch
 	T := len(eps)
 	k := ch.K()
-	fk := newKernel(rowsOf(ch.P), nil, 0)
+	fk := p.forward()
 	phi := forward(fk, eps)
 	best := Result{Loss: math.Inf(-1)}
 	consider := func(v float64, t, a, b int) {
@@ -127,14 +144,18 @@ func Leakage(ch *markov.Chain, eps []float64) (Result, error) {
 	}
 	switch ch.Init {
 	case markov.InitStationary:
-		pi, err := ch.Stationary()
+		pi, err := p.stationary()
 		if err != nil {
-			return Result{}, fmt.Errorf("tpl: %w", err)
+			return Result{}, err
 		}
 		first(pi)
-		bk := newKernel(Reversal(ch.P, pi), nil, reversalErr(ch.K()))
+		bk, err := p.reversal()
+		if err != nil {
+			return Result{}, err
+		}
 		beta := eps[0] // β_{t−1}
 		for t := 2; t <= T; t++ {
+			p.st.tick(len(bk.pairs) + 1)
 			bv, bmax := bk.at(beta)
 			for i, pr := range bk.pairs {
 				consider(bv[i]+eps[t-1]+fk.pairValue(pr.a, pr.b, phi[t+1]), t, pr.a, pr.b)
@@ -144,11 +165,12 @@ func Leakage(ch *markov.Chain, eps []float64) (Result, error) {
 	case markov.InitGiven:
 		q := append([]float64(nil), ch.Q...)
 		first(q)
-		orders := columnOrders(ch.P)
+		orders := p.columnOrders()
 		beta := eps[0]
 		for t := 2; t <= T; t++ {
+			p.st.tick(2 * k * k)
 			rows, qt := BackwardAt(ch.P, q)
-			bk := newKernel(rows, orders, givenErr(t, ch.K()))
+			bk := newKernel(rows, orders, givenErr(t, ch.K()), p.st)
 			bv, bmax := bk.at(beta)
 			for i, pr := range bk.pairs {
 				consider(bv[i]+eps[t-1]+fk.pairValue(pr.a, pr.b, phi[t+1]), t, pr.a, pr.b)
@@ -161,6 +183,7 @@ func Leakage(ch *markov.Chain, eps []float64) (Result, error) {
 		first(nil)
 		beta := eps[0]
 		for t := 2; t <= T; t++ {
+			p.st.tick(len(fk.pairs) + 1)
 			fv, _ := fk.at(phi[t+1])
 			for i, pr := range fk.pairs {
 				v := tau*beta + eps[t-1]
