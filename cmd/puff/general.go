@@ -17,34 +17,13 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/wasserstein"
 )
 
-// loadFramework checks the common flags of wasserstein and bn and reads the
-// framework (networks kept unexpanded for bn) and the database to release.
-func loadFramework(path, dataS string, eps float64, networks bool) (*framework.Framework, []int, error) {
-	if path == "" {
-		return nil, nil, fmt.Errorf("--framework FILE is required")
-	}
-	if err := checkEps(eps); err != nil {
-		return nil, nil, err
-	}
-	f, data, err := framework.ReadFile(path, networks)
-	if err != nil {
-		return nil, nil, err
-	}
-	if dataS != "" {
-		if data, err = f.ParseData(dataS); err != nil {
-			return nil, nil, fmt.Errorf("--data: %w", err)
-		}
-	}
-	return f, data, nil
-}
-
 func wassersteinCmd() *cobra.Command {
 	var path, deltaS, dataS string
 	epsF := newEps("")
 	var asJSON bool
 	c := command("wasserstein", "Wasserstein Mechanism: ε-Pufferfish for any framework over discrete data", "wasserstein", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error {
 		eps := epsF.Float()
-		f, data, err := loadFramework(path, dataS, eps, false)
+		f, data, err := framework.Load(path, dataS, eps, false)
 		if err != nil {
 			return err
 		}
@@ -110,7 +89,7 @@ func bnCmd() *cobra.Command {
 	var workLimit float64
 	c := command("bn", "Markov Quilt Mechanism on Bayesian networks (Algorithm 2)", "bn", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error {
 		eps := epsF.Float()
-		f, data, err := loadFramework(path, dataS, eps, true)
+		f, data, err := framework.Load(path, dataS, eps, true)
 		if err != nil {
 			return err
 		}

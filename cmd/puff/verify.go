@@ -12,7 +12,6 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/hmm"
 	"github.com/pufferfish-privacy/pufferfish/hmm/builtin"
 	"github.com/pufferfish-privacy/pufferfish/internal/progress"
-	"github.com/pufferfish-privacy/pufferfish/markov"
 )
 
 // verifyLimits are --timeout, --max-work and --max-memory of puff verify
@@ -185,21 +184,7 @@ func verifyAuditCmd() *cobra.Command {
 	epsF := newEps("1")
 	var asJSON bool
 	c := command("audit --class FILE --length T --epsilon E [--method exact|approx|groupdp|dp] [--json]", "Machine-check puff release's own guarantee on a short chain", "verify-audit", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error {
-		eps := epsF.Float()
-		if classPath == "" {
-			return fmt.Errorf("--class FILE is required")
-		}
-		if err := checkEps(eps); err != nil {
-			return err
-		}
-		cl, err := markov.ReadClassFile(classPath)
-		if err != nil {
-			return err
-		}
-		if len(cl.Chains) != 1 {
-			return fmt.Errorf("%s: the audit needs exactly one chain (θ), the class has %d", classPath, len(cl.Chains))
-		}
-		r, err := audit.Histogram(cl.Chains[0], T, eps, methodF.Name)
+		r, err := audit.HistogramFile(classPath, T, epsF.Float(), methodF.Name)
 		if err != nil {
 			return err
 		}
