@@ -76,3 +76,18 @@ func CheckAttack(thetas []float64, eps float64, n, target int) (int, error) {
 	}
 	return target, nil
 }
+
+// CheckSanitize checks the flags of puff local sanitize: the data file, and
+// one of the flip ρ and ε (NaN when not given), ε checked (epsilon.Check).
+func CheckSanitize(path string, rho, eps float64) error {
+	if path == "" {
+		return fmt.Errorf("--data FILE is required (the built-in example has four states)")
+	}
+	if math.IsNaN(rho) == math.IsNaN(eps) {
+		return fmt.Errorf("give --flip R or --epsilon E, not both or neither")
+	}
+	if math.IsNaN(rho) {
+		return epsilon.Check(eps)
+	}
+	return nil
+}

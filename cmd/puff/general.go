@@ -54,23 +54,9 @@ func robustCmd() *cobra.Command {
 	var asJSON bool
 	c := command("robust", "Privacy against an adversary whose belief lies outside Θ (Theorem 2.4)", "robust", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error {
 		eps := epsF.Float()
-		if path == "" || advPath == "" {
-			return fmt.Errorf("--framework FILE and --adversary FILE are required")
-		}
-		if err := checkEps(eps); err != nil {
-			return err
-		}
-		f, _, err := framework.ReadFile(path, false)
+		out, err := robust.BeliefsFiles(path, advPath, eps)
 		if err != nil {
 			return err
-		}
-		adv, _, err := framework.ReadFile(advPath, false)
-		if err != nil {
-			return err
-		}
-		out, err := robust.Beliefs(f, adv, eps)
-		if err != nil {
-			return fmt.Errorf("%s: %w", advPath, err)
 		}
 		return emit(cmd, asJSON, map[string]any{"epsilon": eps, "beliefs": out}, func(w io.Writer) error { return robust.WriteBeliefs(w, out) })
 	})

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"io"
-	"math"
 
 	"github.com/spf13/cobra"
 
@@ -162,17 +161,8 @@ func localSanitizeCmd() *cobra.Command {
 	var fit bool
 	c := command("sanitize --data FILE (--flip R | --epsilon E [--mechanism M] (--theta T | --fit))", "Randomise binary readings locally (randomized response, crypto/rand)", "local-sanitize", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error {
 		theta, eps, rho := thetaF.Float(), epsF.Float(), rhoF.Float()
-		if df.path == "" {
-			return fmt.Errorf("--data FILE is required (the built-in example has four states)")
-		}
-		haveFlip := !math.IsNaN(rho)
-		if haveFlip == !math.IsNaN(eps) {
-			return fmt.Errorf("give --flip R or --epsilon E, not both or neither")
-		}
-		if !haveFlip {
-			if err := checkEps(eps); err != nil {
-				return err
-			}
+		if err := bdp.CheckSanitize(df.path, rho, eps); err != nil {
+			return err
 		}
 		data, name, err := df.Read(df.path, true)
 		if err != nil {
