@@ -220,17 +220,9 @@ func releaseCmd() *cobra.Command {
 		}
 		defer src.Close()
 		req.CSV = opts
-		var width time.Duration
-		if window != "" {
-			if width, err = release.ParseWindow(window); err != nil {
-				return fmt.Errorf("--%w", err)
-			}
-		}
-		if window != "" && profile != "" {
-			return fmt.Errorf("--window and --profile: give one of them")
-		}
-		if req.PerWindow, err = release.ParseCalibration(calibration); err != nil {
-			return fmt.Errorf("--%w", err)
+		width, err := req.ParseWindows(window, calibration)
+		if err != nil {
+			return err
 		}
 		res, err := commit.Do(cmd.Context(), commit.Where{Ledger: ledgerDSN, Log: logPath, Dataset: dataset, Origin: origin, DataName: name}, req, func(req release.Request) (*release.Pending, error) {
 			p, err := release.Prepare(src, name, req, width)
