@@ -1,6 +1,10 @@
 package hmm
 
-import "github.com/pufferfish-privacy/pufferfish/epsilon"
+import (
+	"fmt"
+
+	"github.com/pufferfish-privacy/pufferfish/epsilon"
+)
 
 // Epsilon is a privacy level with a certified enclosure of e^ε:
 // Lo ≤ e^ε ≤ Hi, both rational (package epsilon). Lo == Hi exactly when ε
@@ -10,6 +14,19 @@ type Epsilon = epsilon.Epsilon
 // ParseEpsilon is epsilon.Parse: "ln(2)", "ln(3/2)", "ln(1.5)" (e^ε
 // rational and exact) or a plain number "0.5", "1/3", 0 < ε ≤ 700.
 func ParseEpsilon(s string) (Epsilon, error) { return epsilon.Parse(s) }
+
+// RequireEpsilon is ParseEpsilon of puff verify check's --epsilon, which
+// is required ("" is refused).
+func RequireEpsilon(s string) (Epsilon, error) {
+	if s == "" {
+		return Epsilon{}, fmt.Errorf("--epsilon is required (e.g. 'ln(2)' or 0.7)")
+	}
+	eps, err := ParseEpsilon(s)
+	if err != nil {
+		return Epsilon{}, fmt.Errorf("--epsilon: %v", err)
+	}
+	return eps, nil
+}
 
 // Verdict is the outcome of Check.
 type Verdict string

@@ -197,3 +197,21 @@ func (s *sqlStore) tokens(ctx context.Context, id string) ([]Token, error) {
 	}
 	return out, rows.Err()
 }
+
+// ParseToken checks a token's scopes (ValidScope) and reads its optional
+// budget ("" for none: nil) as puff token create gives them.
+func ParseToken(scopes []string, budget string) (*big.Rat, error) {
+	var b *big.Rat
+	if budget != "" {
+		var err error
+		if b, err = ParseBudget(budget); err != nil {
+			return nil, fmt.Errorf("--%w", err)
+		}
+	}
+	for _, s := range scopes {
+		if err := ValidScope(s); err != nil {
+			return nil, fmt.Errorf("--scope: %w", err)
+		}
+	}
+	return b, nil
+}

@@ -127,3 +127,25 @@ func FitClass(data *reading.Data, name string, smoothing float64, kind markov.In
 	}
 	return markov.NewClass(ch.States, ch)
 }
+
+// ParseWindows reads how a release is split in time as puff release's
+// flags give it: --window (ParseWindow; "" for none, width 0), which
+// excludes the request's Profile, and --window-calibration (into
+// PerWindow, ParseCalibration). It returns the window's width.
+func (r *Request) ParseWindows(window, calibration string) (time.Duration, error) {
+	var width time.Duration
+	if window != "" {
+		var err error
+		if width, err = ParseWindow(window); err != nil {
+			return 0, fmt.Errorf("--%w", err)
+		}
+	}
+	if window != "" && r.Profile != "" {
+		return 0, fmt.Errorf("--window and --profile: give one of them")
+	}
+	var err error
+	if r.PerWindow, err = ParseCalibration(calibration); err != nil {
+		return 0, fmt.Errorf("--%w", err)
+	}
+	return width, nil
+}

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,22 +14,9 @@ func consistentCmd() *cobra.Command {
 	var asJSON bool
 	var timeout time.Duration
 	c := command("consistent --windows W.json --profile P.json [--json]", "Make a windowed release and a profile release of the same readings consistent with each other (post-processing, no privacy cost)", "consistent", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error {
-		if windows == "" || profile == "" {
-			return errors.New("--windows and --profile are required: the JSON reports of `puff release --window … --json` and `puff release --profile … --json` of the same data")
-		}
-		w, err := os.Open(windows)
-		if err != nil {
-			return err
-		}
-		defer w.Close()
-		p, err := os.Open(profile)
-		if err != nil {
-			return err
-		}
-		defer p.Close()
 		ctx, cancel := computing(cmd, timeout)
 		defer cancel()
-		res, err := release.ConsistentReports(ctx, w, windows, p, profile)
+		res, err := release.ConsistentFiles(ctx, windows, profile)
 		if err != nil {
 			return err
 		}

@@ -17,34 +17,13 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/wasserstein"
 )
 
-// loadFramework checks the common flags of wasserstein and bn and reads the
-// framework (networks kept unexpanded for bn) and the database to release.
-func loadFramework(path, dataS string, eps float64, networks bool) (*framework.Framework, []int, error) {
-	if path == "" {
-		return nil, nil, fmt.Errorf("--framework FILE is required")
-	}
-	if err := checkEps(eps); err != nil {
-		return nil, nil, err
-	}
-	f, data, err := framework.ReadFile(path, networks)
-	if err != nil {
-		return nil, nil, err
-	}
-	if dataS != "" {
-		if data, err = f.ParseData(dataS); err != nil {
-			return nil, nil, fmt.Errorf("--data: %w", err)
-		}
-	}
-	return f, data, nil
-}
-
 func wassersteinCmd() *cobra.Command {
 	var path, deltaS, dataS string
 	epsF := newEps("")
 	var asJSON bool
 	c := command("wasserstein", "Wasserstein Mechanism: ε-Pufferfish for any framework over discrete data", "wasserstein", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error {
 		eps := epsF.Float()
-		f, data, err := loadFramework(path, dataS, eps, false)
+		f, data, err := framework.Load(path, dataS, eps, false)
 		if err != nil {
 			return err
 		}
@@ -75,23 +54,9 @@ func robustCmd() *cobra.Command {
 	var asJSON bool
 	c := command("robust", "Privacy against an adversary whose belief lies outside Θ (Theorem 2.4)", "robust", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error {
 		eps := epsF.Float()
-		if path == "" || advPath == "" {
-			return fmt.Errorf("--framework FILE and --adversary FILE are required")
-		}
-		if err := checkEps(eps); err != nil {
-			return err
-		}
-		f, _, err := framework.ReadFile(path, false)
+		out, err := robust.BeliefsFiles(path, advPath, eps)
 		if err != nil {
 			return err
-		}
-		adv, _, err := framework.ReadFile(advPath, false)
-		if err != nil {
-			return err
-		}
-		out, err := robust.Beliefs(f, adv, eps)
-		if err != nil {
-			return fmt.Errorf("%s: %w", advPath, err)
 		}
 		return emit(cmd, asJSON, map[string]any{"epsilon": eps, "beliefs": out}, func(w io.Writer) error { return robust.WriteBeliefs(w, out) })
 	})
@@ -110,7 +75,7 @@ func bnCmd() *cobra.Command {
 	var workLimit float64
 	c := command("bn", "Markov Quilt Mechanism on Bayesian networks (Algorithm 2)", "bn", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error {
 		eps := epsF.Float()
-		f, data, err := loadFramework(path, dataS, eps, true)
+		f, data, err := framework.Load(path, dataS, eps, true)
 		if err != nil {
 			return err
 		}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/pufferfish-privacy/pufferfish/ledger"
 	"github.com/pufferfish-privacy/pufferfish/ledger/logfile"
-	"github.com/pufferfish-privacy/pufferfish/markov"
 )
 
 // exitRefused is the status of a release the ledger refused (over budget):
@@ -27,21 +26,12 @@ func ledgerInitCmd() *cobra.Command {
 			if dsn == "" || dataset == "" || budget == "" {
 				return fmt.Errorf("--ledger, --dataset and --budget are required")
 			}
-			b, err := ledger.ParseBudget(budget)
+			reg, err := ledger.ReadRegistration(dataset, budget, classPath, origin)
 			if err != nil {
-				return fmt.Errorf("--%w", err)
-			}
-			var class *markov.Class
-			if classPath != "" {
-				if class, err = markov.ReadClassFile(classPath); err != nil {
-					return err
-				}
+				return err
 			}
 			return withLedger(cmd, dsn, true, func(s ledger.Store) error {
-				if err := s.Init(cmd.Context(), ledger.Registration{Name: dataset, Budget: b, Class: class, Origin: origin}); err != nil {
-					return err
-				}
-				st, err := s.Dataset(cmd.Context(), dataset)
+				st, err := ledger.Register(cmd.Context(), s, reg)
 				if err != nil {
 					return err
 				}

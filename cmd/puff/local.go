@@ -4,13 +4,11 @@ import (
 	"cmp"
 	"fmt"
 	"io"
-	"math"
-	"strconv"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pufferfish-privacy/pufferfish/bdp"
-	"github.com/pufferfish-privacy/pufferfish/internal/checks"
+	"github.com/pufferfish-privacy/pufferfish/epsilon"
 	"github.com/pufferfish-privacy/pufferfish/learned"
 )
 
@@ -20,24 +18,9 @@ func localCmd() *cobra.Command {
 	return c
 }
 
-func checkTheta(theta float64) error {
-	if math.IsNaN(theta) {
-		return fmt.Errorf("--theta is required (a probability in [0, 1])")
-	}
-	return bdp.CheckTheta(theta)
-}
-
 // checkEps is the one check of an ε that reached a command (the flag
-// syntax already refused anything outside (0, 700]).
-func checkEps(eps float64) error {
-	if math.IsNaN(eps) {
-		return fmt.Errorf("--epsilon E is required (a decimal, a fraction such as 1/2, or ln(r))")
-	}
-	if err := checks.Epsilon(eps); err != nil || eps > checks.MaxEpsilon {
-		return fmt.Errorf("--epsilon %v: want 0 < ε ≤ %d", eps, checks.MaxEpsilon)
-	}
-	return nil
-}
+// syntax already refused anything outside (0, 700]): epsilon.Check.
+var checkEps = epsilon.Check
 
 func localFlipCmd() *cobra.Command {
 	thetaF, epsF := newProb(), newEps("")
@@ -45,7 +28,7 @@ func localFlipCmd() *cobra.Command {
 	var asJSON bool
 	c := command("flip --theta T --epsilon E [--length N] [--json]", "Flip probabilities for ε: plain DP, published ([CGSSY]) and certified", "local-flip", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error {
 		theta, eps := thetaF.Float(), epsF.Float()
-		if err := checkTheta(theta); err != nil {
+		if err := bdp.RequireTheta(theta); err != nil {
 			return err
 		}
 		if err := checkEps(eps); err != nil {
@@ -71,17 +54,7 @@ func localLossCmd() *cobra.Command {
 	var asJSON bool
 	c := command("loss --theta T --flip R --length N [--knowledge any|none|all] [--json]", "Exact worst-case Bayesian DP loss of a flip probability", "local-loss", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error {
 		theta, rho := thetaF.Float(), rhoF.Float()
-		if err := checkTheta(theta); err != nil {
-			return err
-		}
-		if math.IsNaN(rho) || rho < 0 || rho > 1 {
-			return fmt.Errorf("--flip %v: must be a probability in [0, 1]", rho)
-		}
-		k, err := bdp.ParseKnowledge(know)
-		if err != nil {
-			return fmt.Errorf("--knowledge: %w", err)
-		}
-		n, err := parseLength(lengthS)
+		k, n, err := bdp.ParseLoss(theta, rho, know, lengthS)
 		if err != nil {
 			return err
 		}
@@ -98,20 +71,6 @@ func localLossCmd() *cobra.Command {
 	f.StringVar(&know, "knowledge", "any", "adversaries: any (every K), none (K = ∅) or all (K = every other reading)")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
 	return c
-}
-
-func parseLength(s string) (int, error) {
-	if s == "" {
-		return 0, fmt.Errorf("--length is required (a number of readings, or inf)")
-	}
-	if s == "inf" {
-		return 0, nil
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 {
-		return 0, fmt.Errorf("--length %q: want a positive integer or inf", s)
-	}
-	return n, nil
 }
 
 func localAttackCmd() *cobra.Command {
@@ -140,25 +99,9 @@ func localAttackCmd() *cobra.Command {
 		if df.path != "" {
 			return fmt.Errorf("--data is read by --adversary lstm; the model adversary runs on synthetic chains (--theta)")
 		}
-		if len(thetas) == 0 {
-			return fmt.Errorf("--theta is required")
-		}
-		for _, th := range thetas {
-			if err := checkTheta(th); err != nil {
-				return err
-			}
-		}
-		if err := checkEps(eps); err != nil {
+		target, err := bdp.CheckAttack(thetas, eps, n, target)
+		if err != nil {
 			return err
-		}
-		if n < 1 {
-			return fmt.Errorf("--length %d: must be ≥ 1", n)
-		}
-		if target == 0 {
-			target = (n + 1) / 2
-		}
-		if target < 1 || target > n {
-			return fmt.Errorf("--target %d: must be in 1..%d", target, n)
 		}
 		rows, err := bdp.AttackTable(thetas, eps, n, target, trials, seed)
 		if err != nil {
@@ -218,17 +161,8 @@ func localSanitizeCmd() *cobra.Command {
 	var fit bool
 	c := command("sanitize --data FILE (--flip R | --epsilon E [--mechanism M] (--theta T | --fit))", "Randomise binary readings locally (randomized response, crypto/rand)", "local-sanitize", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error {
 		theta, eps, rho := thetaF.Float(), epsF.Float(), rhoF.Float()
-		if df.path == "" {
-			return fmt.Errorf("--data FILE is required (the built-in example has four states)")
-		}
-		haveFlip := !math.IsNaN(rho)
-		if haveFlip == !math.IsNaN(eps) {
-			return fmt.Errorf("give --flip R or --epsilon E, not both or neither")
-		}
-		if !haveFlip {
-			if err := checkEps(eps); err != nil {
-				return err
-			}
+		if err := bdp.CheckSanitize(df.path, rho, eps); err != nil {
+			return err
 		}
 		data, name, err := df.Read(df.path, true)
 		if err != nil {

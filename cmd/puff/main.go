@@ -18,7 +18,6 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/hmm"
 	"github.com/pufferfish-privacy/pufferfish/ledger"
 	"github.com/pufferfish-privacy/pufferfish/markov"
-	"github.com/pufferfish-privacy/pufferfish/mqm"
 	"github.com/pufferfish-privacy/pufferfish/reading"
 	"github.com/pufferfish-privacy/pufferfish/release"
 	"github.com/pufferfish-privacy/pufferfish/release/commit"
@@ -133,47 +132,13 @@ func scaleCmd() *cobra.Command {
 	var limits release.Limits
 	var timeout time.Duration
 	c := command("scale --class FILE --length T [--epsilon E] [--method M] [--json]", "Laplace scale σ for a 1-Lipschitz query on chains of length T", "scale", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error {
-		eps, method := epsF.Float(), methodF.Name
-		if err := checkEps(eps); err != nil {
-			return err
-		}
-		if classPath == "" {
-			return fmt.Errorf("--class FILE is required")
-		}
-		if T < 1 && !(leakage && T == 0) {
-			return fmt.Errorf("--length %d: must be ≥ 1 (0 with --leakage: any length)", T)
-		}
-		if start < 1 {
-			return fmt.Errorf("--start %d: must be ≥ 1 (the first time step of the chain is 1)", start)
-		}
-		if limits.MaxStates < 1 {
-			return fmt.Errorf("--max-states %d: want ≥ 1", limits.MaxStates)
-		}
-		class, err := markov.ReadClassFile(classPath)
-		if err != nil {
-			return err
-		}
-		if err := limits.CheckStates(len(class.States)); err != nil {
-			return err
-		}
 		ctx, cancel := computing(cmd, timeout)
 		defer cancel()
-		if leakage {
-			if !(limits.MaxLeakageWork > 0) {
-				return fmt.Errorf("--max-leakage-work %g: want > 0", limits.MaxLeakageWork)
-			}
-			r, err := release.LeakageFor(ctx, class, T, eps, limits)
-			if err != nil {
-				return stoppedErr(err, timeout)
-			}
-			return emit(cmd, asJSON, r, r.WriteText)
-		}
-		s, err := release.ComputeScaleAtContext(ctx, class, mqm.Consecutive(start, T), eps, method)
+		out, err := release.ScaleQuery{ClassPath: classPath, Length: T, Start: start, Epsilon: epsF.Float(), Method: methodF.Name, Leakage: leakage, Limits: limits}.Compute(ctx)
 		if err != nil {
 			return stoppedErr(err, timeout)
 		}
-		s.Class = release.Summarize(class, false)
-		return emit(cmd, asJSON, s, s.WriteText)
+		return emit(cmd, asJSON, out, out.WriteText)
 	})
 	f := c.Flags()
 	f.StringVar(&classPath, "class", "", "class file (JSON) describing Θ")
@@ -255,17 +220,9 @@ func releaseCmd() *cobra.Command {
 		}
 		defer src.Close()
 		req.CSV = opts
-		var width time.Duration
-		if window != "" {
-			if width, err = release.ParseWindow(window); err != nil {
-				return fmt.Errorf("--%w", err)
-			}
-		}
-		if window != "" && profile != "" {
-			return fmt.Errorf("--window and --profile: give one of them")
-		}
-		if req.PerWindow, err = release.ParseCalibration(calibration); err != nil {
-			return fmt.Errorf("--%w", err)
+		width, err := req.ParseWindows(window, calibration)
+		if err != nil {
+			return err
 		}
 		res, err := commit.Do(cmd.Context(), commit.Where{Ledger: ledgerDSN, Log: logPath, Dataset: dataset, Origin: origin, DataName: name}, req, func(req release.Request) (*release.Pending, error) {
 			p, err := release.Prepare(src, name, req, width)

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"log/slog"
-	"math/big"
 	"os"
 	"os/signal"
 	"syscall"
@@ -71,17 +70,9 @@ func tokenCmd() *cobra.Command {
 			if dsn == "" || len(scopes) == 0 {
 				return fmt.Errorf("--ledger and at least one --scope are required (admin, release:DATASET, read:DATASET, feed:DATASET)")
 			}
-			var b *big.Rat
-			if budget != "" {
-				var err error
-				if b, err = ledger.ParseBudget(budget); err != nil {
-					return fmt.Errorf("--%w", err)
-				}
-			}
-			for _, s := range scopes {
-				if err := ledger.ValidScope(s); err != nil {
-					return fmt.Errorf("--scope: %w", err)
-				}
+			b, err := ledger.ParseToken(scopes, budget)
+			if err != nil {
+				return err
 			}
 			return withLedger(cmd, dsn, true, func(s ledger.Store) error {
 				secret, t, err := s.CreateToken(cmd.Context(), scopes, b)

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pufferfish-privacy/pufferfish/ledger"
-	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/release"
 	"github.com/pufferfish-privacy/pufferfish/stream"
 )
@@ -30,30 +29,12 @@ func streamInitCmd() *cobra.Command {
 			if dsn == "" || dataset == "" || classPath == "" || window == "" {
 				return fmt.Errorf("--ledger, --dataset, --class and --window are required")
 			}
-			class, err := markov.ReadClassFile(classPath)
-			if err != nil {
-				return err
-			}
-			spec := df.Given()
-			if _, err := df.CSV(); err != nil {
-				return err
-			}
-			if err := limits.CheckStates(len(class.States)); err != nil {
-				return err
-			}
 			ctx, cancel := computing(cmd, timeout)
 			defer cancel()
-			s, err := stream.DeclareWithLimits(ctx, limits, spec, window, epsF.Float(), methodF.Name, query, class)
-			if err == nil && epsF.Rat() != nil {
-				s.EpsilonExact = epsF.Rat().RatString() // charged exactly (record.Release.Charge)
-			}
+			s, err := stream.Declaration{ClassPath: classPath, Data: &df.DataFlags, Window: window, Epsilon: epsF.Float(), EpsilonRat: epsF.Rat(),
+				Method: methodF.Name, Query: query, Running: running, Limits: limits}.Declare(ctx)
 			if err != nil {
 				return stoppedErr(err, timeout)
-			}
-			if running {
-				if err := s.SetRunning(); err != nil {
-					return err
-				}
 			}
 			return withLedger(cmd, dsn, false, func(store ledger.Store) error {
 				st, err := stream.Start(cmd.Context(), store, dataset, s)

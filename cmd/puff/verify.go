@@ -12,7 +12,6 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/hmm"
 	"github.com/pufferfish-privacy/pufferfish/hmm/builtin"
 	"github.com/pufferfish-privacy/pufferfish/internal/progress"
-	"github.com/pufferfish-privacy/pufferfish/markov"
 )
 
 // verifyLimits are --timeout, --max-work and --max-memory of puff verify
@@ -37,15 +36,6 @@ func (v *verifyLimits) run(cmd *cobra.Command, do func(hmm.Options) error) error
 	return stoppedErr(do(hmm.Options{Context: ctx, Limits: v.Limits}), v.timeout)
 }
 
-// evaluate evaluates b and shapes its answer as the JSON contract.
-func evaluate(o hmm.Options, b builtin.Model, n int, arith string, eps *hmm.Epsilon) (hmm.Verdict, hmm.LossReport, error) {
-	a, err := hmm.ParseArithmetic(arith)
-	if err != nil {
-		return "", hmm.LossReport{}, fmt.Errorf("--%w", err)
-	}
-	return b.Report(o, n, a, eps, progress.Terminal(os.Stderr))
-}
-
 func verifyCmd() *cobra.Command {
 	c := &cobra.Command{Use: "verify", Short: "Verify Pufferfish privacy of a mechanism modelled as a hidden Markov model", Long: help("verify")}
 	c.AddCommand(verifyLossCmd(), verifyCheckCmd(), verifySweepCmd(), verifyAuditCmd())
@@ -64,7 +54,7 @@ func verifyLossCmd() *cobra.Command {
 			return err
 		}
 		return lim.run(cmd, func(o hmm.Options) error {
-			_, out, err := evaluate(o, b, n, arith, nil)
+			_, out, err := b.ReportArith(o, n, arith, nil, progress.Terminal(os.Stderr))
 			if err != nil {
 				return err
 			}
@@ -87,19 +77,16 @@ func verifyCheckCmd() *cobra.Command {
 	var asJSON bool
 	var arith string
 	c := command("check [MODEL.json | --builtin NAME] --epsilon E [--length N] [--json]", "Decide ε-Pufferfish privacy for all sequences up to a length", "verify-check", cobra.MaximumNArgs(1), func(cmd *cobra.Command, args []string) error {
-		if epsS == "" {
-			return fmt.Errorf("--epsilon is required (e.g. 'ln(2)' or 0.7)")
-		}
-		eps, err := hmm.ParseEpsilon(epsS)
+		eps, err := hmm.RequireEpsilon(epsS)
 		if err != nil {
-			return fmt.Errorf("--epsilon: %v", err)
+			return err
 		}
 		b, n, err := mf.Load(args, n)
 		if err != nil {
 			return err
 		}
 		return lim.run(cmd, func(o hmm.Options) error {
-			v, lj, err := evaluate(o, b, n, arith, &eps)
+			v, lj, err := b.ReportArith(o, n, arith, &eps, progress.Terminal(os.Stderr))
 			if err != nil {
 				return err
 			}
@@ -185,21 +172,7 @@ func verifyAuditCmd() *cobra.Command {
 	epsF := newEps("1")
 	var asJSON bool
 	c := command("audit --class FILE --length T --epsilon E [--method exact|approx|groupdp|dp] [--json]", "Machine-check puff release's own guarantee on a short chain", "verify-audit", cobra.NoArgs, func(cmd *cobra.Command, _ []string) error {
-		eps := epsF.Float()
-		if classPath == "" {
-			return fmt.Errorf("--class FILE is required")
-		}
-		if err := checkEps(eps); err != nil {
-			return err
-		}
-		cl, err := markov.ReadClassFile(classPath)
-		if err != nil {
-			return err
-		}
-		if len(cl.Chains) != 1 {
-			return fmt.Errorf("%s: the audit needs exactly one chain (θ), the class has %d", classPath, len(cl.Chains))
-		}
-		r, err := audit.Histogram(cl.Chains[0], T, eps, methodF.Name)
+		r, err := audit.HistogramFile(classPath, T, epsF.Float(), methodF.Name)
 		if err != nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"fmt"
 	"io"
 
 	"github.com/pufferfish-privacy/pufferfish/hmm"
@@ -21,4 +22,14 @@ func (b Model) Report(o hmm.Options, n int, a hmm.Arithmetic, eps *hmm.Epsilon, 
 		return "", hmm.LossReport{}, err
 	}
 	return ev.Verdict, hmm.NewLossReport(b.Obs(), b.Description, n, ev), nil
+}
+
+// ReportArith is Report in the arithmetic as puff verify's --arithmetic
+// names it (hmm.ParseArithmetic).
+func (b Model) ReportArith(o hmm.Options, n int, arith string, eps *hmm.Epsilon, progress io.Writer) (hmm.Verdict, hmm.LossReport, error) {
+	a, err := hmm.ParseArithmetic(arith)
+	if err != nil {
+		return "", hmm.LossReport{}, fmt.Errorf("--%w", err)
+	}
+	return b.Report(o, n, a, eps, progress)
 }
