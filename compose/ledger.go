@@ -49,6 +49,7 @@
 package compose
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -96,6 +97,10 @@ type Release struct {
 	End          int    `json:"end"`
 	Theta        string `json:"theta"`                  // label of the Θ it was calibrated for; "" = the dataset's
 	Active       *Quilt `json:"active_quilt,omitempty"` // MQMApprox only
+	// Sigma is the noise multiplier σ the release was drawn with
+	// (record.Release.Sigma; 0: not recorded, as in logs written before
+	// it was kept): the dp-leakage rule reads it.
+	Sigma float64 `json:"sigma,omitempty"`
 	// Calibration is the segment the noise was calibrated for (puff scale
 	// --start S --length N); MQM releases must match their segment.
 	Calibration *Calibration `json:"calibration,omitempty"`
@@ -175,6 +180,10 @@ type Ledger struct {
 	names    map[string]bool
 	rats     map[float64]*big.Rat // Rat of each recorded ε, computed once
 	deps     map[[2]string]float64
+	// leakage: Guarantee tries the dp-leakage rule when no other applies
+	// (a ledger read from a log, ParseLog; Records tries it itself, over
+	// every record and stream together).
+	leakage bool
 }
 
 // New returns an empty ledger.
@@ -331,6 +340,14 @@ func (l *Ledger) Guarantee(dataset string) (Guarantee, error) {
 	for i, c := range g.Claims {
 		if c.Applies && (best < 0 || c.Epsilon.Cmp(g.Claims[best].Epsilon) < 0) {
 			best = i
+		}
+	}
+	if best < 0 && l.leakage {
+		// the durable ledger's last rule (Records), only when no other
+		// applies: the same totals on a log and on its import
+		g.Claims = append(g.Claims, leakageClaim(d, rs))
+		if c := g.Claims[len(g.Claims)-1]; c.Applies && !math.IsInf(c.Float(), 0) {
+			best = len(g.Claims) - 1
 		}
 	}
 	if best < 0 {
@@ -631,6 +648,39 @@ func dpRule(d *Dataset, rs []Release) Claim {
 	c.Applies, c.Epsilon = true, sum
 	c.Covers = "every record, under any correlation"
 	c.Why = "Σ over records of the ε each record was exposed to"
+	return c
+}
+
+// leakageClaim is the dp-leakage rule (Records' last) on one chain's
+// releases: each recorded its σ_i and was calibrated for the dataset's
+// class, so together they are (Σ 1/σ_i)-DP per reading and docs/math.md
+// §8.6 bounds their loss (leakageOf).
+func leakageClaim(d *Dataset, rs []Release) Claim {
+	c := claim(LeakageRule, "")
+	if d.Class == nil {
+		c.Why = "the dataset's class Θ is not known"
+		return c
+	}
+	hash := d.Class.Hash()
+	sum := 0.0
+	for _, r := range rs {
+		if !(r.Sigma > 0) || math.IsInf(r.Sigma, 0) {
+			c.Why = fmt.Sprintf("release %q recorded no σ", r.Name)
+			return c
+		}
+		if r.Theta != hash {
+			c.Why = fmt.Sprintf("release %q was calibrated for Θ %q, not for the dataset's class %q", r.Name, r.Theta, hash)
+			return c
+		}
+		sum += 1 / r.Sigma
+	}
+	v, ok := leakageOf(context.Background(), d.Class, sum)
+	if !ok {
+		c.Why = "the temporal leakage bound is not finite for the class at this σ"
+		return c
+	}
+	c.Applies, c.Guarantee = true, v.Guarantee
+	c.Covers = "every record"
 	return c
 }
 

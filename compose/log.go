@@ -60,6 +60,7 @@ func ParseLog(r io.Reader, name string, open func(path string) (io.ReadCloser, e
 		return nil, err
 	}
 	l := New()
+	l.leakage = true // the log keeps σ (since issue 40): Records' last rule
 	for i, d := range lg.Datasets {
 		var cl *markov.Class
 		if s := strings.TrimSpace(string(d.Class)); s != "" && s != "null" {

@@ -24,7 +24,7 @@ func Entries(label string, rec *record.Release, chain func(series string) string
 	out := make([]Release, 0, len(rec.Segments))
 	for _, sg := range rec.Segments {
 		r := Release{Name: fmt.Sprintf("%s: %s [%d, %d]", label, chain(sg.Series), sg.First, sg.Last), Dataset: chain(sg.Series), Kind: rec.Mechanism, Epsilon: rec.Epsilon, EpsilonExact: rec.EpsilonExact,
-			Start: sg.First, End: sg.Last, Theta: rec.Class, Calibration: &Calibration{Start: sg.First, End: sg.Last}}
+			Start: sg.First, End: sg.Last, Theta: rec.Class, Calibration: &Calibration{Start: sg.First, End: sg.Last}, Sigma: rec.Sigma}
 		if rec.Mechanism == MQMApprox && sg.Quilt != nil {
 			q := *sg.Quilt
 			r.Active = &q

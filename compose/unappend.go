@@ -25,8 +25,9 @@ var releaseLabel = regexp.MustCompile(`^release [0-9]+$`)
 // Unappend reads back the release records Append wrote into lg, one
 // Recorded per dataset in order of first appearance: what puff ledger
 // import moves into a durable ledger. It is Append's inverse up to what
-// the log does not keep (a record's query, readings per segment and σ,
-// so the leakage rule cannot use them, as for older records). A log not
+// the log does not keep (a record's query and readings per segment; σ
+// only since issue 40, so an older log's records are not composed by the
+// leakage rule). A log not
 // written by Append — a release named otherwise, a chain without an
 // inline class, a measured dependence (a durable ledger keeps no Δ) — is
 // refused with the entry named, never half read.
@@ -88,11 +89,11 @@ func Unappend(lg *Log, name string) ([]Recorded, error) {
 			}
 			k = len(out[j].Records)
 			byLabel[label], owner[label] = k, dataset
-			out[j].Records = append(out[j].Records, &record.Release{Mechanism: r.Kind, Epsilon: r.Epsilon, EpsilonExact: r.EpsilonExact, Class: r.Theta})
+			out[j].Records = append(out[j].Records, &record.Release{Mechanism: r.Kind, Epsilon: r.Epsilon, EpsilonExact: r.EpsilonExact, Class: r.Theta, Sigma: r.Sigma})
 		}
 		rec := out[j].Records[k]
-		if owner[label] != dataset || rec.Mechanism != r.Kind || rec.Epsilon != r.Epsilon || rec.EpsilonExact != r.EpsilonExact || rec.Class != r.Theta {
-			return nil, fmt.Errorf("%s: its segments disagree on the dataset, mechanism, ε or Θ of %s", where, label)
+		if owner[label] != dataset || rec.Mechanism != r.Kind || rec.Epsilon != r.Epsilon || rec.EpsilonExact != r.EpsilonExact || rec.Class != r.Theta || rec.Sigma != r.Sigma {
+			return nil, fmt.Errorf("%s: its segments disagree on the dataset, mechanism, ε, Θ or σ of %s", where, label)
 		}
 		rec.Segments = append(rec.Segments, seg)
 	}

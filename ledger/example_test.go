@@ -19,8 +19,11 @@ import (
 
 // A dataset registered with a budget of ε = 2.5, then three releases of
 // the built-in example at ε = 1 each. The ledger composes every recorded
-// release with the new one before any noise is drawn: the third would
-// bring the total to 3 and is refused, with nothing drawn or recorded.
+// release with the new one before any noise is drawn: each release is
+// calibrated by the temporal leakage bound (less noise than MQM's), so
+// two compose by the dp-leakage rule to a little over 2, and the third
+// would bring the total over the budget and is refused, with nothing
+// drawn or recorded.
 // (A seeded source makes the example reproducible; real releases use
 // crypto/rand.)
 func ExampleStore() {
@@ -73,7 +76,7 @@ func ExampleStore() {
 	fmt.Printf("%d releases recorded, spent %s by %s\n", st.Releases, ledger.Decimal(st.Spent.Epsilon), st.Spent.Rule)
 	// Output:
 	// release 1 recorded: spent 1 of 2.5, remaining 1.5
-	// release 2 recorded: spent 2 of 2.5, remaining 0.5
+	// release 2 recorded: spent 2.0139702875843493 of 2.5, remaining 0.4860297124156507
 	// release 3 refused (noise drawn: false)
-	// 2 releases recorded, spent 2 by mqm-sequential
+	// 2 releases recorded, spent 2.0139702875843493 by dp-leakage
 }

@@ -104,7 +104,7 @@ func TestWindowsCalibrateAtTheirStart(t *testing.T) {
 	whole, _ := mqm.ScaleAt(class, mqm.Consecutive(1, 48), 1, mqm.Exact)
 	for _, w := range joint.Windows {
 		c := w.Calibration
-		if w.Sigma != whole.Sigma || c == nil || c.MQM != whole.Sigma || c.Method != calibratedTPL || w.PerBinScale != 2*min(whole.Sigma, c.TPL) {
+		if c == nil || w.Sigma != min(whole.Sigma, c.TPL) || c.MQM != whole.Sigma || c.Method != calibratedTPL || w.PerBinScale != 2*w.Sigma {
 			t.Fatalf("joint window σ %v, per-bin %v, calibration %+v; the whole chain's σ is %v", w.Sigma, w.PerBinScale, c, whole.Sigma)
 		}
 	}

@@ -331,25 +331,29 @@ type Bin struct {
 // Report is the private histogram and everything needed to audit it. It
 // never contains the raw data or the true counts.
 type Report struct {
-	Method       mechanism.Name `json:"method"`
-	Epsilon      float64        `json:"epsilon"`
-	Query        string         `json:"query"` // "counts" or "relative"
-	Guarantee    string         `json:"guarantee"`
-	Protects     string         `json:"protects"` // the guarantee in plain words
-	Class        *ClassSummary  `json:"class"`
-	Sigma        float64        `json:"sigma"`     // σ_max for a 1-Lipschitz query (max over lengths)
-	Lipschitz    float64        `json:"lipschitz"` // L of the histogram in L1
-	PerBinScale  float64        `json:"per_bin_scale"`
-	NoiseScale   float64        `json:"noise_scale"` // scale actually sampled (snapping widens it slightly)
-	Noise        string         `json:"noise"`
-	Scales       []*Scale       `json:"scales"` // one per distinct series length and pattern of missing readings
-	Sequences    int            `json:"sequences"`
-	Observations int            `json:"observations"`
-	Missing      int            `json:"missing"` // missing readings inside the series (the chain runs through them)
-	TimeStep     *TimeStep      `json:"time_step,omitempty"`
-	MinLength    int            `json:"min_length"`
-	MaxLength    int            `json:"max_length"`
-	Mean         *float64       `json:"mean,omitempty"` // the mean query's private answer
+	Method    mechanism.Name `json:"method"`
+	Epsilon   float64        `json:"epsilon"`
+	Query     string         `json:"query"` // "counts" or "relative"
+	Guarantee string         `json:"guarantee"`
+	Protects  string         `json:"protects"` // the guarantee in plain words
+	Class     *ClassSummary  `json:"class"`
+	// Sigma is the σ the noise is drawn with, for a 1-Lipschitz query:
+	// the Markov Quilt Mechanism's σ_max (max over lengths), or the
+	// temporal leakage bound's when smaller (Calibration says which, and
+	// keeps MQM's in mqm_sigma). PerBinScale is Sigma × Lipschitz.
+	Sigma        float64   `json:"sigma"`
+	Lipschitz    float64   `json:"lipschitz"` // L of the histogram in L1
+	PerBinScale  float64   `json:"per_bin_scale"`
+	NoiseScale   float64   `json:"noise_scale"` // scale actually sampled (snapping widens it slightly)
+	Noise        string    `json:"noise"`
+	Scales       []*Scale  `json:"scales"` // one per distinct series length and pattern of missing readings
+	Sequences    int       `json:"sequences"`
+	Observations int       `json:"observations"`
+	Missing      int       `json:"missing"` // missing readings inside the series (the chain runs through them)
+	TimeStep     *TimeStep `json:"time_step,omitempty"`
+	MinLength    int       `json:"min_length"`
+	MaxLength    int       `json:"max_length"`
+	Mean         *float64  `json:"mean,omitempty"` // the mean query's private answer
 	// MeanEstimate is Mean clamped to the level values' range, where the
 	// true mean lies (docs/math.md §4.14).
 	MeanEstimate *float64 `json:"mean_estimate,omitempty"`
@@ -362,11 +366,14 @@ type Report struct {
 	// reads it, also from reports stored before it was printed.
 	EstimateAtMost bool     `json:"estimate_at_most,omitempty"`
 	Warnings       []string `json:"warnings,omitempty"`
-	// Calibration, for windows and streams, says which bound set the
-	// noise (per_bin_scale is σ·L with the smaller σ) and why.
+	// Calibration says which bound set the noise (sigma is the smaller
+	// σ, per_bin_scale σ·L) and why: every release of methods exact and
+	// approx but a window calibrated on its own (--window-calibration
+	// per-window), and every release of another method (which says so).
 	Calibration *Calibration `json:"calibration,omitempty"`
-	tpl         float64      // the leakage bound's σ when it is smaller (chooseCalibration)
-	estTotal    string       // what the estimate sums to, in words ("": the readings)
+	tpl         float64      // the leakage bound's σ when it set the noise (choose); Sigma is then tpl
+
+	estTotal string // what the estimate sums to, in words ("": the readings)
 	// Record is what the release leaves for the ledger (package
 	// compose). It names the series, so it is not part of the printed
 	// report: it goes to the curator's ledger only.
@@ -400,7 +407,7 @@ func protects(method mechanism.Name, c *ClassSummary) string {
 
 // Histogram releases the private histogram of data under class.
 func Histogram(data *reading.Data, class *markov.Class, fitted bool, opts Options) (*Report, error) {
-	r, draw, err := plan(data, class, fitted, opts, NewScaleCache())
+	r, draw, err := plan(data, class, fitted, opts, NewScaleCache(), false)
 	if err != nil {
 		return nil, err
 	}
@@ -439,12 +446,12 @@ func startFree(class *markov.Class, m mechanism.Name) bool {
 // ledger record, and draw, which adds the noise (the only step that
 // touches randomness, so a ledger can refuse a release before any noise
 // is drawn). cache holds scales shared across calls on the same class and
-// options (the windows of one release).
-func plan(data *reading.Data, class *markov.Class, fitted bool, opts Options, cache *ScaleCache) (*Report, func() error, error) {
+// options (the windows of one release); alone is planSummary's.
+func plan(data *reading.Data, class *markov.Class, fitted bool, opts Options, cache *ScaleCache, alone bool) (*Report, func() error, error) {
 	if data == nil {
 		return nil, nil, errors.New("no observations to release")
 	}
-	r, quilts, draw, err := planSummary(data.Summary(), class, fitted, opts, cache)
+	r, quilts, draw, err := planSummary(data.Summary(), class, fitted, opts, cache, alone)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -489,9 +496,22 @@ func segmentsOf(data *reading.Data, quilts map[string]*mqm.Quilt) []record.Segme
 
 // planSummary is plan on a summary of the data: the report (without the
 // ledger record, which names series), the active quilt of each pattern
-// with a two-sided quilt, and draw.
-func planSummary(sum *reading.Summary, class *markov.Class, fitted bool, opts Options, cache *ScaleCache) (*Report, map[string]*mqm.Quilt, func() error, error) {
-	r, quilts, err := calibrate(sum, class, fitted, opts, cache)
+// with a two-sided quilt, and draw. σ is the smaller of the Markov Quilt
+// Mechanism's and the temporal leakage bound's for the longest series
+// (jointBase, as for windows: a whole-series histogram is one window,
+// event-level DP per reading, docs/math.md §8.6–8.7), unless alone: a
+// window calibrated on its own segment (--window-calibration
+// per-window, §4.7), whose total composes the windows by the Markov
+// Quilt Mechanism's rules, keeps that mechanism's σ.
+func planSummary(sum *reading.Summary, class *markov.Class, fitted bool, opts Options, cache *ScaleCache, alone bool) (*Report, map[string]*mqm.Quilt, func() error, error) {
+	var r *Report
+	var quilts map[string]*mqm.Quilt
+	var err error
+	if alone {
+		r, quilts, err = calibrate(sum, class, fitted, opts, cache)
+	} else if r, quilts, err = jointBase(sum, class, fitted, opts, cache); err == nil && r.Calibration.Method == calibratedMQM {
+		r.Calibration.Theorem = "[SWC17] Thm 4.3 for the histogram (docs/math.md §4)"
+	}
 	if err != nil {
 		return nil, nil, nil, err
 	}

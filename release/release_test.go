@@ -60,10 +60,18 @@ func TestHistogramReport(t *testing.T) {
 			if len(r.Histogram) != 4 || r.Sequences != 10 {
 				t.Fatalf("%s: %d bins, %d sequences", m, len(r.Histogram), r.Sequences)
 			}
-			// σ is the maximum over the distinct lengths' scales
+			// MQM's σ is the maximum over the distinct lengths' scales;
+			// the noise's is no larger
+			mqmSigma := r.Sigma
+			if c := r.Calibration; c != nil && (m == "exact" || m == "approx") {
+				mqmSigma = c.MQM
+			}
+			if r.Sigma > mqmSigma {
+				t.Fatalf("%s: σ %v above MQM's %v", m, r.Sigma, mqmSigma)
+			}
 			for _, s := range r.Scales {
-				if *s.Sigma > r.Sigma {
-					t.Fatalf("%s: σ %v below the scale for length %d (%v)", m, r.Sigma, s.Length, *s.Sigma)
+				if *s.Sigma > mqmSigma {
+					t.Fatalf("%s: MQM's σ %v below the scale for length %d (%v)", m, mqmSigma, s.Length, *s.Sigma)
 				}
 			}
 		}
@@ -150,8 +158,8 @@ func TestGappySeriesIsOneChain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Sigma != want.Sigma || r.Sigma < 100 || r.Missing != 999 || r.TimeStep.Step != 60 {
-		t.Fatalf("σ %v (want %v), %d missing, step %v", r.Sigma, want.Sigma, r.Missing, r.TimeStep.Step)
+	if c := r.Calibration; c == nil || c.MQM != want.Sigma || c.MQM < 100 || r.Sigma > c.MQM || r.Missing != 999 || r.TimeStep.Step != 60 {
+		t.Fatalf("σ %v, calibration %+v (want MQM's %v), %d missing, step %v", r.Sigma, c, want.Sigma, r.Missing, r.TimeStep.Step)
 	}
 	if len(r.Scales) != 1 || r.Scales[0].Span != 5999 || r.Scales[0].Missing != 999 {
 		t.Fatalf("scales %+v", r.Scales[0])

@@ -188,7 +188,7 @@ func PrepareData(data *reading.Data, class *markov.Class, fitted bool, opts Opti
 		p.Record, p.out, p.draw = wr.Record, wr, draw
 		return p, nil
 	}
-	rep, draw, err := plan(data, class, fitted, opts, NewScaleCache())
+	rep, draw, err := plan(data, class, fitted, opts, NewScaleCache(), false)
 	if err != nil {
 		return nil, err
 	}
@@ -243,7 +243,7 @@ func prepareStream(r io.Reader, name string, req Request) (*Pending, error) {
 			return nil, err
 		}
 	}
-	rep, quilts, draw, err := planSummary(sum, class, req.Fit, req.Options, NewScaleCache())
+	rep, quilts, draw, err := planSummary(sum, class, req.Fit, req.Options, NewScaleCache(), false)
 	if err != nil {
 		return nil, err
 	}
@@ -307,7 +307,7 @@ func settle(req *Request) (reading.CSVOptions, error) {
 // series by series): the same report, σ and sizes as on the data itself.
 // Its Record is nil until RecordSeries names the series.
 func PrepareSummary(sum *reading.Summary, class *markov.Class, fitted bool, opts Options) (*Pending, error) {
-	rep, quilts, draw, err := planSummary(sum, class, fitted, opts, NewScaleCache())
+	rep, quilts, draw, err := planSummary(sum, class, fitted, opts, NewScaleCache(), false)
 	if err != nil {
 		return nil, err
 	}

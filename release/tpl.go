@@ -230,8 +230,14 @@ func approxSeconds(work float64) string {
 
 // chooseCalibration compares the Markov Quilt Mechanism's σ (base.Sigma)
 // with the leakage bound's and keeps the smaller on base (docs/math.md
-// §4.8 and §8.6): both hold for every window of every series together.
+// §4.8 and §8.6): both hold for every window of every series together,
+// and for a whole-series release (one window). A method other than MQM
+// is kept as asked, without computing the bound.
 func chooseCalibration(ctx context.Context, base *Report, class *markov.Class, T int, eps float64, limits Limits, cache *ScaleCache) error {
+	if !base.Method.MQM() {
+		choose(base, Leakage{})
+		return nil
+	}
 	l, err := leakageSigma(ctx, class, T, eps, limits, cache)
 	if err != nil {
 		return err
@@ -247,7 +253,10 @@ func StreamLeakage(ctx context.Context, class *markov.Class, eps float64, limits
 }
 
 // choose keeps the smaller of base.Sigma and the leakage bound's σ
-// (l.Sigma, 0: not computed, for the reason l.Why) on base.
+// (l.Sigma, 0: not computed, for the reason l.Why) on base: base.Sigma
+// becomes the σ the noise is drawn with, and the Markov Quilt Mechanism's
+// stays in base.Calibration.MQM. Why says which bound set the noise and,
+// whichever did, why a bound was not computed or was stopped.
 func choose(base *Report, l Leakage) {
 	t, why := l.Sigma, l.Why
 	c := &Calibration{Method: calibratedMQM, Theorem: "[SWC17] Thm 4.3 for the vector of every window's histogram (docs/math.md §4.8)", MQM: base.Sigma}
@@ -273,10 +282,13 @@ func choose(base *Report, l Leakage) {
 		if why != "" {
 			c.Why += "; " + why
 		}
-		base.tpl = t
+		base.tpl, base.Sigma = t, t
 		base.Guarantee = fmt.Sprintf("%g-Pufferfish privacy for the class (the temporal leakage bound for event-level DP releases of a chain, docs/math.md §8.6)", base.Epsilon)
 	default:
 		c.Why = fmt.Sprintf("the Markov Quilt Mechanism needs σ = %.6g, no more than the temporal leakage bound's (%s) %.6g", base.Sigma, boundName(l), t)
+		if why != "" {
+			c.Why += "; " + why
+		}
 	}
 }
 
@@ -293,19 +305,15 @@ func boundName(l Leakage) string {
 	return "scalar recursion"
 }
 
-// usedSigma is the σ a report's noise is drawn with.
-func (r *Report) usedSigma() float64 {
-	if r.tpl > 0 && r.tpl < r.Sigma {
-		return r.tpl
-	}
-	return r.Sigma
-}
+// usedSigma is the σ a report's noise is drawn with: its Sigma (choose
+// puts the leakage bound's there when it is smaller).
+func (r *Report) usedSigma() float64 { return r.Sigma }
 
 // recordedMechanism is how the ledger knows a release: MQM's own name, or
 // a generic ε-Pufferfish release when the leakage bound set its noise
 // (the composition rules of MQM do not cover it).
 func (r *Report) recordedMechanism() mechanism.Name {
-	if r.tpl > 0 && r.tpl < r.Sigma {
+	if r.tpl > 0 {
 		return mechanism.Pufferfish
 	}
 	return r.Method

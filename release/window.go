@@ -197,7 +197,7 @@ func planWindows(data *reading.Data, class *markov.Class, fitted bool, opts Opti
 	var recs []*record.Release
 	var draws []func() error
 	for i, k := range order {
-		r, draw, err := plan(subs[i], class, fitted, opts, cache)
+		r, draw, err := plan(subs[i], class, fitted, opts, cache, true)
 		if err != nil {
 			return nil, nil, fmt.Errorf("window %s: %w", windowStart(k, w, loc), err)
 		}
@@ -493,7 +493,7 @@ func PrepareWindowSummaries(whole *reading.Summary, wins map[int64]*reading.Summ
 	quilts := map[int64]map[string]*mqm.Quilt{}
 	var draws []func() error
 	for _, k := range order {
-		r, q, draw, err := planSummary(wins[k], class, fitted, opts, cache)
+		r, q, draw, err := planSummary(wins[k], class, fitted, opts, cache, true)
 		if err != nil {
 			return nil, fmt.Errorf("window %s: %w", windowStart(k, w, loc), err)
 		}

@@ -55,7 +55,7 @@ func (s *Settings) Summary() (json.RawMessage, error) {
 		Guarantee   string               `json:"guarantee"`
 		Calibration *release.Calibration `json:"calibration"`
 		Running     bool                 `json:"running,omitempty"`
-	}{s.Window, tzName(s.Spec.TZ), s.Epsilon, string(s.Method), s.Query, *s.Scale.Sigma, s.Scale.Length, b.Guarantee, b.Calibration, s.Running})
+	}{s.Window, tzName(s.Spec.TZ), s.Epsilon, string(s.Method), s.Query, b.Sigma, s.Scale.Length, b.Guarantee, b.Calibration, s.Running})
 }
 
 func tzName(tz string) string {

@@ -50,7 +50,7 @@ func (sh *Shown) WriteText(w io.Writer) error {
 		return err
 	}
 	s := sh.Settings
-	fmt.Fprintf(w, "stream on dataset %q: windows of %s%s, ε = %g for all, σ = %.10g, %d windows released\n\n", sh.Dataset, s.Window, runningText(s), s.Epsilon, *s.Scale.Sigma, len(wins))
+	fmt.Fprintf(w, "stream on dataset %q: windows of %s%s, ε = %g for all, σ = %.10g, %d windows released\n\n", sh.Dataset, s.Window, runningText(s), s.Epsilon, s.sigma(), len(wins))
 	if len(wins) == 0 {
 		return nil
 	}
@@ -96,8 +96,12 @@ func (st *Started) MarshalJSON() ([]byte, error) {
 // line each.
 func (st *Started) WriteText(w io.Writer) error {
 	s := st.Settings
-	fmt.Fprintf(w, "stream on dataset %q: windows of %s (%s)%s, ε = %g for all of them, σ = %.10g (%s; supremum over lengths, reached at %d)\n",
-		st.Dataset, s.Window, s.Spec.TZ, runningText(s), s.Epsilon, *s.Scale.Sigma, s.Method, s.Scale.Length)
+	how := fmt.Sprintf("%s; supremum over lengths, reached at %d", s.Method, s.Scale.Length)
+	if used := s.sigma(); used != *s.Scale.Sigma {
+		how = fmt.Sprintf("the temporal leakage bound; %s needs %.10g, its supremum over lengths, reached at %d", s.Method, *s.Scale.Sigma, s.Scale.Length)
+	}
+	fmt.Fprintf(w, "stream on dataset %q: windows of %s (%s)%s, ε = %g for all of them, σ = %.10g (%s)\n",
+		st.Dataset, s.Window, s.Spec.TZ, runningText(s), s.Epsilon, s.sigma(), how)
 	_, err := fmt.Fprintln(w, "ledger:", st.State.Line())
 	return err
 }

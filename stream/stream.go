@@ -84,6 +84,16 @@ func (s *Settings) base(class *markov.Class) *release.Report {
 	return release.StreamBase(class, release.Options{Epsilon: s.Epsilon, Method: s.Method, Query: s.Query}, s.Scale, s.Leakage())
 }
 
+// sigma is the σ the stream's windows are drawn with: the Markov Quilt
+// Mechanism's or the leakage bound's, the smaller (StreamBase).
+func (s *Settings) sigma() float64 {
+	class, err := markov.ParseClass(strings.NewReader(string(s.Class)), "the stream's class")
+	if err != nil {
+		return *s.Scale.Sigma // not reached: the class was read at init
+	}
+	return release.UsedSigma(s.base(class))
+}
+
 // Leakage is the leakage bound the stream computed at init, as release
 // reports it (the settings store its fields flat, under their own names).
 func (s *Settings) Leakage() release.Leakage {

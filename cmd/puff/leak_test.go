@@ -74,8 +74,9 @@ func TestGapDoesNotSplitASeries(t *testing.T) {
 	data := write(t, "sticky.csv", sb.String())
 	class := write(t, "c.json", `{"states": ["0", "1"], "chains": [{"transition": [[0.99, 0.01], [0.01, 0.99]], "initial": "stationary"}]}`)
 	v := runJSON(t, "release", "--data", data, "--class", class, "--gap", "1", "--json")
-	if s := v["sigma"].(float64); s < 300 || s > 305 {
-		t.Fatalf("σ = %v, want ≈ 302.7 (one chain with missing readings)", s)
+	// MQM's σ (the noise's is the leakage bound's, smaller)
+	if s := v["calibration"].(map[string]any)["mqm_sigma"].(float64); s < 300 || s > 305 || v["sigma"].(float64) > s {
+		t.Fatalf("MQM's σ = %v, want ≈ 302.7 (one chain with missing readings); σ %v", s, v["sigma"])
 	}
 	if v["sequences"].(float64) != 1 || v["missing"].(float64) != 999 {
 		t.Fatalf("sequences %v missing %v", v["sequences"], v["missing"])
@@ -120,13 +121,15 @@ func TestScaleStart(t *testing.T) {
 	}
 }
 
-// puff release --log records the release and prints the total guarantee.
+// puff release --log records the release and prints the total guarantee:
+// the example's releases are calibrated by the leakage bound, and two
+// compose by the dp-leakage rule (the log keeps σ).
 func TestReleaseLog(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "ledger.json")
 	for i, want := range []struct {
 		spent float64
 		rule  string
-	}{{0.5, "single"}, {1, "mqm-sequential"}} {
+	}{{0.5, "single"}, {1.0034781072250176, "dp-leakage"}} {
 		v := runJSON(t, "release", "--epsilon", "1/2", "--log", log, "--json")
 		l := v["ledger"].(map[string]any)
 		if l["spent"].(float64) != want.spent || l["rule"] != want.rule || l["dataset"] != "activity" || l["releases"].(float64) != float64(i+1) {
@@ -134,7 +137,7 @@ func TestReleaseLog(t *testing.T) {
 		}
 	}
 	out, err := run("compose", "--log", log, "--dataset", "activity/p03")
-	if err != nil || !strings.Contains(out, "ε = 1 by mqm-sequential") {
+	if err != nil || !strings.Contains(out, "ε = 1.00348 by dp-leakage") {
 		t.Fatalf("compose on the recorded log: %v\n%s", err, out)
 	}
 }

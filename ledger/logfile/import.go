@@ -15,8 +15,8 @@ import (
 // Migration is the releases of a log file (written by puff release
 // --log) to move into a durable ledger, each dataset with Budget: the
 // migration away from the JSON log. What the log composed, the ledger
-// composes the same way (package compose; the leakage rule aside, which
-// needs σ, not kept by the log).
+// composes the same way (package compose; the leakage rule only for
+// releases whose σ the log keeps, those logged since issue 40).
 type Migration struct {
 	Path     string
 	Budget   *big.Rat

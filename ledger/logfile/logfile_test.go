@@ -1,6 +1,7 @@
 package logfile_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -20,7 +21,22 @@ import (
 	"github.com/pufferfish-privacy/pufferfish/release"
 )
 
+// exampleRelease is the record of the example's release at eps by method
+// m calibrated by the Markov Quilt Mechanism alone (its σ,
+// calibration.mqm_sigma, where the leakage bound's is smaller): these
+// tests are about the log and MQM's composition rules.
 func exampleRelease(t *testing.T, eps float64, m mechanism.Name) (*markov.Class, *record.Release) {
+	t.Helper()
+	class, r := exampleReport(t, eps, m)
+	rec := *r.Record
+	if c := r.Calibration; c != nil && c.Method == "tpl" {
+		rec.Mechanism, rec.Sigma = m, c.MQM
+	}
+	return class, &rec
+}
+
+// exampleReport is the example's release at eps by method m.
+func exampleReport(t *testing.T, eps float64, m mechanism.Name) (*markov.Class, *release.Report) {
 	t.Helper()
 	d, err := reading.ReadData(release.ExampleData(), "example", reading.DefaultCSV)
 	if err != nil {
@@ -37,7 +53,46 @@ func exampleRelease(t *testing.T, eps float64, m mechanism.Name) (*markov.Class,
 	if err != nil {
 		t.Fatal(err)
 	}
-	return class, r.Record
+	return class, r
+}
+
+// Releases calibrated by the temporal leakage bound (recorded as generic
+// Pufferfish releases with their σ) compose in the log by the dp-leakage
+// rule, as in a durable ledger: the log keeps σ, and its import composes
+// to the same total.
+func TestAppendLogLeakage(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ledger.json")
+	class, r := exampleReport(t, 0.5, mechanism.Exact)
+	rec := r.Record
+	if r.Calibration == nil || r.Calibration.Method != "tpl" || rec.Mechanism != mechanism.Pufferfish || rec.Sigma != r.Sigma {
+		t.Fatalf("the example at ε = 0.5 is not calibrated by the leakage bound: %+v, record %+v", r.Calibration, rec)
+	}
+	if tot, err := logfile.Append(path, "study", class, rec); err != nil || tot.Rule != "single" || tot.Float() != 0.5 {
+		t.Fatalf("first: %+v %v", tot, err)
+	}
+	tot, err := logfile.Append(path, "study", class, rec)
+	if err != nil || tot.Rule != compose.LeakageRule || tot.Releases != 2 {
+		t.Fatalf("second: %+v %v", tot, err)
+	}
+	want, err := compose.Records(class, []*record.Release{rec, rec})
+	if err != nil || want.Epsilon.Cmp(tot.Epsilon) != 0 {
+		t.Fatalf("the log's total %v, the records' %+v (%v)", tot.Float(), want, err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lg compose.Log
+	if err := json.Unmarshal(raw, &lg); err != nil {
+		t.Fatal(err)
+	}
+	all, err := compose.Unappend(&lg, path)
+	if err != nil || len(all) != 1 || len(all[0].Records) != 2 || all[0].Records[1].Sigma != rec.Sigma {
+		t.Fatalf("read back: %+v %v", all, err)
+	}
+	if v, err := compose.Records(all[0].Class, all[0].Records); err != nil || v.Epsilon.Cmp(tot.Epsilon) != 0 {
+		t.Fatalf("the import composes to %+v (%v), the log to %v", v, err, tot.Float())
+	}
 }
 
 // A release record goes into the log without hand editing: each series is
