@@ -61,8 +61,10 @@ var (
 )
 
 // leakVersion names the leakage bounds' algorithms in cache keys: the
-// pairwise bound with LP plans by Newton's method (docs/math.md §8.11).
-const leakVersion = "pairwise-newton-1"
+// functional recursion where it runs (docs/math.md §8.12), else the
+// pairwise bound with LP plans by Newton's method (§8.11), on the scalar
+// recursion rounded up (§8.9).
+const leakVersion = "functional-1"
 
 // Leakage is the leakage bound's σ-equivalent (per-bin scale over L = 2)
 // for event-level DP releases of a class at ε, with the two bounds it is
@@ -152,11 +154,15 @@ func leakageSigma(ctx context.Context, class *markov.Class, T int, eps float64, 
 		}
 		b, info, err := pairwise.Calibrate(ctx, class, 0, eps, opts)
 		worst = [2]int{info.A, info.B}
+		how := pairwise.HowCertified(info.Result)
 		if finite {
 			fopts := &pairwise.Options{ClosedForm: !pairwise.CheapLP(class)}
 			if bt, _, errT := pairwise.Calibrate(ctx, class, T, eps, fopts); errT == nil && (err != nil || bt < b) {
-				b, err = bt, nil
+				b, err, how = bt, nil, "the pairwise bound is the finite recursion's over the series' length (docs/math.md §8.11)"
 			}
+		}
+		if err == nil {
+			whys = append(whys, how)
 		}
 		switch {
 		case ctx.Err() != nil:

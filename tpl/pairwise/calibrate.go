@@ -57,7 +57,7 @@ func Calibrate(ctx context.Context, class *markov.Class, T int, eps float64, opt
 	if T == 0 {
 		sc = class.AnyStart() // see scalarLoss
 	}
-	if bs, _, err := tpl.Calibrate(sc, T, eps, to); err == nil {
+	if bs, _, err := tpl.CalibrateContext(ctx, sc, T, eps, to); err == nil {
 		info.Scalar = bs * s / 2 // tpl's budget 2/b' = s/b
 	} else if !errors.Is(err, tpl.ErrNoScale) {
 		return 0, info, err

@@ -62,15 +62,19 @@ func newFnChain(P [][]float64, pi []float64, piErr0 float64) *fnChain {
 	}
 	// a dot product of length k: γ_k = k·u/(1 − k·u); the subtraction of
 	// the bound and its product: 4u more
-	g := float64(k)*unitRound/(1-float64(k)*unitRound) + 4*unitRound
+	gk := float64(k) * unitRound / (1 - float64(k)*unitRound)
+	g := gk + 4*unitRound
 	one := make([]float64, k)
 	for i := range one {
 		one[i] = 1
 	}
+	// |X|·A is itself computed: within γ_k of the exact, so the bound is
+	// taken (1 + 2γ_k) times larger
+	rel := (g + delta) * (1 + 2*gk)
 	return &fnChain{
 		k:     k,
-		fwd:   &fnSide{k: k, A: blas64.General{Rows: k, Cols: k, Stride: k, Data: a}, w: one, relErr: g + delta},
-		bwd:   &fnSide{k: k, A: blas64.General{Rows: k, Cols: k, Stride: k, Data: at}, w: pi, relErr: g + delta},
+		fwd:   &fnSide{k: k, A: blas64.General{Rows: k, Cols: k, Stride: k, Data: a}, w: one, relErr: rel},
+		bwd:   &fnSide{k: k, A: blas64.General{Rows: k, Cols: k, Stride: k, Data: at}, w: pi, relErr: rel},
 		pi:    pi,
 		piErr: 2*piErr0 + 2*delta + 4*unitRound,
 	}
@@ -620,4 +624,13 @@ func rescaleRows(X, D []float64, k int) {
 			}
 		}
 	}
+}
+
+// HowCertified says, for a report, which certificate gave an unbounded
+// stream's pairwise bound (r from Calibrate with T = 0).
+func HowCertified(r Result) string {
+	if r.Functional {
+		return "the pairwise bound is the functional recursion's: the exact noise limit of the stream, certified (docs/math.md §8.12)"
+	}
+	return fmt.Sprintf("the pairwise bound is the transport plans' certificate (docs/math.md §8.11): the exact functional recursion (§8.12) runs on stationary chains of at most %d states within %.0g multiply-adds", fnMaxStates, fnMaxWork)
 }
