@@ -746,7 +746,10 @@ func (f *profileReportFn) ProcessElement(ctx context.Context, _ []byte, dataStep
 		return err
 	}
 	defer closeLedger()
-	wholeSum, err := whole.Summary(class, f.Cfg.Spec, dataStep, reading.RowStats{})
+	// the row stats too: an empty cell is Complete as the whole
+	// (release.PrepareProfileSummaries), which a format that can hold a
+	// reading without a value is not
+	wholeSum, err := whole.Summary(class, f.Cfg.Spec, dataStep, st)
 	if err != nil {
 		return err
 	}
