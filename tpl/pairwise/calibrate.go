@@ -142,7 +142,7 @@ func calibrateStream(ctx context.Context, class *markov.Class, eps float64, opts
 	s := opts.sens()
 	bcf, bfin := 0.0, 0.0
 	var res Result
-	sweeps, work, functional := 0, 0.0, 0
+	sweeps, work, functional, birkhoff := 0, 0.0, 0, false
 	for i, ch := range class.Chains {
 		cs, err := newChainSolver(ch, false)
 		if err != nil {
@@ -167,6 +167,7 @@ func calibrateStream(ctx context.Context, class *markov.Class, eps float64, opts
 				bfin, res = fb, fr
 				res.Chain = i
 			}
+			birkhoff = birkhoff || fr.BirkhoffPast
 			functional++
 			continue
 		}
@@ -208,6 +209,7 @@ func calibrateStream(ctx context.Context, class *markov.Class, eps float64, opts
 		bcf = 0 // not computed for every chain
 	}
 	res.Functional = functional == len(class.Chains)
+	res.BirkhoffPast = birkhoff
 	return bfin, bcf, res, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/tpl"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -105,8 +106,9 @@ func (fb *fnBatch) start(k int) {
 	}
 }
 
-// errFnHorizon: the recursion did not decide within its horizon.
-var errFnHorizon = errors.New("pairwise: the functional recursion did not certify within its horizon")
+// errNoPast: a start other than stationary on a chain with a zero in P,
+// whose past has no finite Birkhoff bound (docs/math.md §8.5).
+var errNoPast = errors.New("pairwise: no finite bound on the past for this start")
 
 // gemm sets c = a·b.
 func gemm(c, a, b blas64.General) {
@@ -313,18 +315,36 @@ type fnSolver struct {
 	// the last estimates and the R they were made at (warm starts)
 	lastR  float64
 	lastN  int
+	// gap is 1 − τ(P) (rounded down) for a start other than stationary,
+	// whose past is bounded by β* = e/(1 − τ); 0: stationary, the past
+	// by the recursion on P*
+	gap float64
 	lastF  []float64
 	lastBt []float64
 }
 
 func newFnSolver(ctx context.Context, ch *markov.Chain, maxWork float64) (*fnSolver, error) {
-	pi, err := markov.StationaryGTH(ctx, ch.P)
-	if err != nil {
-		return nil, err
-	}
-	fc := newFnChain(ch.P, pi, markov.GTHError(ch.K()))
 	k := ch.K()
-	fs := &fnSolver{fc: fc, N: 8, max: maxWork}
+	var pi []float64
+	gap := 0.0
+	if ch.Init == markov.InitStationary {
+		var err error
+		if pi, err = markov.StationaryGTH(ctx, ch.P); err != nil {
+			return nil, err
+		}
+	} else {
+		// a given or any start: the past by Birkhoff's contraction,
+		// uniformly over starts (docs/math.md §8.5, §8.12)
+		if gap = tpl.BirkhoffGap(ch.P); !(gap > 0) {
+			return nil, errNoPast
+		}
+		pi = make([]float64, k) // not used
+		for i := range pi {
+			pi[i] = 1 / float64(k)
+		}
+	}
+	fc := newFnChain(ch.P, pi, markov.GTHError(k))
+	fs := &fnSolver{fc: fc, N: 8, max: maxWork, gap: gap}
 	for a := range k {
 		for b := range k {
 			if a != b {
@@ -361,8 +381,10 @@ func (fs *fnSolver) estimates(ctx context.Context, R float64) ([]float64, []floa
 		sF, sB = make([]float64, len(fs.pairs)), make([]float64, len(fs.pairs))
 		for j, pr := range fs.pairs {
 			sF[j] = math.Pow(fs.lastF[j], c)
-			r := fc.pi[pr[0]] / fc.pi[pr[1]]
-			sB[j] = math.Pow(fs.lastBt[j]/r, c) * r
+			if fs.lastBt != nil {
+				r := fc.pi[pr[0]] / fc.pi[pr[1]]
+				sB[j] = math.Pow(fs.lastBt[j]/r, c) * r
+			}
 		}
 	}
 	F, itF, err := fc.fwd.exactCounted(ctx, fs.pairs, R, fs.N, loF, sF)
@@ -372,12 +394,16 @@ func (fs *fnSolver) estimates(ctx context.Context, R float64) ([]float64, []floa
 	if err != nil {
 		return nil, nil, err
 	}
-	Bt, itB, err := fc.bwd.exactCounted(ctx, fs.pairs, R, fs.N, loB, sB)
-	if err == nil {
-		err = fs.charge(2*itB*fs.N, len(fs.pairs))
-	}
-	if err != nil {
-		return nil, nil, err
+	var Bt []float64
+	itB := 0
+	if fs.gap == 0 {
+		Bt, itB, err = fc.bwd.exactCounted(ctx, fs.pairs, R, fs.N, loB, sB)
+		if err == nil {
+			err = fs.charge(2*itB*fs.N, len(fs.pairs))
+		}
+		if err != nil {
+			return nil, nil, err
+		}
 	}
 	fs.lastR, fs.lastN, fs.lastF, fs.lastBt = R, fs.N, F, Bt
 	if fnTrace != nil {
@@ -391,11 +417,18 @@ func (fs *fnSolver) estimates(ctx context.Context, R float64) ([]float64, []floa
 func (fs *fnSolver) lossOf(e float64, F, Bt []float64, up float64) (float64, int, int) {
 	best, ba, bb := math.Inf(-1), -1, -1
 	for j, pr := range fs.pairs {
-		B := Bt[j] * fs.fc.pi[pr[1]] / fs.fc.pi[pr[0]]
-		v := math.Log(F[j]*up) + math.Log(B*up*(1+fs.fc.piErr))
+		v := math.Log(F[j] * up)
+		if fs.gap == 0 {
+			B := Bt[j] * fs.fc.pi[pr[1]] / fs.fc.pi[pr[0]]
+			v += math.Log(B * up * (1 + fs.fc.piErr))
+		}
 		if v > best || math.IsNaN(v) {
 			best, ba, bb = v, pr[0], pr[1]
 		}
+	}
+	if fs.gap > 0 {
+		// β* = e/(1 − τ) holds the secret's own step (§8.5)
+		return (e/fs.gap*(1+2*unitRound) + best) * (1 + 4*unitRound), ba, bb
 	}
 	return (e + best) * (1 + 4*unitRound), ba, bb
 }
@@ -441,9 +474,16 @@ func (fs *fnSolver) certifyAt(ctx context.Context, e, eta float64) (Result, erro
 	F, Bt := fs.lastF, fs.lastBt
 	tF, tB := make([]float64, len(F)), make([]float64, len(Bt))
 	for j := range F {
-		tF[j], tB[j] = F[j]*(1+eta), Bt[j]*(1+eta)
+		tF[j] = F[j] * (1 + eta)
 	}
-	for i, side := range []*fnSide{fs.fc.fwd, fs.fc.bwd} {
+	for j := range Bt {
+		tB[j] = Bt[j] * (1 + eta)
+	}
+	sides := []*fnSide{fs.fc.fwd, fs.fc.bwd}
+	if fs.gap > 0 {
+		sides = sides[:1]
+	}
+	for i, side := range sides {
 		t := tF
 		if i == 1 {
 			t = tB
@@ -571,7 +611,7 @@ const (
 // of work or certifies nothing (periodic chains): the caller falls back.
 // It returns the work done.
 func fnStream(ctx context.Context, ch *markov.Chain, eps, s, guess, left float64) (float64, Result, float64, bool, error) {
-	if noFunctional || ch.Init != markov.InitStationary || ch.K() > fnMaxStates || ch.K() < 2 || !ch.Irreducible() {
+	if noFunctional || ch.K() > fnMaxStates || ch.K() < 2 || ch.Init == markov.InitStationary && !ch.Irreducible() {
 		return 0, Result{}, 0, false, nil
 	}
 	limit := fnMaxWork
@@ -599,6 +639,7 @@ func fnStream(ctx context.Context, ch *markov.Chain, eps, s, guess, left float64
 	if r.Scalar, err = scalarLoss(ch, 0, b, s, nil); err != nil {
 		return 0, Result{}, fs.work, false, err
 	}
+	r.BirkhoffPast = fs.gap > 0
 	return b, r, fs.work, true, nil
 }
 
@@ -629,7 +670,10 @@ func rescaleRows(X, D []float64, k int) {
 // HowCertified says, for a report, which certificate gave an unbounded
 // stream's pairwise bound (r from Calibrate with T = 0).
 func HowCertified(r Result) string {
-	if r.Functional {
+	switch {
+	case r.Functional && r.BirkhoffPast:
+		return "the pairwise bound is the functional recursion's for the future, exact and certified (docs/math.md §8.12), and Birkhoff's contraction for the past, uniformly over initial distributions (§8.5)"
+	case r.Functional:
 		return "the pairwise bound is the functional recursion's: the exact noise limit of the stream, certified (docs/math.md §8.12)"
 	}
 	return fmt.Sprintf("the pairwise bound is the transport plans' certificate (docs/math.md §8.11): the exact functional recursion (§8.12) runs on stationary chains of at most %d states within %.0g multiply-adds", fnMaxStates, fnMaxWork)

@@ -271,3 +271,50 @@ func TestFunctionalNeverBelowExplicitOutputs(t *testing.T) {
 		t.Logf("k %d ε %v: b %.6f, explicit output %.6f (+%.3f%%)", k, eps, b, lo, 100*(b/lo-1))
 	}
 }
+
+// TestFunctionalAnyStartByBruteForce: a start other than stationary takes
+// the functional recursion's future and Birkhoff's past (docs/math.md
+// §8.5, §8.12); at its scale, per-step and windowed releases from several
+// fixed starts — each one of the starts "any" stands for — lose at most ε
+// by exhaustive enumeration.
+func TestFunctionalAnyStartByBruteForce(t *testing.T) {
+	ctx := context.Background()
+	for i, P := range [][][]float64{
+		{{0.7, 0.3}, {0.2, 0.8}},
+		{{0.5, 0.3, 0.2}, {0.2, 0.6, 0.2}, {0.1, 0.3, 0.6}},
+	} {
+		k := len(P)
+		ch, err := markov.New(nil, P, markov.InitAny, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, eps := range []float64{0.5, 2} {
+			b, r, _, ok, err := fnStream(ctx, ch, eps, 2, 8/eps, 0)
+			if err != nil || !ok || !r.BirkhoffPast || r.Loss > eps {
+				t.Fatalf("chain %d ε %v: ok %v, %v, %+v", i, eps, ok, err, r)
+			}
+			T := 6
+			if k == 3 {
+				T = 4
+			}
+			ones := make([]int, T)
+			for j := range ones {
+				ones[j] = 1
+			}
+			starts := [][]float64{make([]float64, k), make([]float64, k)}
+			for x := range k {
+				starts[0][x] = 1 / float64(k)
+			}
+			starts[1][k-1] = 1
+			for _, q := range starts {
+				l, _, _, _, err := brute.Loss(brute.Chain{Q: q, P: P, T: T}, brute.Windows(k, T, ones, nil, []float64{b}))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if l > eps*(1+1e-9) {
+					t.Errorf("chain %d ε %v start %v: per-step releases at b = %.9g lose %.9g > ε", i, eps, q, b, l)
+				}
+			}
+		}
+	}
+}

@@ -59,6 +59,9 @@ type Result struct {
 	// (docs/math.md §8.12: the exact limit, certified); else the plans'
 	// certificates (§8.11) gave some chain's.
 	Functional bool
+	// BirkhoffPast says some chain's past was bounded by Birkhoff's
+	// contraction (a start other than stationary, docs/math.md §8.5).
+	BirkhoffPast bool
 }
 
 // chainSolver holds the certificate state of one chain for an unbounded
