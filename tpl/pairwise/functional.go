@@ -313,12 +313,12 @@ type fnSolver struct {
 	work  float64 // multiply-adds so far
 	max   float64 // the limit (0: none)
 	// the last estimates and the R they were made at (warm starts)
-	lastR  float64
-	lastN  int
+	lastR float64
+	lastN int
 	// gap is 1 − τ(P) (rounded down) for a start other than stationary,
 	// whose past is bounded by β* = e/(1 − τ); 0: stationary, the past
 	// by the recursion on P*
-	gap float64
+	gap    float64
 	lastF  []float64
 	lastBt []float64
 }
