@@ -678,3 +678,42 @@ func HowCertified(r Result) string {
 	}
 	return fmt.Sprintf("the pairwise bound is the transport plans' certificate (docs/math.md §8.11): the exact functional recursion (§8.12) runs on stationary chains of at most %d states within %.0g multiply-adds", fnMaxStates, fnMaxWork)
 }
+
+// fnLoss is the functional recursion's certified loss of an unbounded
+// stream at per-step budget e (per-bin scale s/e), where it runs (as
+// fnStream): the estimates at e, certified at (1 + 10⁻⁷) times them, the
+// certificate's horizon doubled up to three times. ok is false, with no
+// error, where it does not apply or certifies nothing within the work.
+func fnLoss(ctx context.Context, ch *markov.Chain, e, left float64) (Result, bool, error) {
+	if noFunctional || ch.K() > fnMaxStates || ch.K() < 2 || ch.Init == markov.InitStationary && !ch.Irreducible() {
+		return Result{}, false, nil
+	}
+	limit := fnMaxWork
+	if left > 0 {
+		limit = min(limit, left)
+	}
+	fs, err := newFnSolver(ctx, ch, limit)
+	if err != nil {
+		return Result{}, false, ctx.Err()
+	}
+	for range 4 {
+		if _, err := fs.estimateLoss(ctx, e); err != nil {
+			if ctx.Err() != nil || !errors.Is(err, ErrWork) {
+				return Result{}, false, err
+			}
+			return Result{}, false, nil
+		}
+		r, err := fs.certifyAt(ctx, e, 1e-7)
+		switch {
+		case ctx.Err() != nil || err != nil && !errors.Is(err, ErrWork):
+			return Result{}, false, err
+		case err != nil:
+			return Result{}, false, nil
+		case !math.IsInf(r.Loss, 1):
+			r.Functional, r.BirkhoffPast = true, fs.gap > 0
+			return r, true, nil
+		}
+		fs.N *= 2
+	}
+	return Result{}, false, nil
+}

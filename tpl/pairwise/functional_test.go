@@ -318,3 +318,30 @@ func TestFunctionalAnyStartByBruteForce(t *testing.T) {
 		}
 	}
 }
+
+// TestFunctionalLossAtTheCalibratedScale: Loss at the scale Calibrate
+// returns (the ledger's dp-leakage rule prices releases by Loss) certifies
+// at most ε there and more than ε a little below it.
+func TestFunctionalLossAtTheCalibratedScale(t *testing.T) {
+	ctx := context.Background()
+	for _, P := range [][][]float64{
+		{{.7, .25, .05}, {.05, .7, .25}, {.25, .05, .7}},
+		{{.8, .15, .05}, {.1, .8, .1}, {.05, .15, .8}},
+	} {
+		class := stationaryClass(t, P)
+		b, _, err := Calibrate(ctx, class, 0, 0.5, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Loss(ctx, class, 0, b, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !(r.Loss <= 0.5) || !r.Functional {
+			t.Errorf("P %v: Loss at b = %v: %+v", P, b, r)
+		}
+		if r, _ := Loss(ctx, class, 0, b*0.999, nil); !(r.Loss > 0.5) {
+			t.Errorf("P %v: Loss at 0.999·b = %v, want > ε", P, r.Loss)
+		}
+	}
+}

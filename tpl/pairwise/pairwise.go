@@ -544,6 +544,16 @@ func chainLoss(ctx context.Context, ch *markov.Chain, T int, b float64, opts *Op
 		}
 		return r, nil
 	}
+	// the functional recursion's certificate where it runs (§8.12)
+	if r, ok, err := fnLoss(ctx, ch, s/b, opts.maxWork()); err != nil {
+		return Result{}, err
+	} else if ok {
+		r.Scalar = sc
+		if sc < r.Loss {
+			r.Loss, r.A, r.B = sc, -1, -1
+		}
+		return r, nil
+	}
 	cs, err := newChainSolver(ch, opts.lp())
 	if err != nil {
 		return Result{}, err
