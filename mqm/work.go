@@ -129,6 +129,25 @@ func SearchWork(ctx context.Context, class *markov.Class, T int, eps float64) (w
 	return w, D, nil
 }
 
+// LengthWithin is the longest length up to T whose estimate with D = T
+// (every distance visited, whatever the class's mixing) is within max: a
+// length the search is admitted at for sure (0: none).
+func LengthWithin(class *markov.Class, T int, max float64) int {
+	lo, hi := 0, T // searchWork(lo) ≤ max; hi: the candidate above
+	if searchWork(class, hi) <= max {
+		return hi
+	}
+	for hi-lo > 1 {
+		m := lo + (hi-lo)/2
+		if searchWork(class, m) <= max {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
 // hopelessClass: every chain is periodic and irreducible under a
 // stationary or "any" start, so the search answers T/ε without work
 // (hopeless).
@@ -151,6 +170,7 @@ type WorkError struct {
 	Work, Max float64
 	Distances int // the estimate's farthest distance (0: running)
 	Length    int
+	Within    int // a length admitted for sure (LengthWithin; 0: none)
 	Running   bool
 }
 
@@ -165,7 +185,11 @@ func (e *WorkError) Error() string {
 	if e.Running {
 		return fmt.Sprintf("the exact quilt search was stopped: it passed %.2g multiply-adds (%s of one core), over --max-search-work %.2g (the class mixes slowly: each distance the search visits costs a power of P and its ratio tables, k³ each); raise the limit with --max-search-work, or use a shorter length, fewer states or --method approx", e.Work, secs(e.Work), e.Max)
 	}
-	return fmt.Sprintf("the exact quilt search was refused: it would take about %.2g multiply-adds (%s of one core: %d distances, each a power of P and its ratio tables, k³ each), over --max-search-work %.2g; raise the limit with --max-search-work, or use a shorter --length (%d), fewer states or --method approx", e.Work, secs(e.Work), e.Distances, e.Max, e.Length)
+	shorter := "a shorter --length"
+	if e.Within > 0 {
+		shorter = fmt.Sprintf("--length %d or less (not %d)", e.Within, e.Length)
+	}
+	return fmt.Sprintf("the exact quilt search was refused: it would take about %.2g multiply-adds (%s of one core: %d distances, each a power of P and its ratio tables, k³ each), over --max-search-work %.2g; raise the limit with --max-search-work, or use %s, fewer states or --method approx", e.Work, secs(e.Work), e.Distances, e.Max, shorter)
 }
 
 // workBudget is the work limit a context carries (WithMaxWork), shared by

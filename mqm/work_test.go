@@ -91,6 +91,9 @@ func TestSearchWork(t *testing.T) {
 	if err != nil || w <= DefaultMaxSearchWork || D != 2000 {
 		t.Fatalf("birth–death 300, T=2000: work %g, D=%d, err %v; want over %g", w, D, err, DefaultMaxSearchWork)
 	}
+	if n := LengthWithin(birthDeath(t, 300, 0.01), 2000, DefaultMaxSearchWork); n < 1 || n >= 2000 || searchWork(birthDeath(t, 300, 0.01), n) > DefaultMaxSearchWork || searchWork(birthDeath(t, 300, 0.01), n+1) <= DefaultMaxSearchWork {
+		t.Fatalf("LengthWithin: %d", n)
+	}
 	if el := time.Since(start); el > 20*time.Second {
 		t.Errorf("the estimate took %v", el)
 	}

@@ -109,7 +109,7 @@ func (l Limits) CheckSearchWork(ctx context.Context, class *markov.Class, T int,
 		return ctx, err
 	}
 	if w > l.searchWork() {
-		return ctx, &mqm.WorkError{Work: w, Max: l.searchWork(), Distances: d, Length: T}
+		return ctx, &mqm.WorkError{Work: w, Max: l.searchWork(), Distances: d, Length: T, Within: mqm.LengthWithin(class, T, l.searchWork())}
 	}
 	return mqm.WithMaxWork(ctx, l.searchWork()), nil
 }

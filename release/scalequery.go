@@ -61,7 +61,7 @@ func (q ScaleQuery) Compute(ctx context.Context) (Answer, error) {
 	}
 	if q.Method == mechanism.Exact {
 		if !(q.Limits.MaxSearchWork >= 0) {
-			return nil, fmt.Errorf("--max-search-work %g: want > 0", q.Limits.MaxSearchWork)
+			return nil, fmt.Errorf("--max-search-work %g: want > 0 (0: the default)", q.Limits.MaxSearchWork)
 		}
 		var err error
 		if ctx, err = q.Limits.CheckSearchWork(ctx, class, q.Length, q.Epsilon); err != nil {
