@@ -498,7 +498,9 @@ func (p *powers) farAt(d, n int) power {
 // ratioBound folds an upper bound on p/q into a running maximum m (seen:
 // m holds a value). sp, sq say whether p and q are structurally positive.
 // Both impossible: no outcome, skipped. q impossible, p possible: +Inf.
-// p impossible: ratio 0. Entries below tiny are bounded as described there.
+// p impossible: ratio 0 (exactly, with no division: q may have
+// underflowed to 0, and 0/0 would be NaN). Entries below tiny are bounded
+// as described there.
 func ratioBound(m float64, seen bool, p, q float64, sp, sq bool) (float64, bool) {
 	switch {
 	case !sp && !sq:
@@ -506,7 +508,10 @@ func ratioBound(m float64, seen bool, p, q float64, sp, sq bool) (float64, bool)
 	case !sq:
 		return math.Inf(1), true
 	case !sp:
-		p = 0
+		if !seen {
+			return 0, true
+		}
+		return m, true // m ≥ 0
 	case q < tiny:
 		return math.Inf(1), true
 	case p < tiny:

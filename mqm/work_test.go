@@ -130,3 +130,22 @@ func TestSearchWorkCounted(t *testing.T) {
 	}
 	t.Logf("counted %g, estimated %g", used, est)
 }
+
+// A ratio whose numerator is structurally 0 is 0 even when its
+// denominator, structurally positive, underflowed to 0 (it was 0/0 = NaN,
+// and the search failed with "undefined (NaN)": the 300-state birth–death
+// chain at T = 348, found with issue 40's estimate).
+func TestRatioBoundUnderflowedDenominator(t *testing.T) {
+	if m, seen := ratioBound(0, false, 0, 0, false, true); m != 0 || !seen {
+		t.Fatalf("first: %v %v", m, seen)
+	}
+	if m, seen := ratioBound(3, true, 0, 0, false, true); m != 3 || !seen {
+		t.Fatalf("later: %v %v", m, seen)
+	}
+	// P(i, i±1) = 1e-10: P^35(34, 0) ≈ 1e-350 underflows, P^35(39, 0) = 0
+	// structurally; the right-only scan of node 1 visits distance 35.
+	r, err := Scale(birthDeath(t, 40, 1e-10), 60, 1, Exact)
+	if err != nil || r.Sigma != 60 {
+		t.Fatalf("σ %v, err %v; want 60 (T/ε)", r.Sigma, err)
+	}
+}
