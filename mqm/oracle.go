@@ -207,6 +207,7 @@ type exactOracle struct {
 func newExactOracle(ch *markov.Chain, T int) (*exactOracle, error) {
 	o := &exactOracle{ch: ch, T: T, k: ch.K(), left: map[[2]int][]float64{}, leftR: map[[2]int][]float64{}, nodeCache: map[int][]float64{}}
 	o.pw = newPowers(ch)
+	o.pw.charge = o.stop.spend
 	o.scratch.stop = &o.stop
 	switch ch.Init {
 	case markov.InitStationary:
@@ -309,6 +310,7 @@ func (o *exactOracle) leftTable(d, s int) []float64 {
 		}
 	}
 	n := len(sc.us)
+	o.stop.spend(float64(k) * float64(k) * float64(n)) // the ratio table
 	sc.cols, sc.pats = grow(sc.cols, k), grow(sc.pats, k)
 	sc.flat, sc.flatZ = grow(sc.flat, k*n), grow(sc.flatZ, k*n)
 	for x := range k {
@@ -348,10 +350,14 @@ func (o *exactOracle) rightRatio(d int) []float64 {
 	}
 	if o.rightR[d] == nil {
 		Pd := o.pw.at(d)
+		o.stop.spend(o.k3())
 		o.rightR[d] = o.scratch.ratioTable(Pd.v, Pd.z)
 	}
 	return o.rightR[d]
 }
+
+// k3 is k³, the work of one ratio table (work.go).
+func (o *exactOracle) k3() float64 { k := float64(o.k); return k * k * k }
 
 // leftTerm returns L_d for support id s: L[x*k+x'] = max_{u∈supp}
 // log(P^d(u,x)/P^d(u,x')), for the general path.
@@ -373,6 +379,7 @@ func (o *exactOracle) rightTerm(d int) []float64 {
 	}
 	if o.right[d] == nil {
 		Pd := o.pw.at(d)
+		o.stop.spend(o.k3())
 		o.right[d] = logs(o.scratch.ratioTable(Pd.v, Pd.z))
 	}
 	return o.right[d]

@@ -193,6 +193,11 @@ type powers struct {
 	zFixed bool
 	limit  int // table length cap
 	far    map[int]power
+	// charge, when set, is told the work of each power before it is
+	// computed (work.go: distanceWork's power part); charged: the table
+	// entries below it have been charged.
+	charge  func(float64)
+	charged int
 
 	// pipelined production (bg): table has length limit from the start
 	// and n entries are complete; the producer owns table[n:], zFixed,
@@ -409,6 +414,9 @@ func (j *mulJob) work() {
 }
 
 func (p *powers) at(d int) power {
+	if p.charge != nil {
+		p.chargeFor(d)
+	}
 	if p.bg {
 		p.ensure(d)
 		n := p.count()
@@ -441,6 +449,27 @@ func (p *powers) at(d int) power {
 	return p.farAt(d, len(p.table))
 }
 
+// chargeFor charges the products that at(d) computes: the table's
+// entries up to d, or farAt's products beyond the table (unless cached).
+func (p *powers) chargeFor(d int) {
+	k := float64(len(p.base.v))
+	k3 := k * k * k
+	if d < p.limit {
+		if d >= p.charged {
+			p.charge(k3 * float64(d+1-max(p.charged, 1)))
+			p.charged = d + 1
+		}
+		return
+	}
+	if p.charged < p.limit {
+		p.charge(k3 * float64(p.limit-max(p.charged, 1)))
+		p.charged = p.limit
+	}
+	if _, ok := p.far[d]; !ok {
+		p.charge(k3 * farProducts(d, p.limit))
+	}
+}
+
 // farAt is P^d beyond the table's n entries (cached).
 func (p *powers) farAt(d, n int) power {
 	if r, ok := p.far[d]; ok {
@@ -469,7 +498,9 @@ func (p *powers) farAt(d, n int) power {
 // ratioBound folds an upper bound on p/q into a running maximum m (seen:
 // m holds a value). sp, sq say whether p and q are structurally positive.
 // Both impossible: no outcome, skipped. q impossible, p possible: +Inf.
-// p impossible: ratio 0. Entries below tiny are bounded as described there.
+// p impossible: ratio 0 (exactly, with no division: q may have
+// underflowed to 0, and 0/0 would be NaN). Entries below tiny are bounded
+// as described there.
 func ratioBound(m float64, seen bool, p, q float64, sp, sq bool) (float64, bool) {
 	switch {
 	case !sp && !sq:
@@ -477,7 +508,10 @@ func ratioBound(m float64, seen bool, p, q float64, sp, sq bool) (float64, bool)
 	case !sq:
 		return math.Inf(1), true
 	case !sp:
-		p = 0
+		if !seen {
+			return 0, true
+		}
+		return m, true // m ≥ 0
 	case q < tiny:
 		return math.Inf(1), true
 	case p < tiny:

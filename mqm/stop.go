@@ -24,6 +24,9 @@ type stop struct {
 	n    uint32
 	hit  bool      // the search was stopped: the oracle is dropped
 	heap time.Time // when the live heap was last read
+	// the context's work limit (WithMaxWork; nil: none), read once
+	budget     *workBudget
+	budgetRead bool
 }
 
 const stopEvery = 16

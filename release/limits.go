@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/mqm"
 	"github.com/pufferfish-privacy/pufferfish/reading"
 	"github.com/pufferfish-privacy/pufferfish/tpl/pairwise"
 )
@@ -33,6 +35,12 @@ type Limits struct {
 	// matrices, and each product of them costs k³. CLI: --max-states
 	// (puff release, puff scale); puff serve: --max-states.
 	MaxStates int
+	// MaxSearchWork is the most work (multiply-adds, about a nanosecond
+	// of one core each) puff scale's exact quilt search may take,
+	// estimated up front (mqm.SearchWork: its distances × the powers of
+	// P and ratio tables, k³ each) and counted as it runs (mqm.WithMaxWork)
+	// (0: DefaultMaxSearchWork). CLI: puff scale --max-search-work.
+	MaxSearchWork float64
 }
 
 // Default limits: the README's examples and a day per window of the
@@ -49,6 +57,8 @@ const (
 	// takes about a second on one core, and the search's tables hold
 	// about StateBytes(1000) ≈ 0.61 GB.
 	DefaultMaxStates = 1000
+	// DefaultMaxSearchWork: about 30 s of one core (mqm.DefaultMaxSearchWork)
+	DefaultMaxSearchWork = mqm.DefaultMaxSearchWork
 )
 
 // StateBytes estimates the memory of the exact quilt search on a class of
@@ -80,6 +90,28 @@ func (l Limits) leakageWork() float64 {
 		return l.MaxLeakageWork
 	}
 	return DefaultMaxLeakageWork
+}
+
+func (l Limits) searchWork() float64 {
+	if l.MaxSearchWork > 0 {
+		return l.MaxSearchWork
+	}
+	return DefaultMaxSearchWork
+}
+
+// CheckSearchWork refuses, before any work, an exact quilt search on
+// class for T readings at ε whose estimated work (mqm.SearchWork) is over
+// l's limit, with the estimate and the flag that raises it; it returns
+// ctx carrying the limit, so the search stops at it as it runs.
+func (l Limits) CheckSearchWork(ctx context.Context, class *markov.Class, T int, eps float64) (context.Context, error) {
+	w, d, err := mqm.SearchWork(ctx, class, T, eps)
+	if err != nil {
+		return ctx, err
+	}
+	if w > l.searchWork() {
+		return ctx, &mqm.WorkError{Work: w, Max: l.searchWork(), Distances: d, Length: T, Within: mqm.LengthWithin(class, T, l.searchWork())}
+	}
+	return mqm.WithMaxWork(ctx, l.searchWork()), nil
 }
 
 func (l Limits) states() int {

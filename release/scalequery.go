@@ -59,6 +59,15 @@ func (q ScaleQuery) Compute(ctx context.Context) (Answer, error) {
 		}
 		return LeakageFor(ctx, class, q.Length, q.Epsilon, q.Limits)
 	}
+	if q.Method == mechanism.Exact {
+		if !(q.Limits.MaxSearchWork >= 0) {
+			return nil, fmt.Errorf("--max-search-work %g: want > 0 (0: the default)", q.Limits.MaxSearchWork)
+		}
+		var err error
+		if ctx, err = q.Limits.CheckSearchWork(ctx, class, q.Length, q.Epsilon); err != nil {
+			return nil, err
+		}
+	}
 	s, err := ComputeScaleAtContext(ctx, class, mqm.Consecutive(q.Start, q.Length), q.Epsilon, q.Method)
 	if err != nil {
 		return nil, err

@@ -149,6 +149,7 @@ func scaleCmd() *cobra.Command {
 	f.BoolVar(&asJSON, "json", false, "print one JSON object")
 	f.BoolVar(&leakage, "leakage", false, "print instead the temporal leakage bounds' per-bin scale for windowed histograms of any widths of T readings (--length 0: any length, with an explicit output's lower limit for stationary chains; docs/math.md §8.6, §8.10): the scalar recursion, the pairwise certificate, and the smaller")
 	limitFlags(c, &limits, &timeout)
+	f.Float64Var(&limits.MaxSearchWork, "max-search-work", release.DefaultMaxSearchWork, "the most multiply-adds (≈ 1 s per 1e9) the exact quilt search may take, estimated up front from the distances it can visit (each a power of P and its ratio tables, k³ each; refused beyond it before any work) and counted as it runs")
 	return c
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // slowClass is a lazy walk on a cycle of k states (JSON): it mixes in
@@ -46,7 +47,7 @@ func TestRunawaysStop(t *testing.T) {
 		t.Fatalf("20 levels at --max-states 20: %v", err)
 	}
 	class := slowClass(t, 200)
-	out, err := run("scale", "--class", class, "--length", "1000", "--timeout", "1s")
+	out, err := run("scale", "--class", class, "--length", "1000", "--timeout", "1s", "--max-search-work", "1e15")
 	if err == nil || !strings.Contains(err.Error(), "--timeout") || out != "" {
 		t.Fatalf("a search past --timeout: %v\n%s", err, out)
 	}
@@ -60,5 +61,49 @@ func TestRunawaysStop(t *testing.T) {
 	out, err = run("release", "--class", class, "--data", write(t, "s.csv", long.String()), "--timeout", "1s")
 	if err == nil || !strings.Contains(err.Error(), "--timeout") || out != "" {
 		t.Fatalf("a release past --timeout: %v\n%s", err, out)
+	}
+}
+
+// Issue 40: puff scale on a slowly mixing 300-state birth–death chain at
+// length 2000 ran for its 5-minute --timeout; it is now refused before
+// any search with its estimate and the flag that raises the limit
+// (generous bound: a minute, for a loaded machine).
+func TestScaleWorkRefused(t *testing.T) {
+	const k = 300
+	P := make([][]float64, k)
+	states := make([]string, k)
+	for i := range P {
+		P[i] = make([]float64, k)
+		s := 0.0
+		if i > 0 {
+			P[i][i-1], s = 0.01, s+0.01
+		}
+		if i < k-1 {
+			P[i][i+1], s = 0.01, s+0.01
+		}
+		P[i][i] = 1 - s
+		states[i] = fmt.Sprint(i)
+	}
+	b, err := json.Marshal(map[string]any{"states": states, "chains": []any{map[string]any{"transition": P, "initial": "stationary"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	class := write(t, "bd.json", string(b))
+	start := time.Now()
+	out, err := run("scale", "--class", class, "--length", "2000", "--epsilon", "1")
+	if err == nil || !strings.Contains(err.Error(), "--max-search-work") || !strings.Contains(err.Error(), "refused") || out != "" {
+		t.Fatalf("birth–death, 300 states, T = 2000: %v\n%s", err, out)
+	}
+	if el := time.Since(start); el > time.Minute {
+		t.Fatalf("refused after %v", el)
+	}
+	// --leakage answers (its own limits), as before
+	if out, err := run("scale", "--class", class, "--length", "2000", "--epsilon", "1", "--leakage"); err != nil || !strings.Contains(out, "per-bin scale") {
+		t.Fatalf("--leakage: %v\n%s", err, out)
+	}
+	// a small limit refuses a small class too, naming the flag
+	two := write(t, "c.json", `{"states": ["0", "1", "2"], "chains": [{"transition": [[0.98, 0.02, 0], [0.01, 0.98, 0.01], [0, 0.02, 0.98]], "initial": "stationary"}]}`)
+	if _, err := run("scale", "--class", two, "--length", "300", "--max-search-work", "100"); err == nil || !strings.Contains(err.Error(), "--max-search-work") {
+		t.Fatalf("--max-search-work 100: %v", err)
 	}
 }
