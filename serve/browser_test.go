@@ -171,6 +171,9 @@ func TestWebPageInBrowser(t *testing.T) {
 	if err := niceTicks(sigma.XTicks, false); err != nil {
 		t.Errorf("planner ε axis: %v", err)
 	}
+	// the planner's table: method exact's used scale at each ε and the
+	// bound that gave it, as /v1/scale answers (issue 40)
+	checkPlannerTable(t, b, srv, admin, "example")
 
 	release := func() string {
 		t.Helper()
@@ -575,5 +578,42 @@ func TestReleasePanelAndStreamDatasetInBrowser(t *testing.T) {
 	b.waitFor(`document.querySelector('.ds.selected[data-name="activity"]') ? 'ok' : ''`, "activity selected")
 	if got := b.eval(`document.querySelector('#message').textContent + '|' + document.querySelector('#result').innerHTML`); got != "|" {
 		t.Errorf("after selecting activity again the Release panel shows %q", got)
+	}
+}
+
+// checkPlannerTable checks the page's planner table against /v1/scale:
+// a row per ε of method exact with the σ a release draws its noise with
+// and the bound that set it (the leakage bound named when it did).
+func checkPlannerTable(t *testing.T, b *browser, srv, token, name string) {
+	t.Helper()
+	b.waitFor(`document.querySelector('#planner-table tbody tr') ? 'ok' : ''`, "the planner's table of used scales")
+	var rows [][]string
+	if err := json.Unmarshal([]byte(b.eval(`JSON.stringify([...document.querySelectorAll('#planner-table tbody tr')].map(r => [r.dataset.used, ...[...r.cells].map(c => c.textContent)]))`)), &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 7 {
+		t.Fatalf("the planner's table has %d rows, want one per ε (7): %v", len(rows), rows)
+	}
+	for _, row := range rows {
+		req, _ := http.NewRequest("GET", srv+"/v1/scale?dataset="+name+"&method=exact&epsilon="+row[1], nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a map[string]any
+		json.NewDecoder(resp.Body).Decode(&a)
+		resp.Body.Close()
+		sig := strconv.FormatFloat(a["sigma"].(float64), 'g', 4, 64)
+		if v, _ := strconv.ParseFloat(sig, 64); true {
+			sig = strconv.FormatFloat(v, 'f', -1, 64)
+		}
+		want := map[string]string{"tpl": "temporal leakage bound", "mqm": "Markov Quilt Mechanism"}[fmt.Sprint(a["used"])]
+		if row[0] != a["used"] || row[2] != sig || want == "" || !strings.Contains(row[4], want) {
+			t.Errorf("ε = %s: the page's row %v, /v1/scale's σ %v (%s) used %v", row[1], row, a["sigma"], sig, a["used"])
+		}
+		if a["used"] == "tpl" && !strings.Contains(row[4], a["leakage_bound"].(string)) {
+			t.Errorf("ε = %s: the row does not name the leakage bound %v: %v", row[1], a["leakage_bound"], row)
+		}
 	}
 }

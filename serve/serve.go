@@ -841,12 +841,20 @@ func mustJSON(v any) json.RawMessage {
 }
 
 // scaleKey caches planner answers: σ depends only on the class, ε, the
-// length, the start and the method.
+// length, the start, the method and whether the leakage bound is a
+// stream's (every length).
 type scaleKey struct {
 	class, eps, method string
 	length, start      int
+	stream             bool
 }
 
+// scaleAnswer is the planner's answer: sigma, per_bin_scale and
+// expected_l1_error are the scale a release with these parameters draws
+// its noise with (release.PlanScale: the smaller of the Markov Quilt
+// Mechanism's σ and the temporal leakage bound's), mqm_sigma and
+// leakage_sigma the two bounds, used which of them set it and
+// calibration the release's own account of why.
 type scaleAnswer struct {
 	Dataset         string   `json:"dataset"`
 	Method          string   `json:"method"`
@@ -857,6 +865,18 @@ type scaleAnswer struct {
 	PerBinScale     *float64 `json:"per_bin_scale"`     // counts: σ·2
 	ExpectedL1Error *float64 `json:"expected_l1_error"` // counts: k bins × per-bin scale
 	Guarantee       string   `json:"guarantee"`
+	// MQMSigma is the Markov Quilt Mechanism's σ (exact and approx; nil
+	// for another method, whose σ is sigma); LeakageSigma the temporal leakage bound's (nil:
+	// not computed, for the reason in calibration.why, or a method other
+	// than MQM), LeakageBound which leakage bound gave it.
+	MQMSigma     *float64 `json:"mqm_sigma"`
+	LeakageSigma *float64 `json:"leakage_sigma"`
+	LeakageBound string   `json:"leakage_bound,omitempty"`
+	// Used is the bound that set sigma: "mqm", "tpl" (the leakage bound)
+	// or another method's name; "" when the method does not apply.
+	Used        string               `json:"used"`
+	Stream      bool                 `json:"stream,omitempty"` // the leakage bound for every length, as a stream's windows
+	Calibration *release.Calibration `json:"calibration,omitempty"`
 }
 
 // maxPlanLength bounds a planning query's length (the σ search is
@@ -884,18 +904,23 @@ func (s *Server) scale(w http.ResponseWriter, r *http.Request, tok *ledger.Token
 		return bad("method", "method %q: want one of %v", q.Get("method"), mechanism.Release)
 	}
 	var class *markov.Class
-	T := 0
+	T, stream := 0, false
 	if d, err := s.load(r.Context(), name); err == nil {
 		class, T = d.class, d.src.Sizes.MaxLength
 	} else if class, T = s.streamClass(r.Context(), name); class == nil {
 		return err // neither data nor a stream
-	} // a stream's class, at the length where its σ reaches the supremum
+	} else {
+		// a stream's class, at the length where its σ reaches the
+		// supremum, calibrated as its windows are: for every start and,
+		// the leakage bound, every length (stream.DeclareWithLimits)
+		class, stream = class.AnyStart(), true
+	}
 	if l := q.Get("length"); l != "" {
 		if T, err = strconv.Atoi(l); err != nil || T < 1 || T > maxPlanLength {
 			return bad("length", "length %q: want an integer ≥ 1", l)
 		}
 	}
-	key := scaleKey{class.Hash(), strconv.FormatFloat(eps, 'g', -1, 64), string(method), T, 1}
+	key := scaleKey{class.Hash(), strconv.FormatFloat(eps, 'g', -1, 64), string(method), T, 1, stream}
 	if v, ok := s.scales.Load(key); ok {
 		a := v.(scaleAnswer)
 		a.Dataset = name
@@ -907,18 +932,30 @@ func (s *Server) scale(w http.ResponseWriter, r *http.Request, tok *ledger.Token
 	}
 	ctx, cancel := s.computing(r.Context())
 	defer cancel()
-	sc, err := release.ComputeScaleContext(ctx, class, T, eps, method)
+	// the release's own calibration (package release), sharing the
+	// releases' cache of σ and leakage bounds
+	rep, err := release.PlanScale(ctx, class, T, eps, method, s.cfg.Limits, s.sigmas, stream)
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
 	if err != nil {
 		return bad("", "%v", err)
 	}
-	a := scaleAnswer{Method: string(method), Epsilon: eps, Length: T, Applicable: sc.Applicable, Sigma: sc.Sigma, Guarantee: sc.Guarantee}
-	if sc.Sigma != nil {
-		b := noise.ScaleFor(*sc.Sigma, 2)
+	sc := rep.Scales[0]
+	a := scaleAnswer{Method: string(method), Epsilon: eps, Length: T, Applicable: sc.Applicable, Guarantee: rep.Guarantee, Stream: stream}
+	if c := rep.Calibration; sc.Applicable && sc.Sigma != nil && c != nil {
+		f := func(v float64) *float64 { return &v }
+		used := release.UsedSigma(rep)
+		b := noise.ScaleFor(used, 2)
 		l1 := b * float64(len(class.States))
-		a.PerBinScale, a.ExpectedL1Error = &b, &l1
+		a.Sigma, a.PerBinScale, a.ExpectedL1Error = f(used), &b, &l1
+		a.Used, a.Calibration = c.Method, c
+		if method.MQM() {
+			a.MQMSigma = f(c.MQM)
+		}
+		if c.TPL > 0 {
+			a.LeakageSigma, a.LeakageBound = f(c.TPL), c.TPLBound
+		}
 	}
 	s.scales.Store(key, a)
 	a.Dataset = name

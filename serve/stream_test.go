@@ -137,7 +137,8 @@ func TestReleaseTokenCannotFeedOrProbeStream(t *testing.T) {
 // source: its class Θ is the stream's, which GET /v1/datasets and
 // /v1/datasets/NAME show and /v1/scale calibrates (the page's card said
 // "no class yet" and its planner was empty; issue 34). σ is the stream's
-// own at the length where it reaches its supremum.
+// own at the length where it reaches its supremum, or its leakage
+// bound's when smaller, as its windows are drawn.
 func TestStreamDatasetHasItsClass(t *testing.T) {
 	f := newFixture(t, "")
 	ctx := context.Background()
@@ -174,7 +175,10 @@ func TestStreamDatasetHasItsClass(t *testing.T) {
 		t.Fatalf("the stream dataset's class: %v", card)
 	}
 	code, m, _ = f.do("GET", "/v1/scale?dataset=meters&epsilon=0.5&method=exact", reader, "")
-	if code != 200 || m["applicable"] != true || m["sigma"].(float64) != *s.Scale.Sigma || int(m["length"].(float64)) != s.Scale.Length {
-		t.Fatalf("σ for the stream's class: %d %v, want σ %v at length %d", code, m, *s.Scale.Sigma, s.Scale.Length)
+	// σ is the one the stream's windows are drawn with (issue 40): the
+	// smaller of its MQM σ and its leakage bound for every length
+	used := release.UsedSigma(release.StreamBase(class, release.Options{Epsilon: s.Epsilon, Method: s.Method, Query: s.Query}, s.Scale, s.Leakage()))
+	if code != 200 || m["applicable"] != true || m["sigma"] != used || m["mqm_sigma"] != *s.Scale.Sigma || int(m["length"].(float64)) != s.Scale.Length {
+		t.Fatalf("σ for the stream's class: %d %v, want σ %v (MQM %v) at length %d", code, m, used, *s.Scale.Sigma, s.Scale.Length)
 	}
 }

@@ -367,19 +367,43 @@ async function planner() {
   box.replaceChildren(el("p", { class: "muted" }, "computing σ…"));
   const eps = [0.1, 0.25, 0.5, 1, 2, 3, 5];
   const methods = [["exact", "#2b6cb0"], ["approx", "#38a169"], ["groupdp", "#dd6b20"], ["dp", "#a0aec0"]];
-  const sig = [], err = [];
+  const sig = [], err = [], used = [];
   for (const [m, color] of methods) {
     const pts = [], e1 = [];
     for (const e of eps) {
       const r = await api("GET", `/v1/scale?dataset=${encodeURIComponent(name)}&epsilon=${e}&method=${m}`);
-      if (r.status === 200 && r.body.applicable && r.body.sigma !== null) { pts.push([e, r.body.sigma]); e1.push([e, r.body.expected_l1_error]); }
+      if (r.status === 200 && r.body.applicable && r.body.sigma !== null) {
+        pts.push([e, r.body.sigma]); e1.push([e, r.body.expected_l1_error]);
+        if (m === "exact") used.push(r.body);
+      }
     }
     if (pts.length) { sig.push({ name: m, points: pts, color }); err.push({ name: m, points: e1, color }); }
   }
   if (name !== current) return;
-  box.replaceChildren(plot(sig, { logy: true, xlabel: "ε", ylabel: "σ (log scale)" }), plot(err, { logy: true, xlabel: "ε", ylabel: "expected L1 error (log scale)" }));
-  box.firstChild.id = "planner-sigma";
-  box.lastChild.id = "planner-l1";
+  const ps = plot(sig, { logy: true, xlabel: "ε", ylabel: "σ used (log scale)" }), pl = plot(err, { logy: true, xlabel: "ε", ylabel: "expected L1 error (log scale)" });
+  ps.id = "planner-sigma";
+  pl.id = "planner-l1";
+  box.replaceChildren(ps, pl, plannerTable(used));
+}
+
+// plannerTable shows, for method exact at each ε, the scale a release
+// draws its noise with (the smaller of the two valid bounds) and which
+// bound gave it: the Markov Quilt Mechanism's σ or the temporal leakage
+// bound's (pairwise certificate or scalar recursion).
+function plannerTable(rows) {
+  const num = (x) => (typeof x === "number" ? String(Number(x.toPrecision(4))) : "not computed");
+  const by = (r) => r.used === "tpl" ? `temporal leakage bound (${r.leakage_bound === "pairwise" ? "pairwise certificate" : "scalar recursion"})`
+    : r.used === "mqm" ? "Markov Quilt Mechanism" : r.used;
+  const head = el("tr", {}, ...["ε", "σ used", "per-bin scale", "set by", "MQM σ", "leakage σ"].map((h) => el("th", {}, h)));
+  const body = rows.map((r) => {
+    const tr = el("tr", {}, ...[String(r.epsilon), num(r.sigma), num(r.per_bin_scale), by(r), num(r.mqm_sigma), num(r.leakage_sigma)].map((v) => el("td", {}, v)));
+    tr.dataset.used = r.used;
+    if (r.calibration && r.calibration.why) tr.title = r.calibration.why;
+    return tr;
+  });
+  return el("div", { id: "planner-used" },
+    el("p", { class: "muted" }, "Method exact: a release draws its noise with the smaller of two valid scales, the Markov Quilt Mechanism's σ and the temporal leakage bound's. The plots show the scale used."),
+    el("table", { id: "planner-table" }, el("thead", {}, head), el("tbody", {}, ...body)));
 }
 
 async function ledger() {
