@@ -129,7 +129,7 @@ func TestReleaseLog(t *testing.T) {
 	for i, want := range []struct {
 		spent float64
 		rule  string
-	}{{0.5, "single"}, {1.0034781072250176, "dp-leakage"}} {
+	}{{0.5, "single"}, {1.0048385816457814, "dp-leakage"}} {
 		v := runJSON(t, "release", "--epsilon", "1/2", "--log", log, "--json")
 		l := v["ledger"].(map[string]any)
 		if l["spent"].(float64) != want.spent || l["rule"] != want.rule || l["dataset"] != "activity" || l["releases"].(float64) != float64(i+1) {
@@ -137,7 +137,7 @@ func TestReleaseLog(t *testing.T) {
 		}
 	}
 	out, err := run("compose", "--log", log, "--dataset", "activity/p03")
-	if err != nil || !strings.Contains(out, "ε = 1.00348 by dp-leakage") {
+	if err != nil || !strings.Contains(out, "ε = 1.00484 by dp-leakage") {
 		t.Fatalf("compose on the recorded log: %v\n%s", err, out)
 	}
 }
