@@ -510,8 +510,58 @@ func (fs *fnSolver) certifyAt(ctx context.Context, e, eta float64) (Result, erro
 // (the loss is nearly ∝ 1/b) aimed aimMargin below ε, then the certificate
 // at the found b, raised a little until it fits.
 func (fs *fnSolver) calibrate(ctx context.Context, eps, s, guess float64) (float64, Result, error) {
-	aim := eps * (1 - aimMargin)
 	target := eps * (1 - Slack)
+	b := guess
+	// The horizon is chosen where the search starts; at the scale found it
+	// may be too short (the estimates too low), so it is chosen again
+	// there, and doubled when a certificate fails for want of steps: each
+	// time the search restarts from the scale reached.
+	for round := 0; round < 12; round++ {
+		var err error
+		if b, err = fs.search(ctx, eps, s, b); err != nil || math.IsInf(b, 1) {
+			return b, Result{}, err
+		}
+		n0 := fs.N
+		fs.tuned = false
+		if _, err := fs.estimateLoss(ctx, s/b); err != nil {
+			return 0, Result{}, err
+		}
+		if fs.N > n0 {
+			continue
+		}
+		for try := 0; try < 8; try++ {
+			e := s / b
+			if _, err := fs.estimateLoss(ctx, e); err != nil {
+				return 0, Result{}, err
+			}
+			r, err := fs.certifyAt(ctx, e, eps*aimMargin/8)
+			if err != nil {
+				return 0, Result{}, err
+			}
+			if fnTrace != nil {
+				fnTrace("certify b %.12g: %.12g (target %.12g, N %d)", b, r.Loss, target, fs.N)
+			}
+			if r.Loss <= target {
+				return b, r, nil
+			}
+			if math.IsInf(r.Loss, 1) {
+				break
+			}
+			b *= 1 + 4e-6*math.Pow(2, float64(try))
+		}
+		if fs.N >= fnMaxHorizon {
+			return math.Inf(1), Result{}, nil
+		}
+		fs.N *= 2 // the horizon was too short for the certificate
+	}
+	return math.Inf(1), Result{}, nil
+}
+
+// search is a secant search (the loss is nearly ∝ 1/b) on the estimates
+// at the current horizon for the scale whose estimated loss is aimMargin
+// below ε, from guess; +Inf when none is found.
+func (fs *fnSolver) search(ctx context.Context, eps, s, guess float64) (float64, error) {
+	aim := eps * (1 - aimMargin)
 	// the secret's own step costs s/b: no b ≤ s/ε reaches ε
 	lo, hi := s/eps, math.Inf(1)
 	b := max(guess, 2*lo)
@@ -519,7 +569,7 @@ func (fs *fnSolver) calibrate(ctx context.Context, eps, s, guess float64) (float
 	for it := 0; it < 60; it++ {
 		l, err := fs.estimateLoss(ctx, s/b)
 		if err != nil {
-			return 0, Result{}, err
+			return 0, err
 		}
 		if math.IsNaN(l) || math.IsInf(l, 0) {
 			l = math.Inf(1) // an overflow: b is far too small
@@ -563,35 +613,7 @@ func (fs *fnSolver) calibrate(ctx context.Context, eps, s, guess float64) (float
 		}
 		pb, pl, b = b, l, nb
 	}
-	if math.IsInf(hi, 1) {
-		return math.Inf(1), Result{}, nil
-	}
-	b = hi
-	for try := 0; try < 8; try++ {
-		e := s / b
-		if _, err := fs.estimateLoss(ctx, e); err != nil {
-			return 0, Result{}, err
-		}
-		r, err := fs.certifyAt(ctx, e, eps*aimMargin/8)
-		if err != nil {
-			return 0, Result{}, err
-		}
-		if fnTrace != nil {
-			fnTrace("certify b %.12g: %.12g (target %.12g, N %d)", b, r.Loss, target, fs.N)
-		}
-		if r.Loss <= target {
-			return b, r, nil
-		}
-		if math.IsInf(r.Loss, 1) {
-			if fs.N >= fnMaxHorizon {
-				return math.Inf(1), Result{}, nil
-			}
-			fs.N *= 2 // the horizon was too short for the certificate
-			continue
-		}
-		b *= 1 + 4e-6*math.Pow(2, float64(try))
-	}
-	return math.Inf(1), Result{}, nil
+	return hi, nil
 }
 
 // fnMaxStates and fnMaxWork bound where the functional recursion runs by
