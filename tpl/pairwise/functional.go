@@ -633,12 +633,9 @@ const (
 // of work or certifies nothing (periodic chains): the caller falls back.
 // It returns the work done.
 func fnStream(ctx context.Context, ch *markov.Chain, eps, s, guess, left float64) (float64, Result, float64, bool, error) {
-	if noFunctional || ch.K() > fnMaxStates || ch.K() < 2 || ch.Init == markov.InitStationary && !ch.Irreducible() {
+	limit, ok := fnApplies(ch, left)
+	if !ok {
 		return 0, Result{}, 0, false, nil
-	}
-	limit := fnMaxWork
-	if left > 0 {
-		limit = min(limit, left)
 	}
 	fs, err := newFnSolver(ctx, ch, limit)
 	if err != nil {
@@ -707,12 +704,9 @@ func HowCertified(r Result) string {
 // certificate's horizon doubled up to three times. ok is false, with no
 // error, where it does not apply or certifies nothing within the work.
 func fnLoss(ctx context.Context, ch *markov.Chain, e, left float64) (Result, bool, error) {
-	if noFunctional || ch.K() > fnMaxStates || ch.K() < 2 || ch.Init == markov.InitStationary && !ch.Irreducible() {
+	limit, ok := fnApplies(ch, left)
+	if !ok {
 		return Result{}, false, nil
-	}
-	limit := fnMaxWork
-	if left > 0 {
-		limit = min(limit, left)
 	}
 	fs, err := newFnSolver(ctx, ch, limit)
 	if err != nil {
@@ -738,4 +732,17 @@ func fnLoss(ctx context.Context, ch *markov.Chain, e, left float64) (Result, boo
 		fs.N *= 2
 	}
 	return Result{}, false, nil
+}
+
+// fnApplies says whether the functional recursion runs on ch (at most
+// fnMaxStates states; a stationary start needs an irreducible chain) and
+// its work limit: fnMaxWork, or the work left when that is smaller.
+func fnApplies(ch *markov.Chain, left float64) (float64, bool) {
+	if noFunctional || ch.K() > fnMaxStates || ch.K() < 2 || ch.Init == markov.InitStationary && !ch.Irreducible() {
+		return 0, false
+	}
+	if left > 0 {
+		return min(fnMaxWork, left), true
+	}
+	return fnMaxWork, true
 }
