@@ -27,6 +27,6 @@ func ExampleHistogram() {
 	fmt.Printf("%d bins, σ = %.4f, L = %g, %d series with %d missing readings\n", len(r.Histogram), r.Sigma, r.Lipschitz, r.Sequences, r.Missing)
 	fmt.Println(r.Guarantee)
 	// Output:
-	// 4 bins, σ = 48.7537, L = 2, 10 series with 30 missing readings
+	// 4 bins, σ = 48.5501, L = 2, 10 series with 30 missing readings
 	// 1-Pufferfish privacy for the class (the temporal leakage bound for event-level DP releases of a chain, docs/math.md §8.6)
 }

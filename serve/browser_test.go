@@ -226,7 +226,7 @@ func TestWebPageInBrowser(t *testing.T) {
 	if !strings.HasPrefix(msg, "Refused") || !strings.Contains(msg, "budget") {
 		t.Fatalf("third release: %s", msg)
 	}
-	if w := barWidth(); w < 83.62 || w > 83.64 {
+	if w := barWidth(); w < 83.77 || w > 83.79 {
 		t.Fatalf("a refused release moved the bar to %v%%", w)
 	}
 	if n := eval(`String(document.querySelectorAll('#ledger-table tbody tr').length)`); n != "2" {
