@@ -157,16 +157,19 @@ func registerSlow(t *testing.T, do func(method, path, body string) (int, map[str
 // A release and a σ of a dataset whose search runs for minutes answer 503
 // at the server's --release-timeout, with nothing spent (before, no reply
 // after 115 s); a client that leaves stops its computation, so the server
-// can close (it waits for its handlers) and nothing is spent.
+// can close (it waits for its handlers) and nothing is spent. Each
+// server has a fresh ledger: the ledger's calibration cache outlives a
+// server, and a bound the first server cached would let the second's
+// release skip the slow computation this test is about.
 func TestSlowSearchStopsAtTheTimeoutAndWhenTheClientLeaves(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	store, err := ledger.Open(ctx, filepath.Join(dir, "l.db"), true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	for _, timeout := range []time.Duration{time.Second, 0} {
+	for i, timeout := range []time.Duration{time.Second, 0} {
+		store, err := ledger.Open(ctx, filepath.Join(dir, fmt.Sprintf("l%d.db", i)), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer store.Close()
 		s, err := New(Config{Store: store, DataDir: dir, ReleaseTimeout: timeout})
 		if err != nil {
 			t.Fatal(err)
@@ -184,6 +187,7 @@ func TestSlowSearchStopsAtTheTimeoutAndWhenTheClientLeaves(t *testing.T) {
 		}
 		srv := httptest.NewServer(s.Handler())
 		f := &fixture{t: t, store: store, srv: srv}
+		registerSlow(t, func(m, p, b string) (int, map[string]any) { c, r, _ := f.do(m, p, admin, b); return c, r }, dir)
 		if timeout == 0 {
 			// a client that leaves after a second
 			req, _ := http.NewRequest("POST", srv.URL+"/v1/datasets/slow/releases", strings.NewReader(`{"epsilon": 1}`))
@@ -198,7 +202,6 @@ func TestSlowSearchStopsAtTheTimeoutAndWhenTheClientLeaves(t *testing.T) {
 			}
 			continue
 		}
-		registerSlow(t, func(m, p, b string) (int, map[string]any) { c, r, _ := f.do(m, p, admin, b); return c, r }, dir)
 		for _, path := range []string{"/v1/datasets/slow/releases", "/v1/scale?dataset=slow&epsilon=1&length=1000"} {
 			method, body := "POST", `{"epsilon": 1}`
 			if strings.HasPrefix(path, "/v1/scale") {

@@ -168,7 +168,16 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("serve: data directory: %w", err)
 	}
-	s := &Server{cfg: cfg, root: root, mux: http.NewServeMux(), log: cfg.Logger, loaded: map[string]*dataset{}, sigmas: release.NewScaleCache()}
+	// σ and the leakage bounds are kept in memory; the leakage bounds
+	// (seconds to minutes on dense chains) also in the ledger's
+	// calibration cache, so a restarted server, another server on the
+	// same ledger and the CLI's releases into it compute a class's bound
+	// at ε once (release/commit.Place uses the same cache)
+	sigmas := release.NewScaleCache()
+	if p, ok := cfg.Store.(release.Persister); ok {
+		sigmas = release.NewPersistentCache(p)
+	}
+	s := &Server{cfg: cfg, root: root, mux: http.NewServeMux(), log: cfg.Logger, loaded: map[string]*dataset{}, sigmas: sigmas}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
