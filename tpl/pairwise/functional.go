@@ -164,7 +164,8 @@ func (s *fnSide) exact(ctx context.Context, pairs [][2]int, R float64, N int, lo
 	return t, err
 }
 
-// exactCounted is exact, also returning the number of N-step runs made.
+// exactCounted is exact, also returning the number of pairs' N-step runs
+// made (a run of the recursion for one pair over N steps).
 func (s *fnSide) exactCounted(ctx context.Context, pairs [][2]int, R float64, N int, lo, start []float64) ([]float64, int, error) {
 	t := append([]float64(nil), lo...)
 	if start != nil {
@@ -192,7 +193,7 @@ func (s *fnSide) exactCounted(ctx context.Context, pairs [][2]int, R float64, N 
 		if err != nil {
 			return nil, runs, err
 		}
-		runs++
+		runs += len(active)
 		next := active[:0]
 		for i, j := range active {
 			switch {
@@ -389,7 +390,7 @@ func (fs *fnSolver) estimates(ctx context.Context, R float64) ([]float64, []floa
 	}
 	F, itF, err := fc.fwd.exactCounted(ctx, fs.pairs, R, fs.N, loF, sF)
 	if err == nil {
-		err = fs.charge(2*itF*fs.N, len(fs.pairs))
+		err = fs.charge(2*fs.N, itF)
 	}
 	if err != nil {
 		return nil, nil, err
@@ -399,7 +400,7 @@ func (fs *fnSolver) estimates(ctx context.Context, R float64) ([]float64, []floa
 	if fs.gap == 0 {
 		Bt, itB, err = fc.bwd.exactCounted(ctx, fs.pairs, R, fs.N, loB, sB)
 		if err == nil {
-			err = fs.charge(2*itB*fs.N, len(fs.pairs))
+			err = fs.charge(2*fs.N, itB)
 		}
 		if err != nil {
 			return nil, nil, err
@@ -407,7 +408,7 @@ func (fs *fnSolver) estimates(ctx context.Context, R float64) ([]float64, []floa
 	}
 	fs.lastR, fs.lastN, fs.lastF, fs.lastBt = R, fs.N, F, Bt
 	if fnTrace != nil {
-		fnTrace("estimates at R %.9g, N %d: %d and %d Newton runs", R, fs.N, itF, itB)
+		fnTrace("estimates at R %.9g, N %d: %d and %d pairs' Newton runs (work %.3g)", R, fs.N, itF, itB, fs.work)
 	}
 	return F, Bt, nil
 }
@@ -694,6 +695,8 @@ func HowCertified(r Result) string {
 		return "the pairwise bound is the functional recursion's for the future, exact and certified (docs/math.md §8.12), and Birkhoff's contraction for the past, uniformly over initial distributions (§8.5)"
 	case r.Functional:
 		return "the pairwise bound is the functional recursion's: the exact noise limit of the stream, certified (docs/math.md §8.12)"
+	case r.Hybrid:
+		return "the pairwise bound takes the functional recursion (docs/math.md §8.12) for the pairs of states nearest the limit and the transport plans' certificate (§8.11) for the rest"
 	}
 	return fmt.Sprintf("the pairwise bound is the transport plans' certificate (docs/math.md §8.11): the exact functional recursion (§8.12) runs on stationary chains of at most %d states within %.0g multiply-adds", fnMaxStates, fnMaxWork)
 }
@@ -746,3 +749,209 @@ func fnApplies(ch *markov.Chain, left float64) (float64, bool) {
 	}
 	return fnMaxWork, true
 }
+
+// hybridMargin selects the pairs the hybrid certifies by the functional
+// recursion: those whose plans' loss at the plans' own scale is within
+// this fraction of ε (the plans are a few per cent loose on the UCI house).
+const hybridMargin = 0.03
+
+// fnHybrid lowers the plans' certified scale b0 of a stationary chain with
+// too many states for the functional recursion on every pair (docs/math.md
+// §8.12, "the hybrid"): each pair's loss bound may come from any valid
+// certificate, so the pairs nearest the limit — those whose plans' loss at
+// b0 is within hybridMargin of ε — are certified by the functional
+// recursion at a smaller scale b, and every other pair by the plans'
+// certificate computed at b; pairs the plans cannot certify under ε at b
+// join the first set and the search runs again (three rounds at most).
+// ok is false, with no error, when it gains nothing, does not apply or
+// runs out of work. It returns the functional recursion's work (the
+// plans' is counted in cs.work).
+func fnHybrid(ctx context.Context, cs *chainSolver, eps, s, b0, left float64, lp bool) (float64, Result, float64, bool, error) {
+	if noFunctional || cs.bwd == nil || cs.k > fnHybridMaxStates || !cs.ch.Irreducible() || math.IsInf(b0, 1) || b0 <= 0 {
+		return 0, Result{}, 0, false, nil
+	}
+	target := eps * (1 - Slack)
+	k := cs.k
+	plans := func(e float64) ([]float64, error) { return hybridPlans(ctx, cs, e, lp) }
+	v0, err := plans(s / b0)
+	if fnTrace != nil {
+		fnTrace("hybrid: plans at b0 %.9g: %v (work left %.3g)", b0, err, left)
+	}
+	if err != nil || v0 == nil {
+		return 0, Result{}, 0, false, err
+	}
+	in := make([]bool, k*k)
+	var S [][2]int
+	add := func(a, b int) {
+		if !in[a*k+b] {
+			in[a*k+b] = true
+			S = append(S, [2]int{a, b})
+		}
+	}
+	for i, x := range v0 {
+		if x > eps*(1-hybridMargin) {
+			add(i/k, i%k)
+		}
+	}
+	work := 0.0
+	limit := fnMaxWork * 4
+	if left > 0 {
+		limit = min(limit, left)
+	}
+	for round := 0; round < 3 && len(S) > 0; round++ {
+		if fnTrace != nil {
+			fnTrace("hybrid round %d: %d pairs", round, len(S))
+		}
+		fs, err := newFnSolver(ctx, cs.ch, limit-work)
+		if err != nil {
+			return 0, Result{}, work, false, ctx.Err()
+		}
+		fs.pairs = S
+		b, r, err := fs.calibrate(ctx, eps, s, b0)
+		work += fs.work
+		switch {
+		case ctx.Err() != nil:
+			return 0, Result{}, work, false, ctx.Err()
+		case errors.Is(err, ErrWork):
+			return 0, Result{}, work, false, nil
+		case err != nil:
+			return 0, Result{}, work, false, err
+		case math.IsInf(b, 1) || b >= b0:
+			return 0, Result{}, work, false, nil
+		}
+		v, err := plans(s / b)
+		if err != nil || v == nil {
+			return 0, Result{}, work, false, err
+		}
+		fits := true
+		for i, x := range v {
+			if i/k != i%k && !in[i] && !(x <= target) {
+				add(i/k, i%k)
+				fits = false
+			}
+		}
+		if !fits {
+			continue
+		}
+		res := Result{Loss: r.Loss, A: r.A, B: r.B, Hybrid: true}
+		for i, x := range v {
+			if i/k != i%k && !in[i] && x > res.Loss {
+				res.Loss, res.A, res.B = x, i/k, i%k
+			}
+		}
+		if res.Scalar, err = scalarLoss(cs.ch, 0, b, s, nil); err != nil {
+			return 0, Result{}, work, false, err
+		}
+		return b, res, work, true, nil
+	}
+	return 0, Result{}, work, false, nil
+}
+
+// hybridPlans is the plans' certificate of cs at budget e, as per-pair
+// losses e + log Λ_F + log Λ_B rounded up (k×k; nil: none). As the plans'
+// own search, the estimates are made at e(1 + κ) for a certificate at e
+// (docs/math.md §8.11: the map contracts slowly in some directions, where
+// an estimate at e may sit just below its fixed point).
+func hybridPlans(ctx context.Context, cs *chainSolver, e float64, lp bool) ([]float64, error) {
+	k := cs.k
+	ok := false
+	for kap, try := 0.0, 0; try < 8 && !ok; kap, try = nextKappa(kap, e), try+1 {
+		if _, _, err := cs.estimate(ctx, e*(1+kap), lp); err != nil {
+			if errors.Is(err, errNoConvergence) || errors.Is(err, ErrWork) {
+				return nil, nil
+			}
+			return nil, err
+		}
+		l, _, _, _, err := cs.certified(ctx, e, lp, 1e-3)
+		if err != nil {
+			if errors.Is(err, ErrWork) {
+				err = nil
+			}
+			return nil, err
+		}
+		if fnTrace != nil {
+			fnTrace("hybrid: plans' certificate at e %.9g (κ %g): loss %v", e, kap, l)
+		}
+		ok = !math.IsInf(l, 1) && cs.lastCert[0] != nil && cs.lastCert[1] != nil
+	}
+	if !ok {
+		return nil, nil
+	}
+	v := make([]float64, k*k)
+	for a := range k {
+		for b := range k {
+			if a == b || cs.fwd.kn.dead[a] || cs.fwd.kn.dead[b] || cs.bwd.kn.dead[a] || cs.bwd.kn.dead[b] {
+				continue
+			}
+			v[a*k+b] = (e + math.Log(cs.lastCert[0][a*k+b]) + math.Log(cs.lastCert[1][a*k+b])) * (1 + 4*unitRound)
+		}
+	}
+	return v, nil
+}
+
+// fnHybridLoss is the hybrid's certified loss of a stationary chain too
+// large for the functional recursion on every pair, at budget e (Loss;
+// the ledger's dp-leakage rule): the plans' certificate for every pair,
+// and the functional recursion for those whose plans' loss is within
+// hybridMargin of the largest. ok is false, with no error, when it does
+// not apply, gains nothing or runs out of work.
+func fnHybridLoss(ctx context.Context, cs *chainSolver, e, left float64, lp bool) (Result, bool, error) {
+	if noFunctional || cs.bwd == nil || !cs.ch.Irreducible() || cs.k > fnHybridMaxStates {
+		return Result{}, false, nil
+	}
+	k := cs.k
+	v, err := hybridPlans(ctx, cs, e, lp)
+	if err != nil || v == nil {
+		return Result{}, false, err
+	}
+	top := 0.0
+	for _, x := range v {
+		top = max(top, x)
+	}
+	in := make([]bool, k*k)
+	var S [][2]int
+	for i, x := range v {
+		if i/k != i%k && x > top*(1-hybridMargin) {
+			in[i] = true
+			S = append(S, [2]int{i / k, i % k})
+		}
+	}
+	limit := fnMaxWork * 4
+	if left > 0 {
+		limit = min(limit, left)
+	}
+	fs, err := newFnSolver(ctx, cs.ch, limit)
+	if err != nil {
+		return Result{}, false, ctx.Err()
+	}
+	fs.pairs = S
+	for range 4 {
+		if _, err := fs.estimateLoss(ctx, e); err != nil {
+			if ctx.Err() != nil || !errors.Is(err, ErrWork) {
+				return Result{}, false, err
+			}
+			return Result{}, false, nil
+		}
+		r, err := fs.certifyAt(ctx, e, 1e-7)
+		switch {
+		case ctx.Err() != nil || err != nil && !errors.Is(err, ErrWork):
+			return Result{}, false, err
+		case err != nil:
+			return Result{}, false, nil
+		case !math.IsInf(r.Loss, 1):
+			res := Result{Loss: r.Loss, A: r.A, B: r.B, Hybrid: true}
+			for i, x := range v {
+				if i/k != i%k && !in[i] && x > res.Loss {
+					res.Loss, res.A, res.B = x, i/k, i%k
+				}
+			}
+			return res, res.Loss < top, nil
+		}
+		fs.N *= 2
+	}
+	return Result{}, false, nil
+}
+
+// fnHybridMaxStates bounds where the hybrid runs: its plans' certificate
+// is the linear programs' (k² pairs' LPs a sweep).
+const fnHybridMaxStates = 128

@@ -62,6 +62,10 @@ type Result struct {
 	// BirkhoffPast says some chain's past was bounded by Birkhoff's
 	// contraction (a start other than stationary, docs/math.md §8.5).
 	BirkhoffPast bool
+	// Hybrid says some chain's bound took the functional recursion for
+	// the pairs nearest the limit and the plans' certificate for the rest
+	// (docs/math.md §8.12).
+	Hybrid bool
 }
 
 // chainSolver holds the certificate state of one chain for an unbounded
@@ -80,6 +84,9 @@ type chainSolver struct {
 	work, maxWork float64
 	// noClamp drops the scalar bound Σ (tests: the pairwise bound alone).
 	noClamp bool
+	// lastCert is the last certificate certified accepted: Λ_F and Λ_B
+	// (nil: none for that side), k×k row-major
+	lastCert [2][]float64
 }
 
 func newChainSolver(ch *markov.Chain, lp bool) (*chainSolver, error) {
@@ -306,6 +313,7 @@ func (cs *chainSolver) certified(ctx context.Context, e float64, lp bool, maxDel
 			return math.Inf(1), -1, -1, sweeps, nil // no certificate
 		}
 	}
+	cs.lastCert = cert
 	l, a, b := cs.lossOf(cert[0], cert[1], e)
 	return l, a, b, sweeps, nil
 }
@@ -595,6 +603,16 @@ func chainLoss(ctx context.Context, ch *markov.Chain, T int, b float64, opts *Op
 	}
 	m = 0
 	r := Result{Loss: l, Scalar: sc, A: a, B: bb, Sweeps: n + m}
+	// the functional recursion for the pairs nearest the limit (§8.12)
+	if cs.lp {
+		hr, ok, err := fnHybridLoss(ctx, cs, e, opts.maxWork()-cs.work, true)
+		if err != nil {
+			return Result{}, err
+		}
+		if ok && hr.Loss < r.Loss {
+			r.Loss, r.A, r.B, r.Hybrid = hr.Loss, hr.A, hr.B, true
+		}
+	}
 	if sc < r.Loss {
 		r.Loss, r.A, r.B = sc, -1, -1
 	}
