@@ -448,19 +448,52 @@ func (fs *fnSolver) estimateLoss(ctx context.Context, e float64) (float64, error
 	}
 	fs.tuned = true
 	for fs.N < fnMaxHorizon {
-		fs.N *= 2
-		F, Bt, err = fs.estimates(ctx, R)
+		// one Newton step at horizon 2N from the horizon-N answers (which
+		// are at most the 2N ones): when it moves the loss by less than
+		// 10⁻⁹, N is kept; a full solve at 2N costs several such runs
+		F2, B2, err := fs.stepAt(ctx, R, 2*fs.N, F, Bt)
 		if err != nil {
 			return 0, err
 		}
-		l2, _, _ := fs.lossOf(e, F, Bt, 1)
-		if l2-l <= 1e-9*l2 {
-			fs.N /= 2 // N was enough
-			return l2, nil
+		if l2, _, _ := fs.lossOf(e, F2, B2, 1); l2-l <= 1e-9*l2 {
+			return l, nil
 		}
-		l = l2
+		fs.N *= 2
+		if F, Bt, err = fs.estimates(ctx, R); err != nil {
+			return 0, err
+		}
+		l, _, _ = fs.lossOf(e, F, Bt, 1)
 	}
 	return l, nil
+}
+
+// stepAt is one Newton step at horizon N from F and B̃ (each pair's
+// answers at a shorter horizon, so below the ones at N): a lower estimate
+// of the horizon-N answers.
+func (fs *fnSolver) stepAt(ctx context.Context, R float64, N int, F, Bt []float64) ([]float64, []float64, error) {
+	step := func(side *fnSide, t []float64) ([]float64, error) {
+		fb := newFnBatch(fs.fc.k, fs.pairs, append([]float64(nil), t...))
+		g, dg, err := side.estimate(ctx, fb, R, N)
+		if err == nil {
+			err = fs.charge(2*N, len(fs.pairs))
+		}
+		if err != nil {
+			return nil, err
+		}
+		out := append([]float64(nil), t...)
+		for j := range out {
+			if g[j] < 0 && dg[j] > 0 {
+				out[j] -= g[j] / dg[j]
+			}
+		}
+		return out, nil
+	}
+	F2, err := step(fs.fc.fwd, F)
+	if err != nil || fs.gap > 0 {
+		return F2, nil, err
+	}
+	B2, err := step(fs.fc.bwd, Bt)
+	return F2, B2, err
 }
 
 // fnMaxHorizon caps the horizon: chains that need more (periodic ones
@@ -773,7 +806,13 @@ func fnHybrid(ctx context.Context, cs *chainSolver, eps, s, b0, left float64, lp
 	target := eps * (1 - Slack)
 	k := cs.k
 	plans := func(e float64) ([]float64, error) { return hybridPlans(ctx, cs, e, lp) }
-	v0, err := plans(s / b0)
+	var v0 []float64
+	var err error
+	if e0 := s / b0; cs.lastCertE == e0 && cs.lastCert[0] != nil && cs.lastCert[1] != nil {
+		v0 = certLosses(cs, e0) // the plans' search ended certifying b0
+	} else {
+		v0, err = plans(e0)
+	}
 	if fnTrace != nil {
 		fnTrace("hybrid: plans at b0 %.9g: %v (work left %.3g)", b0, err, left)
 	}
@@ -853,7 +892,6 @@ func fnHybrid(ctx context.Context, cs *chainSolver, eps, s, b0, left float64, lp
 // (docs/math.md §8.11: the map contracts slowly in some directions, where
 // an estimate at e may sit just below its fixed point).
 func hybridPlans(ctx context.Context, cs *chainSolver, e float64, lp bool) ([]float64, error) {
-	k := cs.k
 	ok := false
 	for kap, try := 0.0, 0; try < 8 && !ok; kap, try = nextKappa(kap, e), try+1 {
 		if _, _, err := cs.estimate(ctx, e*(1+kap), lp); err != nil {
@@ -877,6 +915,12 @@ func hybridPlans(ctx context.Context, cs *chainSolver, e float64, lp bool) ([]fl
 	if !ok {
 		return nil, nil
 	}
+	return certLosses(cs, e), nil
+}
+
+// certLosses is the per-pair losses of cs.lastCert at budget e.
+func certLosses(cs *chainSolver, e float64) []float64 {
+	k := cs.k
 	v := make([]float64, k*k)
 	for a := range k {
 		for b := range k {
@@ -886,7 +930,7 @@ func hybridPlans(ctx context.Context, cs *chainSolver, e float64, lp bool) ([]fl
 			v[a*k+b] = (e + math.Log(cs.lastCert[0][a*k+b]) + math.Log(cs.lastCert[1][a*k+b])) * (1 + 4*unitRound)
 		}
 	}
-	return v, nil
+	return v
 }
 
 // fnHybridLoss is the hybrid's certified loss of a stationary chain too
@@ -895,14 +939,19 @@ func hybridPlans(ctx context.Context, cs *chainSolver, e float64, lp bool) ([]fl
 // and the functional recursion for those whose plans' loss is within
 // hybridMargin of the largest. ok is false, with no error, when it does
 // not apply, gains nothing or runs out of work.
-func fnHybridLoss(ctx context.Context, cs *chainSolver, e, left float64, lp bool) (Result, bool, error) {
+func fnHybridLoss(ctx context.Context, cs *chainSolver, e, left float64, lp, reuse bool) (Result, bool, error) {
 	if noFunctional || cs.bwd == nil || !cs.ch.Irreducible() || cs.k > fnHybridMaxStates {
 		return Result{}, false, nil
 	}
 	k := cs.k
-	v, err := hybridPlans(ctx, cs, e, lp)
-	if err != nil || v == nil {
-		return Result{}, false, err
+	var v []float64
+	if reuse && cs.lastCert[0] != nil && cs.lastCert[1] != nil && cs.lastCertE == e {
+		v = certLosses(cs, e)
+	} else {
+		var err error
+		if v, err = hybridPlans(ctx, cs, e, lp); err != nil || v == nil {
+			return Result{}, false, err
+		}
 	}
 	top := 0.0
 	for _, x := range v {

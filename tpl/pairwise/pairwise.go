@@ -86,7 +86,8 @@ type chainSolver struct {
 	noClamp bool
 	// lastCert is the last certificate certified accepted: Λ_F and Λ_B
 	// (nil: none for that side), k×k row-major
-	lastCert [2][]float64
+	lastCert  [2][]float64
+	lastCertE float64 // the budget lastCert was certified at
 }
 
 func newChainSolver(ch *markov.Chain, lp bool) (*chainSolver, error) {
@@ -313,7 +314,7 @@ func (cs *chainSolver) certified(ctx context.Context, e float64, lp bool, maxDel
 			return math.Inf(1), -1, -1, sweeps, nil // no certificate
 		}
 	}
-	cs.lastCert = cert
+	cs.lastCert, cs.lastCertE = cert, e
 	l, a, b := cs.lossOf(cert[0], cert[1], e)
 	return l, a, b, sweeps, nil
 }
@@ -605,7 +606,9 @@ func chainLoss(ctx context.Context, ch *markov.Chain, T int, b float64, opts *Op
 	r := Result{Loss: l, Scalar: sc, A: a, B: bb, Sweeps: n + m}
 	// the functional recursion for the pairs nearest the limit (§8.12)
 	if cs.lp {
-		hr, ok, err := fnHybridLoss(ctx, cs, e, opts.maxWork()-cs.work, true)
+		// the plans' certificate just computed, when it is the one kept
+		reuse := cs.lastCertE == e && !math.IsInf(l, 1)
+		hr, ok, err := fnHybridLoss(ctx, cs, e, opts.maxWork()-cs.work, true, reuse)
 		if err != nil {
 			return Result{}, err
 		}
