@@ -196,7 +196,7 @@ func calibrateStream(ctx context.Context, class *markov.Class, eps float64, opts
 			}
 		}
 		if opts.lp() && !math.IsInf(b2, 1) {
-			hb, hr, hw, ok, err := fnHybrid(ctx, cs, eps, s, b2, opts.maxWork()-work-cs.work, true)
+			hb, hr, hw, ok, err := fnHybrid(ctx, cs, eps, s, b2, opts.maxWork()-work-cs.work, true, hybridMargin)
 			if err != nil {
 				return 0, 0, res, err
 			}

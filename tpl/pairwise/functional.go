@@ -799,7 +799,7 @@ const hybridMargin = 0.03
 // ok is false, with no error, when it gains nothing, does not apply or
 // runs out of work. It returns the functional recursion's work (the
 // plans' is counted in cs.work).
-func fnHybrid(ctx context.Context, cs *chainSolver, eps, s, b0, left float64, lp bool) (float64, Result, float64, bool, error) {
+func fnHybrid(ctx context.Context, cs *chainSolver, eps, s, b0, left float64, lp bool, margin float64) (float64, Result, float64, bool, error) {
 	if noFunctional || cs.bwd == nil || cs.k > fnHybridMaxStates || !cs.ch.Irreducible() || math.IsInf(b0, 1) || b0 <= 0 {
 		return 0, Result{}, 0, false, nil
 	}
@@ -828,7 +828,7 @@ func fnHybrid(ctx context.Context, cs *chainSolver, eps, s, b0, left float64, lp
 		}
 	}
 	for i, x := range v0 {
-		if x > eps*(1-hybridMargin) {
+		if x > eps*(1-margin) {
 			add(i/k, i%k)
 		}
 	}
@@ -940,8 +940,16 @@ func certLosses(cs *chainSolver, e float64) []float64 {
 // hybridMargin of the largest. ok is false, with no error, when it does
 // not apply, gains nothing or runs out of work.
 func fnHybridLoss(ctx context.Context, cs *chainSolver, e, left float64, lp, reuse bool) (Result, bool, error) {
+	r, _, ok, err := fnHybridLossMargin(ctx, cs, e, left, lp, reuse, hybridMargin)
+	return r, ok, err
+}
+
+// fnHybridLossMargin is fnHybridLoss with the selection margin given; exact
+// says the largest loss is a pair of the functional recursion's, so no
+// other certificate for the remaining pairs can lower it.
+func fnHybridLossMargin(ctx context.Context, cs *chainSolver, e, left float64, lp, reuse bool, margin float64) (Result, bool, bool, error) {
 	if noFunctional || cs.bwd == nil || !cs.ch.Irreducible() || cs.k > fnHybridMaxStates {
-		return Result{}, false, nil
+		return Result{}, false, false, nil
 	}
 	k := cs.k
 	var v []float64
@@ -950,7 +958,7 @@ func fnHybridLoss(ctx context.Context, cs *chainSolver, e, left float64, lp, reu
 	} else {
 		var err error
 		if v, err = hybridPlans(ctx, cs, e, lp); err != nil || v == nil {
-			return Result{}, false, err
+			return Result{}, false, false, err
 		}
 	}
 	top := 0.0
@@ -960,7 +968,7 @@ func fnHybridLoss(ctx context.Context, cs *chainSolver, e, left float64, lp, reu
 	in := make([]bool, k*k)
 	var S [][2]int
 	for i, x := range v {
-		if i/k != i%k && x > top*(1-hybridMargin) {
+		if i/k != i%k && x > top*(1-margin) {
 			in[i] = true
 			S = append(S, [2]int{i / k, i % k})
 		}
@@ -971,34 +979,36 @@ func fnHybridLoss(ctx context.Context, cs *chainSolver, e, left float64, lp, reu
 	}
 	fs, err := newFnSolver(ctx, cs.ch, limit)
 	if err != nil {
-		return Result{}, false, ctx.Err()
+		return Result{}, false, false, ctx.Err()
 	}
 	fs.pairs = S
 	for range 4 {
 		if _, err := fs.estimateLoss(ctx, e); err != nil {
 			if ctx.Err() != nil || !errors.Is(err, ErrWork) {
-				return Result{}, false, err
+				return Result{}, false, false, err
 			}
-			return Result{}, false, nil
+			return Result{}, false, false, nil
 		}
 		r, err := fs.certifyAt(ctx, e, 1e-7)
 		switch {
 		case ctx.Err() != nil || err != nil && !errors.Is(err, ErrWork):
-			return Result{}, false, err
+			return Result{}, false, false, err
 		case err != nil:
-			return Result{}, false, nil
+			return Result{}, false, false, nil
 		case !math.IsInf(r.Loss, 1):
 			res := Result{Loss: r.Loss, A: r.A, B: r.B, Hybrid: true}
+			exact := true
 			for i, x := range v {
 				if i/k != i%k && !in[i] && x > res.Loss {
 					res.Loss, res.A, res.B = x, i/k, i%k
+					exact = false
 				}
 			}
-			return res, res.Loss < top, nil
+			return res, exact, res.Loss < top, nil
 		}
 		fs.N *= 2
 	}
-	return Result{}, false, nil
+	return Result{}, false, false, nil
 }
 
 // fnHybridMaxStates bounds where the hybrid runs: its plans' certificate

@@ -68,6 +68,15 @@ type Result struct {
 	Hybrid bool
 }
 
+// hybridNeedsLP, when set (tests), makes Loss's hybrid take the linear
+// programs' certificate rather than the closed form's.
+var hybridNeedsLP bool
+
+// cfHybridMargin is the hybrid's selection margin on the closed form's
+// certificate, looser than the linear programs' by several per cent on
+// the UCI house.
+const cfHybridMargin = 0.1
+
 // chainSolver holds the certificate state of one chain for an unbounded
 // stream (T = 0): the forward fpSide (P) and, for a stationary start, the
 // backward fpSide (P*). Its estimates are warm starts for the next scale.
@@ -581,6 +590,24 @@ func chainLoss(ctx context.Context, ch *markov.Chain, T int, b float64, opts *Op
 		return Result{}, err
 	}
 	n += m
+	// The hybrid on the closed form's certificate first (§8.12): the
+	// functional recursion takes the pairs nearest the limit, where the
+	// linear programs would tighten the plans, and the others keep room.
+	if cs.lp && !math.IsInf(l, 1) && !hybridNeedsLP {
+		hr, exact, ok, err := fnHybridLossMargin(ctx, cs, e, opts.maxWork()-cs.work, false, true, cfHybridMargin)
+		if err != nil {
+			return Result{}, err
+		}
+		// kept only when a pair of the recursion's is the largest: the
+		// linear programs could not lower it then
+		if ok && exact && hr.Loss < l {
+			r := Result{Loss: hr.Loss, Scalar: sc, A: hr.A, B: hr.B, Sweeps: n, Hybrid: true}
+			if sc < r.Loss {
+				r.Loss, r.A, r.B = sc, -1, -1
+			}
+			return r, nil
+		}
+	}
 	for kap := 0.0; cs.lp && kap < 2e-3; kap = nextKappa(kap, e) {
 		_, m, err := cs.estimate(ctx, e*(1+kap), true)
 		n += m
