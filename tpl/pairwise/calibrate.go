@@ -160,7 +160,7 @@ func calibrateStream(ctx context.Context, class *markov.Class, eps float64, opts
 		// The functional recursion (docs/math.md §8.12): the exact limit,
 		// certified, where its work fits; the plans' certificates below
 		// otherwise.
-		if fb, fr, fw, ok, err := fnStream(ctx, ch, eps, s, guess, opts.maxWork()-work); err != nil {
+		if fb, fr, fw, ok, err := fnStream(ctx, ch, eps, s, guess, workLeft(opts.maxWork(), work)); err != nil {
 			return 0, 0, res, err
 		} else if work += fw; ok {
 			if fb > bfin || i == 0 {
@@ -196,7 +196,7 @@ func calibrateStream(ctx context.Context, class *markov.Class, eps float64, opts
 			}
 		}
 		if opts.lp() && !math.IsInf(b2, 1) {
-			hb, hr, hw, ok, err := fnHybrid(ctx, cs, eps, s, b2, opts.maxWork()-work-cs.work, true, hybridMargin)
+			hb, hr, hw, ok, err := fnHybrid(ctx, cs, eps, s, b2, workLeft(opts.maxWork(), work+cs.work), true, hybridMargin)
 			if err != nil {
 				return 0, 0, res, err
 			}

@@ -772,15 +772,37 @@ func fnLoss(ctx context.Context, ch *markov.Chain, e, left float64) (Result, boo
 
 // fnApplies says whether the functional recursion runs on ch (at most
 // fnMaxStates states; a stationary start needs an irreducible chain) and
-// its work limit: fnMaxWork, or the work left when that is smaller.
+// its work limit: fnMaxWork, or the work left (workLeft) when that is
+// smaller.
 func fnApplies(ch *markov.Chain, left float64) (float64, bool) {
 	if noFunctional || ch.K() > fnMaxStates || ch.K() < 2 || ch.Init == markov.InitStationary && !ch.Irreducible() {
 		return 0, false
 	}
-	if left > 0 {
-		return min(fnMaxWork, left), true
+	return fnLimit(fnMaxWork, left)
+}
+
+// workLeft is the work a computation may still do under a limit max
+// (≤ 0: none) of which used is spent: 0 for no limit, −1 when spent.
+func workLeft(max, used float64) float64 {
+	switch {
+	case max <= 0:
+		return 0
+	case max > used:
+		return max - used
 	}
-	return fnMaxWork, true
+	return -1
+}
+
+// fnLimit is the functional recursion's own limit base, lowered to the
+// work left (workLeft); false when none is left.
+func fnLimit(base, left float64) (float64, bool) {
+	switch {
+	case left < 0:
+		return 0, false
+	case left > 0:
+		return min(base, left), true
+	}
+	return base, true
 }
 
 // hybridMargin selects the pairs the hybrid certifies by the functional
@@ -833,9 +855,9 @@ func fnHybrid(ctx context.Context, cs *chainSolver, eps, s, b0, left float64, lp
 		}
 	}
 	work := 0.0
-	limit := fnMaxWork * 4
-	if left > 0 {
-		limit = min(limit, left)
+	limit, ok := fnLimit(fnMaxWork*4, left)
+	if !ok {
+		return 0, Result{}, 0, false, nil
 	}
 	for round := 0; round < 3 && len(S) > 0; round++ {
 		if fnTrace != nil {
@@ -973,9 +995,9 @@ func fnHybridLossMargin(ctx context.Context, cs *chainSolver, e, left float64, l
 			S = append(S, [2]int{i / k, i % k})
 		}
 	}
-	limit := fnMaxWork * 4
-	if left > 0 {
-		limit = min(limit, left)
+	limit, ok := fnLimit(fnMaxWork*4, left)
+	if !ok {
+		return Result{}, false, false, nil
 	}
 	fs, err := newFnSolver(ctx, cs.ch, limit)
 	if err != nil {

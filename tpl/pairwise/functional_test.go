@@ -370,3 +370,26 @@ func TestFunctionalHAR(t *testing.T) {
 		t.Fatalf("HAR: b = %.6f (functional %v), explicit output %.6f, limit 624.01", b, info.Functional, lo)
 	}
 }
+
+// TestFunctionalWorkLimit: a spent limit leaves the recursion no work
+// (it once granted its own default again), no limit its default, and a
+// small one stops it with the plans' or scalar bound standing.
+func TestFunctionalWorkLimit(t *testing.T) {
+	if l, ok := fnLimit(fnMaxWork, workLeft(1e9, 2e9)); ok {
+		t.Fatalf("spent limit: %v granted", l)
+	}
+	if l, ok := fnLimit(fnMaxWork, workLeft(0, 5e9)); !ok || l != fnMaxWork {
+		t.Fatalf("no limit: %v %v", l, ok)
+	}
+	if l, ok := fnLimit(fnMaxWork, workLeft(3e9, 1e9)); !ok || l != 2e9 {
+		t.Fatalf("2e9 left: %v %v", l, ok)
+	}
+	ch, err := markov.New(nil, harP, markov.InitStationary, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, w, ok, err := fnStream(context.Background(), ch, 0.5, 2, 16, workLeft(1e7, 0))
+	if err != nil || ok || w > 2e7 {
+		t.Fatalf("HAR under a 10⁷ limit: ok %v, work %.3g, %v", ok, w, err)
+	}
+}

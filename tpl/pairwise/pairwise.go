@@ -594,7 +594,7 @@ func chainLoss(ctx context.Context, ch *markov.Chain, T int, b float64, opts *Op
 	// functional recursion takes the pairs nearest the limit, where the
 	// linear programs would tighten the plans, and the others keep room.
 	if cs.lp && !math.IsInf(l, 1) && !hybridNeedsLP {
-		hr, exact, ok, err := fnHybridLossMargin(ctx, cs, e, opts.maxWork()-cs.work, false, true, cfHybridMargin)
+		hr, exact, ok, err := fnHybridLossMargin(ctx, cs, e, workLeft(opts.maxWork(), cs.work), false, true, cfHybridMargin)
 		if err != nil {
 			return Result{}, err
 		}
@@ -635,7 +635,7 @@ func chainLoss(ctx context.Context, ch *markov.Chain, T int, b float64, opts *Op
 	if cs.lp {
 		// the plans' certificate just computed, when it is the one kept
 		reuse := cs.lastCertE == e && !math.IsInf(l, 1)
-		hr, ok, err := fnHybridLoss(ctx, cs, e, opts.maxWork()-cs.work, true, reuse)
+		hr, ok, err := fnHybridLoss(ctx, cs, e, workLeft(opts.maxWork(), cs.work), true, reuse)
 		if err != nil {
 			return Result{}, err
 		}
