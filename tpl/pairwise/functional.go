@@ -160,13 +160,15 @@ func (s *fnSide) estimate(ctx context.Context, fb *fnBatch, R float64, N int) ([
 // horizon), else at lo_j, which must be at most the answer (1 forward,
 // π_a/π_{a'} backward).
 func (s *fnSide) exact(ctx context.Context, pairs [][2]int, R float64, N int, lo []float64) ([]float64, error) {
-	t, _, err := s.exactCounted(ctx, pairs, R, N, lo, nil)
+	t, _, err := s.exactCounted(ctx, pairs, R, N, lo, nil, nil)
 	return t, err
 }
 
 // exactCounted is exact, also returning the number of pairs' N-step runs
 // made (a run of the recursion for one pair over N steps).
-func (s *fnSide) exactCounted(ctx context.Context, pairs [][2]int, R float64, N int, lo, start []float64) ([]float64, int, error) {
+// charge, when not nil, is told each run's pairs as it ends, and stops
+// the solve with its error.
+func (s *fnSide) exactCounted(ctx context.Context, pairs [][2]int, R float64, N int, lo, start []float64, charge func(pairs int) error) ([]float64, int, error) {
 	t := append([]float64(nil), lo...)
 	if start != nil {
 		for j := range t {
@@ -194,6 +196,11 @@ func (s *fnSide) exactCounted(ctx context.Context, pairs [][2]int, R float64, N 
 			return nil, runs, err
 		}
 		runs += len(active)
+		if charge != nil {
+			if err := charge(len(active)); err != nil {
+				return nil, runs, err
+			}
+		}
 		next := active[:0]
 		for i, j := range active {
 			switch {
@@ -388,20 +395,15 @@ func (fs *fnSolver) estimates(ctx context.Context, R float64) ([]float64, []floa
 			}
 		}
 	}
-	F, itF, err := fc.fwd.exactCounted(ctx, fs.pairs, R, fs.N, loF, sF)
-	if err == nil {
-		err = fs.charge(2*fs.N, itF)
-	}
+	charge := func(pairs int) error { return fs.charge(2*fs.N, pairs) }
+	F, itF, err := fc.fwd.exactCounted(ctx, fs.pairs, R, fs.N, loF, sF, charge)
 	if err != nil {
 		return nil, nil, err
 	}
 	var Bt []float64
 	itB := 0
 	if fs.gap == 0 {
-		Bt, itB, err = fc.bwd.exactCounted(ctx, fs.pairs, R, fs.N, loB, sB)
-		if err == nil {
-			err = fs.charge(2*fs.N, itB)
-		}
+		Bt, itB, err = fc.bwd.exactCounted(ctx, fs.pairs, R, fs.N, loB, sB, charge)
 		if err != nil {
 			return nil, nil, err
 		}
