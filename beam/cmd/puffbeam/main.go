@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -105,6 +106,17 @@ func checkLedger(dsn, dataset string) error {
 func run(cfg puffbeam.Config, data *reading.DataFlags, classPath, eps string) error {
 	if cfg.Input == "" || cfg.Output == "" || (classPath == "") == !cfg.Fit {
 		return fmt.Errorf("--input and --output are required, and --class FILE or --fit (not both)")
+	}
+	// the report never overwrites an input (the data's files, the class,
+	// the ledger or log), however the path is spelled or linked
+	ins := [][2]string{{"class", classPath}, {"ledger", cfg.Ledger}, {"log", cfg.Log}}
+	if m, err := filepath.Glob(cfg.Input); err == nil {
+		for _, f := range m {
+			ins = append(ins, [2]string{"input", f})
+		}
+	}
+	if err := reading.CheckOutput("output", cfg.Output, ins...); err != nil {
+		return err
 	}
 	e, err := epsilon.Parse(eps)
 	if err != nil {

@@ -2,6 +2,9 @@ package main
 
 import (
 	"os"
+
+	"github.com/pufferfish-privacy/pufferfish/beam/puffbeam"
+	"github.com/pufferfish-privacy/pufferfish/reading"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -38,5 +41,29 @@ func TestFailurePrintsItsCauseAlone(t *testing.T) {
 	out, _ := exec.Command(bin, append(args, "--verbose")...).CombinedOutput()
 	if !strings.Contains(string(out), want) || !strings.Contains(string(out), "the runner's report:") || !strings.Contains(string(out), "level=") {
 		t.Errorf("--verbose: no logs, cause and report in\n%s", out)
+	}
+}
+
+// --output that is one of the inputs (the data, the class; a link to one)
+// is refused before anything is read or written.
+func TestOutputIsNotAnInput(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "d.csv")
+	class := filepath.Join(dir, "c.json")
+	os.WriteFile(data, []byte("series,time,state\na,1,sleep\n"), 0o644)
+	os.WriteFile(class, []byte("{}"), 0o644)
+	link := filepath.Join(dir, "link.csv")
+	if err := os.Symlink(data, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{data, link, class} {
+		cfg := puffbeam.Config{Input: filepath.Join(dir, "*.csv"), Output: out}
+		err := run(cfg, &reading.DataFlags{}, class, "1")
+		if err == nil || !strings.Contains(err.Error(), "overwritten") {
+			t.Errorf("--output %s: %v, want a refusal", out, err)
+		}
+	}
+	if b, _ := os.ReadFile(data); string(b) != "series,time,state\na,1,sleep\n" {
+		t.Fatalf("the input changed: %q", b)
 	}
 }
