@@ -76,7 +76,7 @@ func ExampleStore() {
 	fmt.Printf("%d releases recorded, spent %s by %s\n", st.Releases, ledger.Decimal(st.Spent.Epsilon), st.Spent.Rule)
 	// Output:
 	// release 1 recorded: spent 1 of 2.5, remaining 1.5
-	// release 2 recorded: spent 2.019739027457137 of 2.5, remaining 0.480260972542863
+	// release 2 recorded: spent 2.0197390274571476 of 2.5, remaining 0.4802609725428524
 	// release 3 refused (noise drawn: false)
-	// 2 releases recorded, spent 2.019739027457137 by dp-leakage
+	// 2 releases recorded, spent 2.0197390274571476 by dp-leakage
 }

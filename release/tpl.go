@@ -64,7 +64,7 @@ var (
 // functional recursion where it runs (docs/math.md §8.12), else the
 // pairwise bound with LP plans by Newton's method (§8.11), on the scalar
 // recursion rounded up (§8.9).
-const leakVersion = "functional-hybrid-1"
+const leakVersion = "functional-tiered-1"
 
 // Leakage is the leakage bound's σ-equivalent (per-bin scale over L = 2)
 // for event-level DP releases of a class at ε, with the two bounds it is

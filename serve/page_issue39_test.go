@@ -36,13 +36,15 @@ func TestReadOnlyFormAndRepricingInBrowser(t *testing.T) {
 	if got := b.eval(`String(document.querySelector('#release-fields').disabled) + '|' + document.querySelector('#release-note').textContent`); got != "false|" {
 		t.Errorf("a releasable dataset's Release form: %q, want enabled", got)
 	}
-	note := b.waitFor(`document.querySelector('#ledger-pricing').textContent`, "the ledger's pricing note")
+	// the note of big's ledger, not the one activity's (empty) ledger
+	// showed before the page fetched big's
+	note := b.waitFor(`(t => t.includes('40.1') ? t : '')(document.querySelector('#ledger-pricing').textContent)`, "big's ledger pricing note")
 	for _, want := range []string{"dp-leakage", "lower than the sum of the individual releases' ε, 40.1", "not a refund"} {
 		if !strings.Contains(note, want) {
 			t.Errorf("the ledger's note %q does not say %q", note, want)
 		}
 	}
-	b.waitFor(`document.querySelector('#ledger-plot svg path') ? 'ok' : ''`, "the ledger's plot")
+	b.waitFor(`(p => p && p.querySelector('svg path') && p.textContent.includes("sum of the releases") ? 'ok' : '')(document.querySelector('#ledger-plot'))`, "big's ledger plot")
 	checkChart(t, "ledger", b.eval(chartFactsJS+`(document.querySelector('#ledger-plot svg').id = 'ledger-svg')`), false, []string{"cumulative ε", "sum of the releases' ε", "budget"})
 	if row := b.eval(`(r => r ? r.title : '')(document.querySelector('#ledger-table tr.repriced'))`); !strings.Contains(row, "not a refund") {
 		t.Errorf("the re-priced row: %q", row)

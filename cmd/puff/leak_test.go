@@ -129,7 +129,7 @@ func TestReleaseLog(t *testing.T) {
 	for i, want := range []struct {
 		spent float64
 		rule  string
-	}{{0.5, "single"}, {1.004838581645395, "dp-leakage"}} {
+	}{{0.5, "single"}, {1.00483857397399, "dp-leakage"}} {
 		v := runJSON(t, "release", "--epsilon", "1/2", "--log", log, "--json")
 		l := v["ledger"].(map[string]any)
 		if l["spent"].(float64) != want.spent || l["rule"] != want.rule || l["dataset"] != "activity" || l["releases"].(float64) != float64(i+1) {

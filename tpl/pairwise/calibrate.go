@@ -142,7 +142,7 @@ func calibrateStream(ctx context.Context, class *markov.Class, eps float64, opts
 	s := opts.sens()
 	bcf, bfin := 0.0, 0.0
 	var res Result
-	sweeps, work, functional, birkhoff, hybrid := 0, 0.0, 0, false, false
+	sweeps, work, functional, birkhoff := 0, 0.0, 0, false
 	for i, ch := range class.Chains {
 		cs, err := newChainSolver(ch, false)
 		if err != nil {
@@ -195,17 +195,6 @@ func calibrateStream(ctx context.Context, class *markov.Class, eps float64, opts
 				b2, r2 = bl, rl
 			}
 		}
-		if opts.lp() && !math.IsInf(b2, 1) {
-			hb, hr, hw, ok, err := fnHybrid(ctx, cs, eps, s, b2, workLeft(opts.maxWork(), work+cs.work), true, hybridMargin)
-			if err != nil {
-				return 0, 0, res, err
-			}
-			work += hw
-			if ok && hb < b2 {
-				b2, r2 = hb, hr
-				hybrid = true
-			}
-		}
 		sweeps += cs.sweeps
 		work += cs.work
 		// A certificate at b is one at every larger scale (Φ and the
@@ -221,7 +210,6 @@ func calibrateStream(ctx context.Context, class *markov.Class, eps float64, opts
 	}
 	res.Functional = functional == len(class.Chains)
 	res.BirkhoffPast = birkhoff
-	res.Hybrid = hybrid
 	return bfin, bcf, res, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/tpl"
@@ -116,30 +117,41 @@ func gemm(c, a, b blas64.General) {
 }
 
 // estimate runs N plain steps of the recursion and its derivative in t for
-// every row, and returns g_j = X_N·w and g'_j.
+// every row, and returns g_j = X_N·w and g'_j. The rows are independent:
+// chunks of them run on their own goroutines (inRows).
 func (s *fnSide) estimate(ctx context.Context, fb *fnBatch, R float64, N int) ([]float64, []float64, error) {
 	k := s.k
 	fb.start(k)
-	for n := 0; n < N; n++ {
-		if n%32 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, nil, err
-			}
-		}
-		gemm(fb.Y, fb.X, s.A)
-		gemm(fb.E, fb.D, s.A)
-		for i, y := range fb.Y.Data {
-			d := fb.E.Data[i]
-			if y < 0 || (y == 0 && d < 0) {
-				y, d = R*y, R*d
-			}
-			fb.X.Data[i], fb.D.Data[i] = y, d
-		}
-		if n%8 == 7 {
-			rescaleRows(fb.X.Data, fb.D.Data, k)
-		}
-	}
 	p := len(fb.pairs)
+	err := inRows(p, func(r0, r1 int) error {
+		rows := func(m blas64.General) blas64.General {
+			return blas64.General{Rows: r1 - r0, Cols: k, Stride: k, Data: m.Data[r0*k : r1*k]}
+		}
+		X, D, Y, E := rows(fb.X), rows(fb.D), rows(fb.Y), rows(fb.E)
+		for n := 0; n < N; n++ {
+			if n%32 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			gemm(Y, X, s.A)
+			gemm(E, D, s.A)
+			for i, y := range Y.Data {
+				d := E.Data[i]
+				if y < 0 || (y == 0 && d < 0) {
+					y, d = R*y, R*d
+				}
+				X.Data[i], D.Data[i] = y, d
+			}
+			if n%8 == 7 {
+				rescaleRows(X.Data, D.Data, k)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
 	g, dg := make([]float64, p), make([]float64, p)
 	for j := range p {
 		for x := range k {
@@ -149,6 +161,30 @@ func (s *fnSide) estimate(ctx context.Context, fb *fnBatch, R float64, N int) ([
 	}
 	return g, dg, nil
 }
+
+// inRows runs f on contiguous chunks of the rows [0, p), one goroutine
+// each (at most workers, at least fnChunkRows rows a chunk), and returns
+// the first error.
+func inRows(p int, f func(r0, r1 int) error) error {
+	nw := min(workers, p/fnChunkRows)
+	if nw <= 1 {
+		return f(0, p)
+	}
+	errs := make([]error, nw)
+	var wg sync.WaitGroup
+	for w := range nw {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[w] = f(p*w/nw, p*(w+1)/nw)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// fnChunkRows is the least number of pairs worth a goroutine of their own.
+const fnChunkRows = 4
 
 // exact returns, for every pair, the least t ≥ lo_j with ψ_N(t)·w ≥ 0 —
 // the exact supremum over horizons ≤ N (up to rounding; an estimate, not
@@ -232,62 +268,76 @@ func (s *fnSide) exactCounted(ctx context.Context, pairs [][2]int, R float64, N 
 // exact ψ_n is ≥ 0 and t bounds every message's ratio. Each step lowers
 // the computed product by relErr·(|X|·A), a bound on its error, and uses
 // R rounded up, so the computed rows stay below the exact ones (ρ and
-// X ↦ X·A are monotone).
+// X ↦ X·A are monotone). It also returns the pairs' steps done (the sum
+// over steps of the pairs not yet certified).
 func (s *fnSide) certify(ctx context.Context, pairs [][2]int, t []float64, R float64, N int) ([]bool, int, error) {
 	k := s.k
 	ok := make([]bool, len(pairs))
 	Rup := R * (1 + 4*unitRound)
-	idx := make([]int, len(pairs))
-	for j := range idx {
-		idx[j] = j
-	}
 	fb := newFnBatch(k, pairs, t)
 	fb.start(k)
-	abs := blas64.General{Rows: len(pairs), Cols: k, Stride: k, Data: make([]float64, len(pairs)*k)}
+	abs := make([]float64, len(pairs)*k)
+	var mu sync.Mutex
 	steps := 0
-	for n := 1; n <= N && len(idx) > 0; n++ {
-		if n%32 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, steps, err
-			}
+	err := inRows(len(pairs), func(r0, r1 int) error {
+		idx := make([]int, r1-r0)
+		for j := range idx {
+			idx[j] = r0 + j
 		}
-		p := len(idx)
-		X := blas64.General{Rows: p, Cols: k, Stride: k, Data: fb.X.Data[:p*k]}
-		Y := blas64.General{Rows: p, Cols: k, Stride: k, Data: fb.Y.Data[:p*k]}
-		Ab := blas64.General{Rows: p, Cols: k, Stride: k, Data: abs.Data[:p*k]}
-		Eb := blas64.General{Rows: p, Cols: k, Stride: k, Data: fb.E.Data[:p*k]}
-		for i, v := range X.Data {
-			Ab.Data[i] = math.Abs(v)
+		sub := func(d []float64, p int) blas64.General {
+			return blas64.General{Rows: p, Cols: k, Stride: k, Data: d[r0*k : (r0+p)*k]}
 		}
-		gemm(Y, X, s.A)
-		gemm(Eb, Ab, s.A)
-		steps++
-		// keep the rows not yet certified, in place
-		w := 0
-		for i := range p {
-			row := Y.Data[i*k : (i+1)*k]
-			erow := Eb.Data[i*k : (i+1)*k]
-			nonneg := true
-			for x := range k {
-				c := row[x] - s.relErr*erow[x]
-				if !(c >= 0) { // NaN (an overflow) certifies nothing
-					c *= Rup
-					nonneg = false
+		done := 0
+		defer func() {
+			mu.Lock()
+			steps += done
+			mu.Unlock()
+		}()
+		for n := 1; n <= N && len(idx) > 0; n++ {
+			if n%32 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
 				}
-				row[x] = c
 			}
-			if nonneg {
-				ok[idx[i]] = true
-				continue
+			p := len(idx)
+			X, Y, Ab, Eb := sub(fb.X.Data, p), sub(fb.Y.Data, p), sub(abs, p), sub(fb.E.Data, p)
+			for i, v := range X.Data {
+				Ab.Data[i] = math.Abs(v)
 			}
-			if n%8 == 0 {
-				rescaleRows(row, nil, k)
+			gemm(Y, X, s.A)
+			gemm(Eb, Ab, s.A)
+			done += p
+			// keep the rows not yet certified, in place
+			w := 0
+			for i := range p {
+				row := Y.Data[i*k : (i+1)*k]
+				erow := Eb.Data[i*k : (i+1)*k]
+				nonneg := true
+				for x := range k {
+					c := row[x] - s.relErr*erow[x]
+					if !(c >= 0) { // NaN (an overflow) certifies nothing
+						c *= Rup
+						nonneg = false
+					}
+					row[x] = c
+				}
+				if nonneg {
+					ok[idx[i]] = true // rows of this chunk only
+					continue
+				}
+				if n%8 == 0 {
+					rescaleRows(row, nil, k)
+				}
+				copy(X.Data[w*k:(w+1)*k], row)
+				idx[w] = idx[i]
+				w++
 			}
-			copy(fb.X.Data[w*k:(w+1)*k], row)
-			idx[w] = idx[i]
-			w++
+			idx = idx[:w]
 		}
-		idx = idx[:w]
+		return nil
+	})
+	if err != nil {
+		return nil, steps, err
 	}
 	return ok, steps, nil
 }
@@ -329,6 +379,11 @@ type fnSolver struct {
 	gap    float64
 	lastF  []float64
 	lastBt []float64
+	// the ratios the last certificate (certifyAt) proved, per pair
+	certF, certBt []float64
+	// parent, when set, is the solver of every pair this one searches a
+	// few of (tiered): the work is counted and limited there
+	parent *fnSolver
 }
 
 func newFnSolver(ctx context.Context, ch *markov.Chain, maxWork float64) (*fnSolver, error) {
@@ -365,6 +420,9 @@ func newFnSolver(ctx context.Context, ch *markov.Chain, maxWork float64) (*fnSol
 
 // charge counts steps·pairs·k² multiply-adds and stops at the limit.
 func (fs *fnSolver) charge(steps, pairs int) error {
+	if fs.parent != nil {
+		return fs.parent.charge(steps, pairs)
+	}
 	k := float64(fs.fc.k)
 	fs.work += float64(steps) * float64(pairs) * k * k
 	if fs.max > 0 && fs.work > fs.max {
@@ -420,20 +478,36 @@ func (fs *fnSolver) estimates(ctx context.Context, R float64) ([]float64, []floa
 func (fs *fnSolver) lossOf(e float64, F, Bt []float64, up float64) (float64, int, int) {
 	best, ba, bb := math.Inf(-1), -1, -1
 	for j, pr := range fs.pairs {
-		v := math.Log(F[j] * up)
+		var b float64
 		if fs.gap == 0 {
-			B := Bt[j] * fs.fc.pi[pr[1]] / fs.fc.pi[pr[0]]
-			v += math.Log(B * up * (1 + fs.fc.piErr))
+			b = Bt[j]
 		}
-		if v > best || math.IsNaN(v) {
+		if v := fs.pairLogs(pr, F[j], b, up); v > best || math.IsNaN(v) {
 			best, ba, bb = v, pr[0], pr[1]
 		}
 	}
+	return fs.withStep(e, best), ba, bb
+}
+
+// pairLogs is log F + log B of a pair from F and B̃ = B·π_a/π_{a'} (not
+// used with a start other than stationary), each rounded up by up.
+func (fs *fnSolver) pairLogs(pr [2]int, F, Bt, up float64) float64 {
+	v := math.Log(F * up)
+	if fs.gap == 0 {
+		B := Bt * fs.fc.pi[pr[1]] / fs.fc.pi[pr[0]]
+		v += math.Log(B * up * (1 + fs.fc.piErr))
+	}
+	return v
+}
+
+// withStep adds the secret's own step at budget e to the largest pairLogs,
+// rounded up.
+func (fs *fnSolver) withStep(e, best float64) float64 {
 	if fs.gap > 0 {
 		// β* = e/(1 − τ) holds the secret's own step (§8.5)
-		return (e/fs.gap*(1+2*unitRound) + best) * (1 + 4*unitRound), ba, bb
+		return (e/fs.gap*(1+2*unitRound) + best) * (1 + 4*unitRound)
 	}
-	return (e + best) * (1 + 4*unitRound), ba, bb
+	return (e + best) * (1 + 4*unitRound)
 }
 
 // estimateLoss is the loss of the horizon-N estimates at budget e, the
@@ -526,7 +600,7 @@ func (fs *fnSolver) certifyAt(ctx context.Context, e, eta float64) (Result, erro
 		}
 		ok, steps, err := side.certify(ctx, fs.pairs, t, R, 4*fs.N)
 		if err == nil {
-			err = fs.charge(2*steps, len(fs.pairs))
+			err = fs.charge(2*steps, 1)
 		}
 		if err != nil {
 			return Result{}, err
@@ -537,6 +611,7 @@ func (fs *fnSolver) certifyAt(ctx context.Context, e, eta float64) (Result, erro
 			}
 		}
 	}
+	fs.certF, fs.certBt = tF, tB
 	l, a, b := fs.lossOf(e, tF, tB, 1+2*unitRound)
 	return Result{Loss: l, A: a, B: b}, nil
 }
@@ -653,13 +728,16 @@ func (fs *fnSolver) search(ctx context.Context, eps, s, guess float64) (float64,
 }
 
 // fnMaxStates and fnMaxWork bound where the functional recursion runs by
-// default: it certifies every ordered pair over a horizon of the chain's
-// mixing time, k²·k(k−1) multiply-adds a step per side, so many-state
-// slowly mixing chains (the UCI house's 51 levels: about 2.6·10¹⁰ for one
-// certificate) are left to the plans' certificates (§8.11).
+// default: every ordered pair is certified (tiered: the pairs nearest the
+// limit over the mixing time, the others in a few steps), about
+// fnWorkPerPair·k² multiply-adds for each of the k(k−1) pairs — the UCI
+// house's 51 levels about 10¹⁰ — so chains of more states, or whose
+// estimate is over the work left, are left to the plans' certificates
+// (§8.11).
 const (
-	fnMaxStates = 24
-	fnMaxWork   = 6e9
+	fnMaxStates   = 128
+	fnMaxWork     = 3e10
+	fnWorkPerPair = 800
 )
 
 // fnStream calibrates one chain of an unbounded stream by the functional
@@ -680,7 +758,7 @@ func fnStream(ctx context.Context, ch *markov.Chain, eps, s, guess, left float64
 		}
 		return 0, Result{}, 0, false, nil
 	}
-	b, r, err := fs.calibrate(ctx, eps, s, guess)
+	b, r, err := fs.calibrateTiered(ctx, eps, s, guess)
 	switch {
 	case ctx.Err() != nil:
 		return 0, Result{}, fs.work, false, ctx.Err()
@@ -730,17 +808,15 @@ func HowCertified(r Result) string {
 		return "the pairwise bound is the functional recursion's for the future, exact and certified (docs/math.md §8.12), and Birkhoff's contraction for the past, uniformly over initial distributions (§8.5)"
 	case r.Functional:
 		return "the pairwise bound is the functional recursion's: the exact noise limit of the stream, certified (docs/math.md §8.12)"
-	case r.Hybrid:
-		return "the pairwise bound takes the functional recursion (docs/math.md §8.12) for the pairs of states nearest the limit and the transport plans' certificate (§8.11) for the rest"
 	}
-	return fmt.Sprintf("the pairwise bound is the transport plans' certificate (docs/math.md §8.11): the exact functional recursion (§8.12) runs on stationary chains of at most %d states within %.0g multiply-adds", fnMaxStates, fnMaxWork)
+	return fmt.Sprintf("the pairwise bound is the transport plans' certificate (docs/math.md §8.11): the exact functional recursion (§8.12) runs on irreducible chains of at most %d states within %.0g multiply-adds (about %d·k⁴ for k states)", fnMaxStates, fnMaxWork, fnWorkPerPair)
 }
 
 // fnLoss is the functional recursion's certified loss of an unbounded
 // stream at per-step budget e (per-bin scale s/e), where it runs (as
-// fnStream): the estimates at e, certified at (1 + 10⁻⁷) times them, the
-// certificate's horizon doubled up to three times. ok is false, with no
-// error, where it does not apply or certifies nothing within the work.
+// fnStream), tiered (lossTiered): the pairs nearest the limit at
+// (1 + 10⁻⁷) times their estimates. ok is false, with no error, where it
+// does not apply or certifies nothing within the work.
 func fnLoss(ctx context.Context, ch *markov.Chain, e, left float64) (Result, bool, error) {
 	limit, ok := fnApplies(ch, left)
 	if !ok {
@@ -750,26 +826,15 @@ func fnLoss(ctx context.Context, ch *markov.Chain, e, left float64) (Result, boo
 	if err != nil {
 		return Result{}, false, ctx.Err()
 	}
-	for range 4 {
-		if _, err := fs.estimateLoss(ctx, e); err != nil {
-			if ctx.Err() != nil || !errors.Is(err, ErrWork) {
-				return Result{}, false, err
-			}
-			return Result{}, false, nil
-		}
-		r, err := fs.certifyAt(ctx, e, 1e-7)
-		switch {
-		case ctx.Err() != nil || err != nil && !errors.Is(err, ErrWork):
-			return Result{}, false, err
-		case err != nil:
-			return Result{}, false, nil
-		case !math.IsInf(r.Loss, 1):
-			r.Functional, r.BirkhoffPast = true, fs.gap > 0
-			return r, true, nil
-		}
-		fs.N *= 2
+	r, err := fs.lossTiered(ctx, e)
+	switch {
+	case ctx.Err() != nil || err != nil && !errors.Is(err, ErrWork):
+		return Result{}, false, err
+	case err != nil || math.IsInf(r.Loss, 1):
+		return Result{}, false, nil
 	}
-	return Result{}, false, nil
+	r.Functional, r.BirkhoffPast = true, fs.gap > 0
+	return r, true, nil
 }
 
 // fnApplies says whether the functional recursion runs on ch (at most
@@ -780,7 +845,12 @@ func fnApplies(ch *markov.Chain, left float64) (float64, bool) {
 	if noFunctional || ch.K() > fnMaxStates || ch.K() < 2 || ch.Init == markov.InitStationary && !ch.Irreducible() {
 		return 0, false
 	}
-	return fnLimit(fnMaxWork, left)
+	limit, ok := fnLimit(fnMaxWork, left)
+	k := float64(ch.K())
+	if ok && fnWorkPerPair*k*k*k*(k-1) > limit {
+		return 0, false // refused up front: its estimate is over the limit
+	}
+	return limit, ok
 }
 
 // workLeft is the work a computation may still do under a limit max
@@ -806,235 +876,3 @@ func fnLimit(base, left float64) (float64, bool) {
 	}
 	return base, true
 }
-
-// hybridMargin selects the pairs the hybrid certifies by the functional
-// recursion: those whose plans' loss at the plans' own scale is within
-// this fraction of ε (the plans are a few per cent loose on the UCI house).
-const hybridMargin = 0.03
-
-// fnHybrid lowers the plans' certified scale b0 of a stationary chain with
-// too many states for the functional recursion on every pair (docs/math.md
-// §8.12, "the hybrid"): each pair's loss bound may come from any valid
-// certificate, so the pairs nearest the limit — those whose plans' loss at
-// b0 is within hybridMargin of ε — are certified by the functional
-// recursion at a smaller scale b, and every other pair by the plans'
-// certificate computed at b; pairs the plans cannot certify under ε at b
-// join the first set and the search runs again (three rounds at most).
-// ok is false, with no error, when it gains nothing, does not apply or
-// runs out of work. It returns the functional recursion's work (the
-// plans' is counted in cs.work).
-func fnHybrid(ctx context.Context, cs *chainSolver, eps, s, b0, left float64, lp bool, margin float64) (float64, Result, float64, bool, error) {
-	if noFunctional || cs.bwd == nil || cs.k > fnHybridMaxStates || !cs.ch.Irreducible() || math.IsInf(b0, 1) || b0 <= 0 {
-		return 0, Result{}, 0, false, nil
-	}
-	target := eps * (1 - Slack)
-	k := cs.k
-	plans := func(e float64) ([]float64, error) { return hybridPlans(ctx, cs, e, lp) }
-	var v0 []float64
-	var err error
-	if e0 := s / b0; cs.lastCertE == e0 && cs.lastCert[0] != nil && cs.lastCert[1] != nil {
-		v0 = certLosses(cs, e0) // the plans' search ended certifying b0
-	} else {
-		v0, err = plans(e0)
-	}
-	if fnTrace != nil {
-		fnTrace("hybrid: plans at b0 %.9g: %v (work left %.3g)", b0, err, left)
-	}
-	if err != nil || v0 == nil {
-		return 0, Result{}, 0, false, err
-	}
-	in := make([]bool, k*k)
-	var S [][2]int
-	add := func(a, b int) {
-		if !in[a*k+b] {
-			in[a*k+b] = true
-			S = append(S, [2]int{a, b})
-		}
-	}
-	for i, x := range v0 {
-		if x > eps*(1-margin) {
-			add(i/k, i%k)
-		}
-	}
-	work := 0.0
-	limit, ok := fnLimit(fnMaxWork*4, left)
-	if !ok {
-		return 0, Result{}, 0, false, nil
-	}
-	for round := 0; round < 3 && len(S) > 0; round++ {
-		if fnTrace != nil {
-			fnTrace("hybrid round %d: %d pairs", round, len(S))
-		}
-		fs, err := newFnSolver(ctx, cs.ch, limit-work)
-		if err != nil {
-			return 0, Result{}, work, false, ctx.Err()
-		}
-		fs.pairs = S
-		b, r, err := fs.calibrate(ctx, eps, s, b0)
-		work += fs.work
-		switch {
-		case ctx.Err() != nil:
-			return 0, Result{}, work, false, ctx.Err()
-		case errors.Is(err, ErrWork):
-			return 0, Result{}, work, false, nil
-		case err != nil:
-			return 0, Result{}, work, false, err
-		case math.IsInf(b, 1) || b >= b0:
-			return 0, Result{}, work, false, nil
-		}
-		v, err := plans(s / b)
-		if err != nil || v == nil {
-			return 0, Result{}, work, false, err
-		}
-		fits := true
-		for i, x := range v {
-			if i/k != i%k && !in[i] && !(x <= target) {
-				add(i/k, i%k)
-				fits = false
-			}
-		}
-		if !fits {
-			continue
-		}
-		res := Result{Loss: r.Loss, A: r.A, B: r.B, Hybrid: true}
-		for i, x := range v {
-			if i/k != i%k && !in[i] && x > res.Loss {
-				res.Loss, res.A, res.B = x, i/k, i%k
-			}
-		}
-		if res.Scalar, err = scalarLoss(cs.ch, 0, b, s, nil); err != nil {
-			return 0, Result{}, work, false, err
-		}
-		return b, res, work, true, nil
-	}
-	return 0, Result{}, work, false, nil
-}
-
-// hybridPlans is the plans' certificate of cs at budget e, as per-pair
-// losses e + log Λ_F + log Λ_B rounded up (k×k; nil: none). As the plans'
-// own search, the estimates are made at e(1 + κ) for a certificate at e
-// (docs/math.md §8.11: the map contracts slowly in some directions, where
-// an estimate at e may sit just below its fixed point).
-func hybridPlans(ctx context.Context, cs *chainSolver, e float64, lp bool) ([]float64, error) {
-	ok := false
-	for kap, try := 0.0, 0; try < 8 && !ok; kap, try = nextKappa(kap, e), try+1 {
-		if _, _, err := cs.estimate(ctx, e*(1+kap), lp); err != nil {
-			if errors.Is(err, errNoConvergence) || errors.Is(err, ErrWork) {
-				return nil, nil
-			}
-			return nil, err
-		}
-		l, _, _, _, err := cs.certified(ctx, e, lp, 1e-3)
-		if err != nil {
-			if errors.Is(err, ErrWork) {
-				err = nil
-			}
-			return nil, err
-		}
-		if fnTrace != nil {
-			fnTrace("hybrid: plans' certificate at e %.9g (κ %g): loss %v", e, kap, l)
-		}
-		ok = !math.IsInf(l, 1) && cs.lastCert[0] != nil && cs.lastCert[1] != nil
-	}
-	if !ok {
-		return nil, nil
-	}
-	return certLosses(cs, e), nil
-}
-
-// certLosses is the per-pair losses of cs.lastCert at budget e.
-func certLosses(cs *chainSolver, e float64) []float64 {
-	k := cs.k
-	v := make([]float64, k*k)
-	for a := range k {
-		for b := range k {
-			if a == b || cs.fwd.kn.dead[a] || cs.fwd.kn.dead[b] || cs.bwd.kn.dead[a] || cs.bwd.kn.dead[b] {
-				continue
-			}
-			v[a*k+b] = (e + math.Log(cs.lastCert[0][a*k+b]) + math.Log(cs.lastCert[1][a*k+b])) * (1 + 4*unitRound)
-		}
-	}
-	return v
-}
-
-// fnHybridLoss is the hybrid's certified loss of a stationary chain too
-// large for the functional recursion on every pair, at budget e (Loss;
-// the ledger's dp-leakage rule): the plans' certificate for every pair,
-// and the functional recursion for those whose plans' loss is within
-// hybridMargin of the largest. ok is false, with no error, when it does
-// not apply, gains nothing or runs out of work.
-func fnHybridLoss(ctx context.Context, cs *chainSolver, e, left float64, lp, reuse bool) (Result, bool, error) {
-	r, _, ok, err := fnHybridLossMargin(ctx, cs, e, left, lp, reuse, hybridMargin)
-	return r, ok, err
-}
-
-// fnHybridLossMargin is fnHybridLoss with the selection margin given; exact
-// says the largest loss is a pair of the functional recursion's, so no
-// other certificate for the remaining pairs can lower it.
-func fnHybridLossMargin(ctx context.Context, cs *chainSolver, e, left float64, lp, reuse bool, margin float64) (Result, bool, bool, error) {
-	if noFunctional || cs.bwd == nil || !cs.ch.Irreducible() || cs.k > fnHybridMaxStates {
-		return Result{}, false, false, nil
-	}
-	k := cs.k
-	var v []float64
-	if reuse && cs.lastCert[0] != nil && cs.lastCert[1] != nil && cs.lastCertE == e {
-		v = certLosses(cs, e)
-	} else {
-		var err error
-		if v, err = hybridPlans(ctx, cs, e, lp); err != nil || v == nil {
-			return Result{}, false, false, err
-		}
-	}
-	top := 0.0
-	for _, x := range v {
-		top = max(top, x)
-	}
-	in := make([]bool, k*k)
-	var S [][2]int
-	for i, x := range v {
-		if i/k != i%k && x > top*(1-margin) {
-			in[i] = true
-			S = append(S, [2]int{i / k, i % k})
-		}
-	}
-	limit, ok := fnLimit(fnMaxWork*4, left)
-	if !ok {
-		return Result{}, false, false, nil
-	}
-	fs, err := newFnSolver(ctx, cs.ch, limit)
-	if err != nil {
-		return Result{}, false, false, ctx.Err()
-	}
-	fs.pairs = S
-	for range 4 {
-		if _, err := fs.estimateLoss(ctx, e); err != nil {
-			if ctx.Err() != nil || !errors.Is(err, ErrWork) {
-				return Result{}, false, false, err
-			}
-			return Result{}, false, false, nil
-		}
-		r, err := fs.certifyAt(ctx, e, 1e-7)
-		switch {
-		case ctx.Err() != nil || err != nil && !errors.Is(err, ErrWork):
-			return Result{}, false, false, err
-		case err != nil:
-			return Result{}, false, false, nil
-		case !math.IsInf(r.Loss, 1):
-			res := Result{Loss: r.Loss, A: r.A, B: r.B, Hybrid: true}
-			exact := true
-			for i, x := range v {
-				if i/k != i%k && !in[i] && x > res.Loss {
-					res.Loss, res.A, res.B = x, i/k, i%k
-					exact = false
-				}
-			}
-			return res, exact, res.Loss < top, nil
-		}
-		fs.N *= 2
-	}
-	return Result{}, false, false, nil
-}
-
-// fnHybridMaxStates bounds where the hybrid runs: its plans' certificate
-// is the linear programs' (k² pairs' LPs a sweep).
-const fnHybridMaxStates = 128

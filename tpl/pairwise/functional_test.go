@@ -56,6 +56,16 @@ func TestFunctionalByBruteForce(t *testing.T) {
 			if err != nil || !ok {
 				t.Fatalf("case %d ε %v: functional recursion: ok %v, %v", i, eps, ok, err)
 			}
+			// tiered with one pair searched exactly: every other pair is
+			// covered at ratios below its exact values' room (tiered.go),
+			// and the scale is the same (the largest pair is exact)
+			fnSeedMax = 1
+			b1, r1, _, ok1, err := fnStream(ctx, class.Chains[0], eps, 2, 4*2/eps, 0)
+			fnSeedMax = 16
+			if err != nil || !ok1 || r1.Loss > eps || math.Abs(b1/b-1) > 1e-6 {
+				t.Fatalf("case %d ε %v: one pair searched exactly: b %v (loss %v, ok %v, %v), want %v", i, eps, b1, r1.Loss, ok1, err, b)
+			}
+			b = min(b, b1)
 			if r.Loss > eps {
 				t.Fatalf("case %d: certified loss %v > ε %v", i, r.Loss, eps)
 			}
@@ -293,6 +303,14 @@ func TestFunctionalAnyStartByBruteForce(t *testing.T) {
 			if err != nil || !ok || !r.BirkhoffPast || r.Loss > eps {
 				t.Fatalf("chain %d ε %v: ok %v, %v, %+v", i, eps, ok, err, r)
 			}
+			// tiered with one pair searched exactly (the others covered)
+			fnSeedMax = 1
+			b1, r1, _, ok1, err := fnStream(ctx, ch, eps, 2, 8/eps, 0)
+			fnSeedMax = 16
+			if err != nil || !ok1 || r1.Loss > eps || math.Abs(b1/b-1) > 1e-6 {
+				t.Fatalf("chain %d ε %v: one pair searched exactly: b %v (%+v, ok %v, %v), want %v", i, eps, b1, r1, ok1, err, b)
+			}
+			b = min(b, b1)
 			T := 6
 			if k == 3 {
 				T = 4

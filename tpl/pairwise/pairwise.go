@@ -62,20 +62,7 @@ type Result struct {
 	// BirkhoffPast says some chain's past was bounded by Birkhoff's
 	// contraction (a start other than stationary, docs/math.md §8.5).
 	BirkhoffPast bool
-	// Hybrid says some chain's bound took the functional recursion for
-	// the pairs nearest the limit and the plans' certificate for the rest
-	// (docs/math.md §8.12).
-	Hybrid bool
 }
-
-// hybridNeedsLP, when set (tests), makes Loss's hybrid take the linear
-// programs' certificate rather than the closed form's.
-var hybridNeedsLP bool
-
-// cfHybridMargin is the hybrid's selection margin on the closed form's
-// certificate, looser than the linear programs' by several per cent on
-// the UCI house.
-const cfHybridMargin = 0.1
 
 // chainSolver holds the certificate state of one chain for an unbounded
 // stream (T = 0): the forward fpSide (P) and, for a stationary start, the
@@ -93,10 +80,6 @@ type chainSolver struct {
 	work, maxWork float64
 	// noClamp drops the scalar bound Σ (tests: the pairwise bound alone).
 	noClamp bool
-	// lastCert is the last certificate certified accepted: Λ_F and Λ_B
-	// (nil: none for that side), k×k row-major
-	lastCert  [2][]float64
-	lastCertE float64 // the budget lastCert was certified at
 }
 
 func newChainSolver(ch *markov.Chain, lp bool) (*chainSolver, error) {
@@ -323,7 +306,6 @@ func (cs *chainSolver) certified(ctx context.Context, e float64, lp bool, maxDel
 			return math.Inf(1), -1, -1, sweeps, nil // no certificate
 		}
 	}
-	cs.lastCert, cs.lastCertE = cert, e
 	l, a, b := cs.lossOf(cert[0], cert[1], e)
 	return l, a, b, sweeps, nil
 }
@@ -590,24 +572,6 @@ func chainLoss(ctx context.Context, ch *markov.Chain, T int, b float64, opts *Op
 		return Result{}, err
 	}
 	n += m
-	// The hybrid on the closed form's certificate first (§8.12): the
-	// functional recursion takes the pairs nearest the limit, where the
-	// linear programs would tighten the plans, and the others keep room.
-	if cs.lp && !math.IsInf(l, 1) && !hybridNeedsLP {
-		hr, exact, ok, err := fnHybridLossMargin(ctx, cs, e, workLeft(opts.maxWork(), cs.work), false, true, cfHybridMargin)
-		if err != nil {
-			return Result{}, err
-		}
-		// kept only when a pair of the recursion's is the largest: the
-		// linear programs could not lower it then
-		if ok && exact && hr.Loss < l {
-			r := Result{Loss: hr.Loss, Scalar: sc, A: hr.A, B: hr.B, Sweeps: n, Hybrid: true}
-			if sc < r.Loss {
-				r.Loss, r.A, r.B = sc, -1, -1
-			}
-			return r, nil
-		}
-	}
 	for kap := 0.0; cs.lp && kap < 2e-3; kap = nextKappa(kap, e) {
 		_, m, err := cs.estimate(ctx, e*(1+kap), true)
 		n += m
@@ -631,18 +595,6 @@ func chainLoss(ctx context.Context, ch *markov.Chain, T int, b float64, opts *Op
 	}
 	m = 0
 	r := Result{Loss: l, Scalar: sc, A: a, B: bb, Sweeps: n + m}
-	// the functional recursion for the pairs nearest the limit (§8.12)
-	if cs.lp {
-		// the plans' certificate just computed, when it is the one kept
-		reuse := cs.lastCertE == e && !math.IsInf(l, 1)
-		hr, ok, err := fnHybridLoss(ctx, cs, e, workLeft(opts.maxWork(), cs.work), true, reuse)
-		if err != nil {
-			return Result{}, err
-		}
-		if ok && hr.Loss < r.Loss {
-			r.Loss, r.A, r.B, r.Hybrid = hr.Loss, hr.A, hr.B, true
-		}
-	}
 	if sc < r.Loss {
 		r.Loss, r.A, r.B = sc, -1, -1
 	}
