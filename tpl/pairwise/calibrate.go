@@ -171,6 +171,12 @@ func calibrateStream(ctx context.Context, class *markov.Class, eps float64, opts
 			functional++
 			continue
 		}
+		// the plans get what the recursion left of the limit
+		if opts.maxWork() > 0 {
+			if cs.maxWork = opts.maxWork() - work; cs.maxWork <= 0 {
+				return 0, 0, res, fmt.Errorf("%w: about %.2g multiply-adds done, over the limit %.2g", ErrWork, work, opts.maxWork())
+			}
+		}
 		b1, r1, err := cs.search(ctx, eps, s, guess, false, false)
 		if err != nil {
 			return 0, 0, res, err

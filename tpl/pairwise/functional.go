@@ -196,22 +196,23 @@ const fnChunkRows = 4
 // horizon), else at lo_j, which must be at most the answer (1 forward,
 // π_a/π_{a'} backward).
 func (s *fnSide) exact(ctx context.Context, pairs [][2]int, R float64, N int, lo []float64) ([]float64, error) {
-	t, _, err := s.exactCounted(ctx, pairs, R, N, lo, nil, nil)
+	t, _, err := s.exactCounted(ctx, pairs, R, N, lo, nil, nil, 0)
 	return t, err
 }
 
 // exactCounted is exact, also returning the number of pairs' N-step runs
 // made (a run of the recursion for one pair over N steps).
 // charge, when not nil, is told each run's pairs as it ends, and stops
-// the solve with its error.
-func (s *fnSide) exactCounted(ctx context.Context, pairs [][2]int, R float64, N int, lo, start []float64, charge func(pairs int) error) ([]float64, int, error) {
+// the solve with its error. runs > 0 caps the Newton steps (a ranking's
+// estimates, below the root from lo), else 60.
+func (s *fnSide) exactCounted(ctx context.Context, pairs [][2]int, R float64, N int, lo, start []float64, charge func(pairs int) error, runs int) ([]float64, int, error) {
 	t := append([]float64(nil), lo...)
 	if start != nil {
 		for j := range t {
 			t[j] = max(t[j], start[j])
 		}
 	}
-	runs := 0
+	done := 0
 	active := make([]int, len(pairs))
 	for j := range active {
 		active[j] = j
@@ -220,7 +221,10 @@ func (s *fnSide) exactCounted(ctx context.Context, pairs [][2]int, R float64, N 
 	for j := range below {
 		below[j] = start == nil
 	}
-	for it := 0; it < 60 && len(active) > 0; it++ {
+	if runs <= 0 {
+		runs = 60
+	}
+	for it := 0; it < runs && len(active) > 0; it++ {
 		sub := make([][2]int, len(active))
 		ts := make([]float64, len(active))
 		for i, j := range active {
@@ -229,12 +233,12 @@ func (s *fnSide) exactCounted(ctx context.Context, pairs [][2]int, R float64, N 
 		fb := newFnBatch(s.k, sub, ts)
 		g, dg, err := s.estimate(ctx, fb, R, N)
 		if err != nil {
-			return nil, runs, err
+			return nil, done, err
 		}
-		runs += len(active)
+		done += len(active)
 		if charge != nil {
 			if err := charge(len(active)); err != nil {
-				return nil, runs, err
+				return nil, done, err
 			}
 		}
 		next := active[:0]
@@ -259,7 +263,7 @@ func (s *fnSide) exactCounted(ctx context.Context, pairs [][2]int, R float64, N 
 		}
 		active = next
 	}
-	return t, runs, nil
+	return t, done, nil
 }
 
 // certify runs the rounding-safe recursion (docs/math.md §8.12) from the
@@ -379,6 +383,8 @@ type fnSolver struct {
 	gap    float64
 	lastF  []float64
 	lastBt []float64
+	// runs caps the estimates' Newton steps (0: none; a ranking's)
+	runs int
 	// the ratios the last certificate (certifyAt) proved, per pair
 	certF, certBt []float64
 	// parent, when set, is the solver of every pair this one searches a
@@ -454,14 +460,14 @@ func (fs *fnSolver) estimates(ctx context.Context, R float64) ([]float64, []floa
 		}
 	}
 	charge := func(pairs int) error { return fs.charge(2*fs.N, pairs) }
-	F, itF, err := fc.fwd.exactCounted(ctx, fs.pairs, R, fs.N, loF, sF, charge)
+	F, itF, err := fc.fwd.exactCounted(ctx, fs.pairs, R, fs.N, loF, sF, charge, fs.runs)
 	if err != nil {
 		return nil, nil, err
 	}
 	var Bt []float64
 	itB := 0
 	if fs.gap == 0 {
-		Bt, itB, err = fc.bwd.exactCounted(ctx, fs.pairs, R, fs.N, loB, sB, charge)
+		Bt, itB, err = fc.bwd.exactCounted(ctx, fs.pairs, R, fs.N, loB, sB, charge, fs.runs)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -728,16 +734,19 @@ func (fs *fnSolver) search(ctx context.Context, eps, s, guess float64) (float64,
 }
 
 // fnMaxStates and fnMaxWork bound where the functional recursion runs by
-// default: every ordered pair is certified (tiered: the pairs nearest the
-// limit over the mixing time, the others in a few steps), about
-// fnWorkPerPair·k² multiply-adds for each of the k(k−1) pairs — the UCI
-// house's 51 levels about 10¹⁰ — so chains of more states, or whose
-// estimate is over the work left, are left to the plans' certificates
-// (§8.11).
+// default (fnWork): every ordered pair is certified, tiered — ranked and
+// covered in about fnWorkPerPair·k² multiply-adds each (a horizon-16
+// ranking of at most 3 Newton runs a side; a few dozen steps to cover
+// it), and the pairs nearest the limit searched over the mixing time
+// (the UCI house's 51 levels: 1.3·10⁹ estimated up front, 1.3·10¹⁰ done,
+// most of it the exact search of its 16 nearest pairs over 1,024 steps;
+// a random dense chain of 101 states: 2.1·10¹⁰ estimated, 2.2·10¹⁰
+// done). Chains of more states, or whose estimate is over the work left,
+// are left to the plans' certificates (§8.11).
 const (
 	fnMaxStates   = 128
 	fnMaxWork     = 3e10
-	fnWorkPerPair = 800
+	fnWorkPerPair = 200
 )
 
 // fnStream calibrates one chain of an unbounded stream by the functional
@@ -816,41 +825,61 @@ func HowCertified(r Result) string {
 // stream at per-step budget e (per-bin scale s/e), where it runs (as
 // fnStream), tiered (lossTiered): the pairs nearest the limit at
 // (1 + 10⁻⁷) times their estimates. ok is false, with no error, where it
-// does not apply or certifies nothing within the work.
-func fnLoss(ctx context.Context, ch *markov.Chain, e, left float64) (Result, bool, error) {
+// does not apply or certifies nothing within the work. It returns the
+// work done.
+func fnLoss(ctx context.Context, ch *markov.Chain, e, left float64) (Result, float64, bool, error) {
 	limit, ok := fnApplies(ch, left)
 	if !ok {
-		return Result{}, false, nil
+		return Result{}, 0, false, nil
 	}
 	fs, err := newFnSolver(ctx, ch, limit)
 	if err != nil {
-		return Result{}, false, ctx.Err()
+		return Result{}, 0, false, ctx.Err()
 	}
 	r, err := fs.lossTiered(ctx, e)
 	switch {
 	case ctx.Err() != nil || err != nil && !errors.Is(err, ErrWork):
-		return Result{}, false, err
+		return Result{}, fs.work, false, err
 	case err != nil || math.IsInf(r.Loss, 1):
-		return Result{}, false, nil
+		return Result{}, fs.work, false, nil
 	}
 	r.Functional, r.BirkhoffPast = true, fs.gap > 0
-	return r, true, nil
+	return r, fs.work, true, nil
 }
 
-// fnApplies says whether the functional recursion runs on ch (at most
-// fnMaxStates states; a stationary start needs an irreducible chain) and
-// its work limit: fnMaxWork, or the work left (workLeft) when that is
-// smaller.
+// fnApplies says whether the functional recursion runs on ch (fnWork)
+// and its work limit: fnMaxWork, or the work left (workLeft) when that is
+// smaller; false also when its estimate is over that limit.
 func fnApplies(ch *markov.Chain, left float64) (float64, bool) {
-	if noFunctional || ch.K() > fnMaxStates || ch.K() < 2 || ch.Init == markov.InitStationary && !ch.Irreducible() {
+	w, ok := fnWork(ch)
+	if !ok {
 		return 0, false
 	}
 	limit, ok := fnLimit(fnMaxWork, left)
-	k := float64(ch.K())
-	if ok && fnWorkPerPair*k*k*k*(k-1) > limit {
+	if !ok || w > limit {
 		return 0, false // refused up front: its estimate is over the limit
 	}
-	return limit, ok
+	return limit, true
+}
+
+// fnWork is the functional recursion's estimated work on ch — ranking and
+// covering every ordered pair, fnWorkPerPair·k² multiply-adds each — and
+// whether it runs there by default: an irreducible chain (any start) of
+// at most fnMaxStates states, and, beyond 24 states, only where the
+// estimate is at most the plans' (cfWork + lpWork): a slowly mixing
+// sparse chain (banded) costs the recursion its mixing time in every
+// pair, and the plans little, so the limit is left to them.
+func fnWork(ch *markov.Chain) (float64, bool) {
+	k := ch.K()
+	if noFunctional || k > fnMaxStates || k < 2 || ch.Init == markov.InitStationary && !ch.Irreducible() {
+		return 0, false
+	}
+	kf := float64(k)
+	w := fnWorkPerPair * kf * kf * kf * (kf - 1)
+	if k > 24 && w > cfWork(ch)+lpWork(ch) {
+		return w, false
+	}
+	return w, true
 }
 
 // workLeft is the work a computation may still do under a limit max

@@ -59,13 +59,17 @@ func TestFunctionalByBruteForce(t *testing.T) {
 			// tiered with one pair searched exactly: every other pair is
 			// covered at ratios below its exact values' room (tiered.go),
 			// and the scale is the same (the largest pair is exact)
-			fnSeedMax = 1
-			b1, r1, _, ok1, err := fnStream(ctx, class.Chains[0], eps, 2, 4*2/eps, 0)
-			fnSeedMax = 16
-			if err != nil || !ok1 || r1.Loss > eps || math.Abs(b1/b-1) > 1e-6 {
-				t.Fatalf("case %d ε %v: one pair searched exactly: b %v (loss %v, ok %v, %v), want %v", i, eps, b1, r1.Loss, ok1, err, b)
+			// and with the pair ranked lowest as that one: the others
+			// must fail to be covered under its loss and join it
+			for _, worst := range []bool{false, true} {
+				fnSeedMax, fnSeedWorst = 1, worst
+				b1, r1, _, ok1, err := fnStream(ctx, class.Chains[0], eps, 2, 4*2/eps, 0)
+				fnSeedMax, fnSeedWorst = 16, false
+				if err != nil || !ok1 || r1.Loss > eps || math.Abs(b1/b-1) > 1e-6 {
+					t.Fatalf("case %d ε %v: one pair searched exactly (the lowest %v): b %v (loss %v, ok %v, %v), want %v", i, eps, worst, b1, r1.Loss, ok1, err, b)
+				}
+				b = min(b, b1)
 			}
-			b = min(b, b1)
 			if r.Loss > eps {
 				t.Fatalf("case %d: certified loss %v > ε %v", i, r.Loss, eps)
 			}
@@ -303,14 +307,17 @@ func TestFunctionalAnyStartByBruteForce(t *testing.T) {
 			if err != nil || !ok || !r.BirkhoffPast || r.Loss > eps {
 				t.Fatalf("chain %d ε %v: ok %v, %v, %+v", i, eps, ok, err, r)
 			}
-			// tiered with one pair searched exactly (the others covered)
-			fnSeedMax = 1
-			b1, r1, _, ok1, err := fnStream(ctx, ch, eps, 2, 8/eps, 0)
-			fnSeedMax = 16
-			if err != nil || !ok1 || r1.Loss > eps || math.Abs(b1/b-1) > 1e-6 {
-				t.Fatalf("chain %d ε %v: one pair searched exactly: b %v (%+v, ok %v, %v), want %v", i, eps, b1, r1, ok1, err, b)
+			// tiered with one pair searched exactly (the others covered),
+			// the highest ranked or the lowest
+			for _, worst := range []bool{false, true} {
+				fnSeedMax, fnSeedWorst = 1, worst
+				b1, r1, _, ok1, err := fnStream(ctx, ch, eps, 2, 8/eps, 0)
+				fnSeedMax, fnSeedWorst = 16, false
+				if err != nil || !ok1 || r1.Loss > eps || math.Abs(b1/b-1) > 1e-6 {
+					t.Fatalf("chain %d ε %v: one pair searched exactly (the lowest %v): b %v (%+v, ok %v, %v), want %v", i, eps, worst, b1, r1, ok1, err, b)
+				}
+				b = min(b, b1)
 			}
-			b = min(b, b1)
 			T := 6
 			if k == 3 {
 				T = 4
@@ -342,25 +349,48 @@ func TestFunctionalAnyStartByBruteForce(t *testing.T) {
 // at most ε there and more than ε a little below it.
 func TestFunctionalLossAtTheCalibratedScale(t *testing.T) {
 	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(7, 11))
+	sticky := make([][]float64, 20) // every pair covered but a few
+	for i := range sticky {
+		sticky[i] = make([]float64, 20)
+		s := 0.0
+		for j := range sticky[i] {
+			sticky[i][j] = rng.Float64()
+			if i == j {
+				sticky[i][j] += 8
+			}
+			s += sticky[i][j]
+		}
+		for j := range sticky[i] {
+			sticky[i][j] /= s
+		}
+	}
 	for _, P := range [][][]float64{
 		{{.7, .25, .05}, {.05, .7, .25}, {.25, .05, .7}},
 		{{.8, .15, .05}, {.1, .8, .1}, {.05, .15, .8}},
+		sticky,
 	} {
-		class := stationaryClass(t, P)
-		b, _, err := Calibrate(ctx, class, 0, 0.5, nil)
-		if err != nil {
-			t.Fatal(err)
+		// tiered with the default top, with one pair in it, and with the
+		// pair ranked lowest as that one (top −1)
+		for _, top := range []int{16, 1, -1} {
+			fnSeedMax, fnSeedWorst = max(top, 1), top < 0
+			class := stationaryClass(t, P)
+			b, _, err := Calibrate(ctx, class, 0, 0.5, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := Loss(ctx, class, 0, b, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !(r.Loss <= 0.5) || !r.Functional {
+				t.Errorf("k %d, top %d: Loss at b = %v: %+v", len(P), top, b, r)
+			}
+			if r, _ := Loss(ctx, class, 0, b*0.999, nil); !(r.Loss > 0.5) {
+				t.Errorf("k %d, top %d: Loss at 0.999·b = %v, want > ε", len(P), top, r.Loss)
+			}
 		}
-		r, err := Loss(ctx, class, 0, b, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !(r.Loss <= 0.5) || !r.Functional {
-			t.Errorf("P %v: Loss at b = %v: %+v", P, b, r)
-		}
-		if r, _ := Loss(ctx, class, 0, b*0.999, nil); !(r.Loss > 0.5) {
-			t.Errorf("P %v: Loss at 0.999·b = %v, want > ε", P, r.Loss)
-		}
+		fnSeedMax, fnSeedWorst = 16, false
 	}
 }
 

@@ -545,20 +545,26 @@ func chainLoss(ctx context.Context, ch *markov.Chain, T int, b float64, opts *Op
 		return r, nil
 	}
 	// the functional recursion's certificate where it runs (§8.12)
-	if r, ok, err := fnLoss(ctx, ch, s/b, opts.maxWork()); err != nil {
+	fr, fw, ok, err := fnLoss(ctx, ch, s/b, workLeft(opts.maxWork(), 0))
+	if err != nil {
 		return Result{}, err
 	} else if ok {
-		r.Scalar = sc
-		if sc < r.Loss {
-			r.Loss, r.A, r.B = sc, -1, -1
+		fr.Scalar = sc
+		if sc < fr.Loss {
+			fr.Loss, fr.A, fr.B = sc, -1, -1
 		}
-		return r, nil
+		return fr, nil
 	}
 	cs, err := newChainSolver(ch, opts.lp())
 	if err != nil {
 		return Result{}, err
 	}
-	cs.maxWork = opts.maxWork()
+	// the plans get what the recursion left of the limit
+	if cs.maxWork = opts.maxWork(); cs.maxWork > 0 {
+		if cs.maxWork -= fw; cs.maxWork <= 0 {
+			return Result{}, fmt.Errorf("%w: about %.2g multiply-adds done, over the limit %.2g", ErrWork, fw, opts.maxWork())
+		}
+	}
 	e := s / b
 	// The closed form's certificate first; Newton's method (lp) starts
 	// from its fixed point, estimating at e(1+κ) for a certificate at e

@@ -23,6 +23,9 @@ const (
 	// fnSeedMargin and fnSeedMax choose those pairs: within this fraction
 	// of the largest ranked loss, at most this many
 	fnSeedMargin = 0.01
+	// fnSeedRuns caps the ranking's Newton steps: from below, so each
+	// estimate is at most its pair's supremum at that horizon
+	fnSeedRuns = 3
 	// fnRestSteps is the least horizon of the other pairs' certificates
 	fnRestSteps = 512
 )
@@ -30,6 +33,11 @@ const (
 // fnSeedMax is the most pairs the ranking sends to the exact search (a
 // variable: tests set 1, so that every other pair is covered).
 var fnSeedMax = 16
+
+// fnSeedWorst, when set (tests), sends the pairs ranked lowest to the
+// exact search: the pairs nearest the limit must then fail to be covered
+// and join it.
+var fnSeedWorst bool
 
 // fnTier is a tiered certificate of every pair of fs.
 type fnTier struct {
@@ -45,7 +53,7 @@ type fnTier struct {
 // e and takes the top ones for the exact search. It returns the largest
 // ranked loss (+Inf or NaN on an overflow: e far too large).
 func newTier(ctx context.Context, fs *fnSolver, e float64) (*fnTier, float64, error) {
-	fs.N = fnSeedHorizon
+	fs.N, fs.runs = fnSeedHorizon, fnSeedRuns
 	F, Bt, err := fs.estimates(ctx, math.Exp(e))
 	if err != nil {
 		return nil, 0, err
@@ -74,6 +82,9 @@ func newTier(ctx context.Context, fs *fnSolver, e float64) (*fnTier, float64, er
 		}
 		return 0
 	})
+	if fnSeedWorst {
+		slices.Reverse(idx)
+	}
 	top := L[idx[0]]
 	m := 1
 	for m < n && m < fnSeedMax && L[idx[m]] >= top*(1-fnSeedMargin) {
@@ -151,11 +162,11 @@ func (t *fnTier) estimates(ctx context.Context, idx []int, R float64, N int) ([]
 		sub[i] = fs.pairs[j]
 	}
 	charge := func(pairs int) error { return fs.charge(2*N, pairs) }
-	F, _, err := fs.fc.fwd.exactCounted(ctx, sub, R, N, fs.fc.lower(sub, false), nil, charge)
+	F, _, err := fs.fc.fwd.exactCounted(ctx, sub, R, N, fs.fc.lower(sub, false), nil, charge, 0)
 	if err != nil || fs.gap > 0 {
 		return F, nil, err
 	}
-	Bt, _, err := fs.fc.bwd.exactCounted(ctx, sub, R, N, fs.fc.lower(sub, true), nil, charge)
+	Bt, _, err := fs.fc.bwd.exactCounted(ctx, sub, R, N, fs.fc.lower(sub, true), nil, charge, 0)
 	return F, Bt, err
 }
 
@@ -273,7 +284,9 @@ func (fs *fnSolver) calibrateTiered(ctx context.Context, eps, s, guess float64) 
 			return math.Inf(1), Result{}, nil
 		}
 		nb := max(b*top/aim, 2*s/eps)
-		if try >= 3 || math.Abs(nb/b-1) < 0.25 {
+		// ranked again only far from the scale found (the ranking barely
+		// moves with R; the search corrects the scale)
+		if try >= 3 || nb < 4*b && b < 4*nb {
 			b = nb
 			break
 		}

@@ -42,44 +42,62 @@ func supports(ch *markov.Chain) []float64 {
 }
 
 // Work estimates the work (about a nanosecond of one core each) of the
-// closed-form pairwise calibration of class, from its sparsity alone,
-// before any work: per sweep, every ordered pair of rows costs
-// |supp e|·|supp q| (docs/math.md (8.11)) plus the closure's k³, times
-// the sweeps of a slowly mixing chain. A single Loss at a given scale
-// costs less.
+// pairwise calibration of class before any work: per chain, the
+// functional recursion's where it runs by default (fnWork), else the
+// closed form's from its sparsity alone — per sweep, every ordered pair
+// of rows costs |supp e|·|supp q| (docs/math.md (8.11)) plus the
+// closure's k³, times the sweeps of a slowly mixing chain. A single Loss
+// at a given scale costs less.
 func Work(class *markov.Class) float64 {
 	w := 0.0
 	for _, ch := range class.Chains {
-		k := ch.K()
-		sum := 0.0
-		for _, x := range supports(ch) {
-			sum += x
+		if fw, ok := fnWork(ch); ok {
+			w += fw
+		} else {
+			w += cfWork(ch)
 		}
-		// Σ_{a≠b} width_a·width_b/2: e has about half a row's support.
-		sweep := (sum*sum)/2 + float64(k*k*k)
-		w += sweep * sweeps
 	}
 	return w
 }
 
+// cfWork is the closed form's term of Work for one chain.
+func cfWork(ch *markov.Chain) float64 {
+	k := ch.K()
+	sum := 0.0
+	for _, x := range supports(ch) {
+		sum += x
+	}
+	// Σ_{a≠b} width_a·width_b/2: e has about half a row's support.
+	return ((sum*sum)/2 + float64(k*k*k)) * sweeps
+}
+
+// lpWork is the linear programs' term of WorkLP for one chain: every
+// ordered pair's LP has m = |supp p| + |supp q| constraints and costs
+// about m³/8 (a factorisation of its basis, measured on the UCI house),
+// newtonSweeps times.
+func lpWork(ch *markov.Chain) float64 {
+	wd := supports(ch)
+	sweep := 0.0
+	for a, x := range wd {
+		for b, y := range wd {
+			if a != b {
+				m := x + y
+				sweep += m * m * m / 8
+			}
+		}
+	}
+	return sweep * newtonSweeps
+}
+
 // WorkLP is Work plus the estimated work of the linear programs' Newton
-// phase (docs/math.md §8.11): every ordered pair's LP has m = |supp p| +
-// |supp q| constraints and costs about m³/8 (a factorisation of its basis,
-// measured on the UCI house), newtonSweeps times.
+// phase (docs/math.md §8.11, lpWork) on the chains the functional
+// recursion leaves to the plans.
 func WorkLP(class *markov.Class) float64 {
 	w := Work(class)
 	for _, ch := range class.Chains {
-		wd := supports(ch)
-		sweep := 0.0
-		for a, x := range wd {
-			for b, y := range wd {
-				if a != b {
-					m := x + y
-					sweep += m * m * m / 8
-				}
-			}
+		if _, ok := fnWork(ch); !ok {
+			w += lpWork(ch)
 		}
-		w += sweep * newtonSweeps
 	}
 	return w
 }
