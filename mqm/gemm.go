@@ -3,6 +3,8 @@ package mqm
 import (
 	"runtime"
 	"sync"
+
+	"github.com/pufferfish-privacy/pufferfish/internal/gemm"
 )
 
 // Products of powers without gonum's Dgemm, bit for bit the same.
@@ -75,7 +77,7 @@ func mulRows(c, a, b []float64, k, r0, r1 int) {
 			j = min(j, k-16)
 			for i := r0; i < r1; i += 6 {
 				i = min(i, r1-6)
-				kernel6x16(k, &a[i*k], k, &b[j], k, &c[i*k+j], k)
+				gemm.Kernel6x16(k, &a[i*k], k, &b[j], k, &c[i*k+j], k)
 			}
 		}
 		return
@@ -84,7 +86,7 @@ func mulRows(c, a, b []float64, k, r0, r1 int) {
 		j = min(j, k-8)
 		for i := r0; i < r1; i += 6 {
 			i = min(i, r1-6)
-			kernel6x8(k, &a[i*k], k, &b[j], k, &c[i*k+j], k)
+			gemm.Kernel6x8(k, &a[i*k], k, &b[j], k, &c[i*k+j], k)
 		}
 	}
 }

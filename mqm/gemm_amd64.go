@@ -2,12 +2,11 @@
 
 package mqm
 
-import "golang.org/x/sys/cpu"
+import (
+	"golang.org/x/sys/cpu"
 
-// kernel6x8 is in gemm_amd64.s.
-//
-//go:noescape
-func kernel6x8(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int)
+	"github.com/pufferfish-privacy/pufferfish/internal/gemm"
+)
 
 // haveKernel: the AVX2 kernel may run (a variable so tests can compare the
 // two paths on one machine).
@@ -31,13 +30,8 @@ func minMaxInto4(row, hi, lo *float64, n int)
 //go:noescape
 func mulMax4(a, b, out *float64, n int) float64
 
-// kernel6x16 is kernel6x8 on 16 columns with AVX-512.
-//
-//go:noescape
-func kernel6x16(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int)
-
 // haveWide: the AVX-512 kernel may run.
-var haveWide = cpu.X86.HasAVX512F
+var haveWide = gemm.HaveWide
 
 //go:noescape
 func recip4(in, out *float64, n int)

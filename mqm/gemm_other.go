@@ -4,10 +4,6 @@ package mqm
 
 var haveKernel = false
 
-func kernel6x8(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int) {
-	panic("mqm: no kernel on this architecture")
-}
-
 func minMaxProd4(a, b *float64, n int) (lo, hi float64) { panic("mqm: no kernel") }
 func maxProd4(a, b *float64, n int) float64             { panic("mqm: no kernel") }
 func minProd4(a, b *float64, n int) float64             { panic("mqm: no kernel") }
@@ -17,10 +13,6 @@ func minMaxInto4(row, hi, lo *float64, n int) { panic("mqm: no kernel") }
 func mulMax4(a, b, out *float64, n int) float64 { panic("mqm: no kernel") }
 
 var haveWide = false
-
-func kernel6x16(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int) {
-	panic("mqm: no kernel on this architecture")
-}
 
 func recip4(in, out *float64, n int) { panic("mqm: no kernel") }
 

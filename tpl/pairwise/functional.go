@@ -7,10 +7,10 @@ import (
 	"math"
 	"sync"
 
+	gemmk "github.com/pufferfish-privacy/pufferfish/internal/gemm"
 	"github.com/pufferfish-privacy/pufferfish/markov"
 	"github.com/pufferfish-privacy/pufferfish/tpl"
 
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 )
 
@@ -111,9 +111,10 @@ func (fb *fnBatch) start(k int) {
 // whose past has no finite Birkhoff bound (docs/math.md §8.5).
 var errNoPast = errors.New("pairwise: no finite bound on the past for this start")
 
-// gemm sets c = a·b.
+// gemm sets c = a·b (contiguous rows) by the project's vector kernels,
+// in gonum's order and roundings (internal/gemm).
 func gemm(c, a, b blas64.General) {
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, a, b, 0, c)
+	gemmk.Mul(c.Data, a.Data, b.Data, a.Rows, a.Cols, b.Cols)
 }
 
 // estimate runs N plain steps of the recursion and its derivative in t for
@@ -818,7 +819,7 @@ func HowCertified(r Result) string {
 	case r.Functional:
 		return "the pairwise bound is the functional recursion's: the exact noise limit of the stream, certified (docs/math.md §8.12)"
 	}
-	return fmt.Sprintf("the pairwise bound is the transport plans' certificate (docs/math.md §8.11): the exact functional recursion (§8.12) runs on irreducible chains of at most %d states within %.0g multiply-adds (about %d·k⁴ for k states)", fnMaxStates, fnMaxWork, fnWorkPerPair)
+	return fmt.Sprintf("the pairwise bound is the transport plans' certificate (docs/math.md §8.11): the exact functional recursion (§8.12) runs on irreducible chains of at most %d states where its estimate, about %d·k⁴ multiply-adds for k states, fits the work limit (%.0g at most) and, beyond 24 states, is at most the plans'", fnMaxStates, fnWorkPerPair, fnMaxWork)
 }
 
 // fnLoss is the functional recursion's certified loss of an unbounded
