@@ -157,8 +157,11 @@ func leakageSigma(ctx context.Context, class *markov.Class, T int, eps float64, 
 		how := pairwise.HowCertified(info.Result)
 		if finite {
 			fopts := &pairwise.Options{ClosedForm: !pairwise.CheapLP(class)}
-			if bt, _, errT := pairwise.Calibrate(ctx, class, T, eps, fopts); errT == nil && (err != nil || bt < b) {
+			if bt, finfo, errT := pairwise.Calibrate(ctx, class, T, eps, fopts); errT == nil && (err != nil || bt < b) {
 				b, err, how = bt, nil, "the pairwise bound is the finite recursion's over the series' length (docs/math.md §8.11)"
+				if finfo.Functional {
+					how = "the pairwise bound is the functional recursion's over the series' length, exact at every step (docs/math.md §8.12, finite streams)"
+				}
 			}
 		}
 		if err == nil {

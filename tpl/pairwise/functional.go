@@ -121,6 +121,16 @@ func gemm(c, a, b blas64.General) {
 // every row, and returns g_j = X_N·w and g'_j. The rows are independent:
 // chunks of them run on their own goroutines (inRows).
 func (s *fnSide) estimate(ctx context.Context, fb *fnBatch, R float64, N int) ([]float64, []float64, error) {
+	return s.estimateR(ctx, fb, constR(R), N, s.w)
+}
+
+// constR is the ratio R at every step.
+func constR(R float64) func(int) float64 { return func(int) float64 { return R } }
+
+// estimateR is estimate with the ratio R(n) at step n (n = 0, 1, …: a
+// finite stream's per-step budgets, 1 at a missing reading) and the
+// exactness test's weights w.
+func (s *fnSide) estimateR(ctx context.Context, fb *fnBatch, rAt func(int) float64, N int, w []float64) ([]float64, []float64, error) {
 	k := s.k
 	fb.start(k)
 	p := len(fb.pairs)
@@ -137,6 +147,7 @@ func (s *fnSide) estimate(ctx context.Context, fb *fnBatch, R float64, N int) ([
 			}
 			gemm(Y, X, s.A)
 			gemm(E, D, s.A)
+			R := rAt(n)
 			for i, y := range Y.Data {
 				d := E.Data[i]
 				if y < 0 || (y == 0 && d < 0) {
@@ -156,8 +167,8 @@ func (s *fnSide) estimate(ctx context.Context, fb *fnBatch, R float64, N int) ([
 	g, dg := make([]float64, p), make([]float64, p)
 	for j := range p {
 		for x := range k {
-			g[j] += fb.X.Data[j*k+x] * s.w[x]
-			dg[j] += fb.D.Data[j*k+x] * s.w[x]
+			g[j] += fb.X.Data[j*k+x] * w[x]
+			dg[j] += fb.D.Data[j*k+x] * w[x]
 		}
 	}
 	return g, dg, nil
@@ -197,7 +208,7 @@ const fnChunkRows = 4
 // horizon), else at lo_j, which must be at most the answer (1 forward,
 // π_a/π_{a'} backward).
 func (s *fnSide) exact(ctx context.Context, pairs [][2]int, R float64, N int, lo []float64) ([]float64, error) {
-	t, _, err := s.exactCounted(ctx, pairs, R, N, lo, nil, nil, 0)
+	t, _, err := s.exactCounted(ctx, pairs, constR(R), N, s.w, lo, nil, nil, 0)
 	return t, err
 }
 
@@ -206,7 +217,9 @@ func (s *fnSide) exact(ctx context.Context, pairs [][2]int, R float64, N int, lo
 // charge, when not nil, is told each run's pairs as it ends, and stops
 // the solve with its error. runs > 0 caps the Newton steps (a ranking's
 // estimates, below the root from lo), else 60.
-func (s *fnSide) exactCounted(ctx context.Context, pairs [][2]int, R float64, N int, lo, start []float64, charge func(pairs int) error, runs int) ([]float64, int, error) {
+// The ratio at step n is rAt(n), the test's weights w (s.w, or a finite
+// stream's start).
+func (s *fnSide) exactCounted(ctx context.Context, pairs [][2]int, rAt func(int) float64, N int, w, lo, start []float64, charge func(pairs int) error, runs int) ([]float64, int, error) {
 	t := append([]float64(nil), lo...)
 	if start != nil {
 		for j := range t {
@@ -232,7 +245,7 @@ func (s *fnSide) exactCounted(ctx context.Context, pairs [][2]int, R float64, N 
 			sub[i], ts[i] = pairs[j], t[j]
 		}
 		fb := newFnBatch(s.k, sub, ts)
-		g, dg, err := s.estimate(ctx, fb, R, N)
+		g, dg, err := s.estimateR(ctx, fb, rAt, N, w)
 		if err != nil {
 			return nil, done, err
 		}
@@ -276,9 +289,18 @@ func (s *fnSide) exactCounted(ctx context.Context, pairs [][2]int, R float64, N 
 // X ↦ X·A are monotone). It also returns the pairs' steps done (the sum
 // over steps of the pairs not yet certified).
 func (s *fnSide) certify(ctx context.Context, pairs [][2]int, t []float64, R float64, N int) ([]bool, int, error) {
+	return s.certifyR(ctx, pairs, t, constR(R), N, nil, 0)
+}
+
+// certifyR is certify with the ratio R(n) at step n (each rounded up
+// here) and, when w is not nil, the exactness test of part (ii) after the
+// N-th step for the rows not yet ≥ 0: ψ_N·w ≥ 0, computed as
+// Σ w_x ψ̂_x − (γ_k + wErr)·Σ w_x|ψ̂_x| (the sum's rounding and the
+// weights' relative error wErr), proves that t bounds every message of
+// horizon N (not of every horizon).
+func (s *fnSide) certifyR(ctx context.Context, pairs [][2]int, t []float64, rAt func(int) float64, N int, w []float64, wErr float64) ([]bool, int, error) {
 	k := s.k
 	ok := make([]bool, len(pairs))
-	Rup := R * (1 + 4*unitRound)
 	fb := newFnBatch(k, pairs, t)
 	fb.start(k)
 	abs := make([]float64, len(pairs)*k)
@@ -312,8 +334,9 @@ func (s *fnSide) certify(ctx context.Context, pairs [][2]int, t []float64, R flo
 			gemm(Y, X, s.A)
 			gemm(Eb, Ab, s.A)
 			done += p
+			Rup := rAt(n-1) * (1 + 4*unitRound)
 			// keep the rows not yet certified, in place
-			w := 0
+			kept := 0
 			for i := range p {
 				row := Y.Data[i*k : (i+1)*k]
 				erow := Eb.Data[i*k : (i+1)*k]
@@ -333,11 +356,24 @@ func (s *fnSide) certify(ctx context.Context, pairs [][2]int, t []float64, R flo
 				if n%8 == 0 {
 					rescaleRows(row, nil, k)
 				}
-				copy(X.Data[w*k:(w+1)*k], row)
-				idx[w] = idx[i]
-				w++
+				copy(X.Data[kept*k:(kept+1)*k], row)
+				idx[kept] = idx[i]
+				kept++
 			}
-			idx = idx[:w]
+			idx = idx[:kept]
+		}
+		if w != nil {
+			// part (ii) on the rows left, which hold ψ̂_N
+			gk := float64(k) * unitRound / (1 - float64(k)*unitRound)
+			for i, j := range idx {
+				row := fb.X.Data[(r0+i)*k : (r0+i+1)*k]
+				sum, abs := 0.0, 0.0
+				for x, v := range row {
+					sum += w[x] * v
+					abs += w[x] * math.Abs(v)
+				}
+				ok[j] = sum-(2*gk+wErr)*abs*(1+2*gk) >= 0
+			}
 		}
 		return nil
 	})
@@ -461,14 +497,14 @@ func (fs *fnSolver) estimates(ctx context.Context, R float64) ([]float64, []floa
 		}
 	}
 	charge := func(pairs int) error { return fs.charge(2*fs.N, pairs) }
-	F, itF, err := fc.fwd.exactCounted(ctx, fs.pairs, R, fs.N, loF, sF, charge, fs.runs)
+	F, itF, err := fc.fwd.exactCounted(ctx, fs.pairs, constR(R), fs.N, fc.fwd.w, loF, sF, charge, fs.runs)
 	if err != nil {
 		return nil, nil, err
 	}
 	var Bt []float64
 	itB := 0
 	if fs.gap == 0 {
-		Bt, itB, err = fc.bwd.exactCounted(ctx, fs.pairs, R, fs.N, loB, sB, charge, fs.runs)
+		Bt, itB, err = fc.bwd.exactCounted(ctx, fs.pairs, constR(R), fs.N, fc.bwd.w, loB, sB, charge, fs.runs)
 		if err != nil {
 			return nil, nil, err
 		}

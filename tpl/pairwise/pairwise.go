@@ -534,9 +534,16 @@ func chainLoss(ctx context.Context, ch *markov.Chain, T int, b float64, opts *Op
 		if err != nil {
 			return Result{}, err
 		}
-		r, err := finiteLoss(ctx, ch, eps, opts.lp())
+		// the functional recursion's exact per-step bound where it runs
+		// (§8.12, finite streams), else the plans' recursion (§8.11)
+		r, _, ok, err := fnFiniteLoss(ctx, ch, eps, workLeft(opts.maxWork(), 0))
 		if err != nil {
 			return Result{}, err
+		}
+		if !ok {
+			if r, err = finiteLoss(ctx, ch, eps, opts.lp()); err != nil {
+				return Result{}, err
+			}
 		}
 		r.Scalar = sc
 		if sc < r.Loss {

@@ -162,11 +162,11 @@ func (t *fnTier) estimates(ctx context.Context, idx []int, R float64, N int) ([]
 		sub[i] = fs.pairs[j]
 	}
 	charge := func(pairs int) error { return fs.charge(2*N, pairs) }
-	F, _, err := fs.fc.fwd.exactCounted(ctx, sub, R, N, fs.fc.lower(sub, false), nil, charge, 0)
+	F, _, err := fs.fc.fwd.exactCounted(ctx, sub, constR(R), N, fs.fc.fwd.w, fs.fc.lower(sub, false), nil, charge, 0)
 	if err != nil || fs.gap > 0 {
 		return F, nil, err
 	}
-	Bt, _, err := fs.fc.bwd.exactCounted(ctx, sub, R, N, fs.fc.lower(sub, true), nil, charge, 0)
+	Bt, _, err := fs.fc.bwd.exactCounted(ctx, sub, constR(R), N, fs.fc.bwd.w, fs.fc.lower(sub, true), nil, charge, 0)
 	return F, Bt, err
 }
 
