@@ -91,19 +91,9 @@ func mulRows(c, a, b []float64, k, r0, r1 int) {
 	}
 }
 
-// mulRowsScalar is mulRows entry by entry (rows as sums of scaled rows of
-// b, each entry's terms in the order l = 0, 1, …, product then add).
+// mulRowsScalar is mulRows entry by entry (gemm.MulScalar on the rows).
 func mulRowsScalar(c, a, b []float64, k, r0, r1 int) {
-	for i := r0; i < r1; i++ {
-		ci := c[i*k : (i+1)*k]
-		clear(ci)
-		for l, x := range a[i*k : (i+1)*k] {
-			if x == 0 {
-				continue
-			}
-			for j, y := range b[l*k : (l+1)*k] {
-				ci[j] += float64(x * y)
-			}
-		}
+	if r1 > r0 {
+		gemm.MulScalar(c[r0*k:r1*k], a[r0*k:r1*k], b, r1-r0, k, k)
 	}
 }

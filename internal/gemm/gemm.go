@@ -24,7 +24,7 @@ func Mul(c, a, b []float64, m, k, n int) {
 	_, _, _ = c[m*n-1], a[m*k-1], b[k*n-1] // bounds, once
 	switch {
 	case !HaveKernel || k == 0 || m < 6 || n < 8:
-		mulScalar(c, a, b, m, k, n)
+		MulScalar(c, a, b, m, k, n)
 	case HaveWide && n >= 16:
 		for j := 0; j < n; j += 16 {
 			j = min(j, n-16)
@@ -44,9 +44,10 @@ func Mul(c, a, b []float64, m, k, n int) {
 	}
 }
 
-// mulScalar is Mul entry by entry: rows of c as sums of scaled rows of b,
-// each entry's terms in the order l = 0, 1, …, product then add.
-func mulScalar(c, a, b []float64, m, k, n int) {
+// MulScalar is Mul entry by entry, without the kernels: rows of c as sums
+// of scaled rows of b, each entry's terms in the order l = 0, 1, …,
+// product then add.
+func MulScalar(c, a, b []float64, m, k, n int) {
 	for i := range m {
 		ci := c[i*n : (i+1)*n]
 		clear(ci)
