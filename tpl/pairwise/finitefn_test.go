@@ -2,7 +2,7 @@ package pairwise
 
 import (
 	"context"
-		"math/rand/v2"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/pufferfish-privacy/pufferfish/internal/brute"
