@@ -24,6 +24,11 @@ import (
 // and the certificate (2 products a step).
 const fnFiniteRuns = 16
 
+// fnFiniteMaxWork bounds one evaluation's estimate: a calibration
+// bisects the scale over about 40 of them (calibrateFinite), so all of
+// them stay within fnMaxWork.
+const fnFiniteMaxWork = fnMaxWork / 64
+
 // fnFiniteLoss is the functional recursion's certified loss of T =
 // len(eps) per-step releases of ch with budgets eps (log R_t; 0 at a
 // missing reading): every step t and ordered pair certified at (1 + η)
@@ -36,7 +41,7 @@ func fnFiniteLoss(ctx context.Context, ch *markov.Chain, eps []float64, left flo
 	if noFunctional || k < 2 || k > fnMaxStates || T < 1 {
 		return Result{}, 0, false, nil
 	}
-	limit, ok := fnLimit(fnMaxWork, left)
+	limit, ok := fnLimit(fnFiniteMaxWork, left)
 	kf := float64(k)
 	if !ok || fnFiniteRuns*float64(T)*float64(T)*kf*kf*kf*(kf-1) > limit {
 		return Result{}, 0, false, nil
