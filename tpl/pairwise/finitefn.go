@@ -43,12 +43,12 @@ func fnFiniteLoss(ctx context.Context, ch *markov.Chain, eps []float64, left flo
 	}
 	limit, ok := fnLimit(fnFiniteMaxWork, left)
 	kf := float64(k)
-	if !ok || fnFiniteRuns*float64(T)*float64(T)*kf*kf*kf*(kf-1) > limit {
+	if !ok || fnFiniteRuns*float64(T)*float64(T)*rowCost(ch.P)*kf*(kf-1) > limit {
 		return Result{}, 0, false, nil
 	}
-	work := 0.0
+	work, cost := 0.0, rowCost(ch.P)
 	charge := func(steps, pairs int) error {
-		if work += float64(steps) * float64(pairs) * kf * kf; work > limit {
+		if work += float64(steps) * float64(pairs) * cost; work > limit {
 			return fmt.Errorf("%w: about %.2g multiply-adds done, over the limit %.2g", ErrWork, work, limit)
 		}
 		return nil

@@ -34,6 +34,75 @@ type fnSide struct {
 	// relErr bounds |computed X·A − exact X·A| by relErr·(|X|·A) entrywise:
 	// the product's rounding and the rows' distance from stochastic
 	relErr float64
+	// sp, when not nil, holds A's nonzeros row by row: a sparse A (a
+	// banded chain) costs nnz(A) a row of X instead of k²
+	sp *sparseRows
+}
+
+// sparseRows is a k×k matrix by rows: row l's nonzeros are
+// (col[i], val[i]) for i in start[l]..start[l+1]−1.
+type sparseRows struct {
+	start []int
+	col   []int
+	val   []float64
+}
+
+// fnSparse says when A is multiplied as sparse: at most a quarter of its
+// entries nonzero (the dense kernel is several times faster per term).
+const fnSparse = 0.25
+
+// fnDense, when set (tests), multiplies every A as dense.
+var fnDense bool
+
+func newSparseRows(a []float64, k int) *sparseRows {
+	if fnDense {
+		return nil
+	}
+	sp := &sparseRows{start: make([]int, k+1)}
+	for l := range k {
+		for j, v := range a[l*k : (l+1)*k] {
+			if v != 0 {
+				sp.col = append(sp.col, j)
+				sp.val = append(sp.val, v)
+			}
+		}
+		sp.start[l+1] = len(sp.col)
+	}
+	if float64(len(sp.col)) > fnSparse*float64(k*k) {
+		return nil
+	}
+	return sp
+}
+
+// mul sets Y = X·A (rows of length k): the sparse rows of A when there
+// are few, each entry's terms added in increasing l as the dense kernel
+// (at most k of them: γ_k bounds the rounding either way).
+func (s *fnSide) mul(Y, X blas64.General) {
+	if s.sp == nil {
+		gemm(Y, X, s.A)
+		return
+	}
+	k, sp := s.k, s.sp
+	for i := range X.Rows {
+		y := Y.Data[i*k : (i+1)*k]
+		clear(y)
+		for l, x := range X.Data[i*k : (i+1)*k] {
+			if x == 0 {
+				continue
+			}
+			for t := sp.start[l]; t < sp.start[l+1]; t++ {
+				y[sp.col[t]] += x * sp.val[t]
+			}
+		}
+	}
+}
+
+// cost is the multiply-adds of one row's product.
+func (s *fnSide) cost() float64 {
+	if s.sp != nil {
+		return float64(len(s.sp.col))
+	}
+	return float64(s.k * s.k)
 }
 
 // fnChain is the recursion's data for one chain with a stationary start.
@@ -75,12 +144,15 @@ func newFnChain(P [][]float64, pi []float64, piErr0 float64) *fnChain {
 	rel := (g + delta) * (1 + 2*gk)
 	return &fnChain{
 		k:     k,
-		fwd:   &fnSide{k: k, A: blas64.General{Rows: k, Cols: k, Stride: k, Data: a}, w: one, relErr: rel},
-		bwd:   &fnSide{k: k, A: blas64.General{Rows: k, Cols: k, Stride: k, Data: at}, w: pi, relErr: rel},
+		fwd:   &fnSide{k: k, A: blas64.General{Rows: k, Cols: k, Stride: k, Data: a}, w: one, relErr: rel, sp: newSparseRows(a, k)},
+		bwd:   &fnSide{k: k, A: blas64.General{Rows: k, Cols: k, Stride: k, Data: at}, w: pi, relErr: rel, sp: newSparseRows(at, k)},
 		pi:    pi,
 		piErr: 2*piErr0 + 2*delta + 4*unitRound,
 	}
 }
+
+// cost is the multiply-adds of one step of one pair, the larger side's.
+func (fc *fnChain) cost() float64 { return max(fc.fwd.cost(), fc.bwd.cost()) }
 
 // fnBatch is the state of a batch of pairs: X and its derivative D in t.
 type fnBatch struct {
@@ -145,8 +217,8 @@ func (s *fnSide) estimateR(ctx context.Context, fb *fnBatch, rAt func(int) float
 					return err
 				}
 			}
-			gemm(Y, X, s.A)
-			gemm(E, D, s.A)
+			s.mul(Y, X)
+			s.mul(E, D)
 			R := rAt(n)
 			for i, y := range Y.Data {
 				d := E.Data[i]
@@ -331,8 +403,8 @@ func (s *fnSide) certifyR(ctx context.Context, pairs [][2]int, t []float64, rAt 
 			for i, v := range X.Data {
 				Ab.Data[i] = math.Abs(v)
 			}
-			gemm(Y, X, s.A)
-			gemm(Eb, Ab, s.A)
+			s.mul(Y, X)
+			s.mul(Eb, Ab)
 			done += p
 			Rup := rAt(n-1) * (1 + 4*unitRound)
 			// keep the rows not yet certified, in place
@@ -466,8 +538,7 @@ func (fs *fnSolver) charge(steps, pairs int) error {
 	if fs.parent != nil {
 		return fs.parent.charge(steps, pairs)
 	}
-	k := float64(fs.fc.k)
-	fs.work += float64(steps) * float64(pairs) * k * k
+	fs.work += float64(steps) * float64(pairs) * fs.fc.cost()
 	if fs.max > 0 && fs.work > fs.max {
 		return fmt.Errorf("%w: about %.2g multiply-adds done, over the limit %.2g", ErrWork, fs.work, fs.max)
 	}
@@ -899,6 +970,23 @@ func fnApplies(ch *markov.Chain, left float64) (float64, bool) {
 	return limit, true
 }
 
+// rowCost is the multiply-adds of one row's product with P (or Pᵀ, the
+// same count): its nonzeros when sparse (fnSparse), else k².
+func rowCost(P [][]float64) float64 {
+	k, nnz := len(P), 0
+	for _, r := range P {
+		for _, v := range r {
+			if v != 0 {
+				nnz++
+			}
+		}
+	}
+	if float64(nnz) > fnSparse*float64(k*k) {
+		return float64(k * k)
+	}
+	return float64(nnz)
+}
+
 // fnWork is the functional recursion's estimated work on ch — ranking and
 // covering every ordered pair, fnWorkPerPair·k² multiply-adds each — and
 // whether it runs there by default: an irreducible chain (any start) of
@@ -911,6 +999,10 @@ func fnWork(ch *markov.Chain) (float64, bool) {
 	if noFunctional || k > fnMaxStates || k < 2 || ch.Init == markov.InitStationary && !ch.Irreducible() {
 		return 0, false
 	}
+	// priced as dense even when P is sparse: a sparse chain is typically
+	// banded and mixes slowly, its nearest pairs needing horizons of tens
+	// of thousands of steps (the banded k = 101: 1.9·10¹¹ multiply-adds
+	// to its limit), where the plans certify in less
 	kf := float64(k)
 	w := fnWorkPerPair * kf * kf * kf * (kf - 1)
 	if k > 24 && w > cfWork(ch)+lpWork(ch) {

@@ -441,3 +441,59 @@ func TestFunctionalWorkLimit(t *testing.T) {
 		t.Fatalf("HAR under a 10⁷ limit: ok %v, work %.3g, %v", ok, w, err)
 	}
 }
+
+// TestFunctionalSparseIsDense: a sparse P (a banded chain, or a cycle
+// with a few shortcuts) is multiplied by its nonzeros alone, each entry's
+// terms in the dense kernel's order, so the calibrated scales of streams
+// and of finite streams are the dense products' to the bit (the dense
+// path is the one checked against enumeration above).
+func TestFunctionalSparseIsDense(t *testing.T) {
+	ctx := context.Background()
+	band := func(k, w int, stay float64) [][]float64 {
+		P := make([][]float64, k)
+		for i := range P {
+			P[i] = make([]float64, k)
+			n := 0
+			for j := max(0, i-w); j <= min(k-1, i+w); j++ {
+				if j != i {
+					n++
+				}
+			}
+			for j := max(0, i-w); j <= min(k-1, i+w); j++ {
+				if j != i {
+					P[i][j] = (1 - stay) / float64(n)
+				}
+			}
+			P[i][i] = stay
+		}
+		return P
+	}
+	cyc := make([][]float64, 12)
+	for i := range cyc {
+		cyc[i] = make([]float64, 12)
+		cyc[i][i], cyc[i][(i+1)%12], cyc[i][(i+5)%12] = 0.5, 0.4, 0.1
+	}
+	for _, P := range [][][]float64{band(12, 1, 0.5), band(24, 2, 0.6), cyc} {
+		if n, _ := newSparseRows(flat(P), len(P)), 0; n == nil {
+			t.Fatalf("k %d: not sparse", len(P))
+		}
+		class := stationaryClass(t, P)
+		for _, T := range []int{0, 9} {
+			bs, is, err := Calibrate(ctx, class, T, 1, nil)
+			fnDense = true
+			bd, id, err2 := Calibrate(ctx, class, T, 1, nil)
+			fnDense = false
+			if err != nil || err2 != nil || bs != bd || !is.Functional || !id.Functional {
+				t.Fatalf("k %d, T %d: sparse %v (%v, functional %v), dense %v (%v, functional %v)", len(P), T, bs, err, is.Functional, bd, err2, id.Functional)
+			}
+		}
+	}
+}
+
+func flat(P [][]float64) []float64 {
+	var a []float64
+	for _, r := range P {
+		a = append(a, r...)
+	}
+	return a
+}
