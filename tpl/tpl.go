@@ -88,6 +88,34 @@ func BackwardAt(P [][]float64, qPrev []float64) ([][]float64, []float64) {
 	return r, qt
 }
 
+// Underflows says whether a state possible at some step t ≤ T of the
+// chain P started at q (reachable from q's support) has a computed
+// probability q_t of 0 (BackwardAt's, an underflow, as through
+// 10⁻²⁰⁰·10⁻²⁰⁰). The recursions bound the pairs of states of positive
+// q_t only, and such a state's pairs are secrets too, so that start is
+// bounded as "any" start instead, which holds for every start.
+func Underflows(P [][]float64, q []float64, T int) bool {
+	k := len(P)
+	supp := make([]bool, k)
+	for x, v := range q {
+		supp[x] = v > 0
+	}
+	for t := 2; t <= T; t++ {
+		_, qt := BackwardAt(P, q)
+		next := make([]bool, k)
+		for x := range k {
+			for y, ok := range supp {
+				next[x] = next[x] || ok && P[y][x] > 0
+			}
+			if next[x] && !(qt[x] > 0) {
+				return true
+			}
+		}
+		q, supp = qt, next
+	}
+	return false
+}
+
 // Leakage bounds the privacy loss of a finite stream of per-step releases
 // of one chain's readings X_1..X_T, T = len(eps), where step t's release
 // is eps[t−1]-DP with respect to X_t (0: no release at that step, a
@@ -142,7 +170,11 @@ func (p *prep) leakage(eps []float64) (Result, error) {
 			}
 		}
 	}
-	switch ch.Init {
+	init := ch.Init
+	if init == markov.InitGiven && Underflows(ch.P, ch.Q, T) {
+		init = markov.InitAny // see Underflows
+	}
+	switch init {
 	case markov.InitStationary:
 		pi, err := p.stationary()
 		if err != nil {

@@ -89,6 +89,9 @@ func fnFiniteLoss(ctx context.Context, ch *markov.Chain, eps []float64, left flo
 			// sums of non-negative products: (k+1)u more each step
 			qErr[t] = float64(t-1) * float64(k+1) * unitRound
 		}
+		if tpl.Underflows(ch.P, ch.Q, T) {
+			return Result{}, 0, false, nil // bounded as "any" start (chainLoss)
+		}
 	}
 	uniform := make([]float64, k)
 	for i := range uniform {

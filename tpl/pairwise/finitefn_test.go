@@ -7,6 +7,7 @@ import (
 
 	"github.com/pufferfish-privacy/pufferfish/internal/brute"
 	"github.com/pufferfish-privacy/pufferfish/markov"
+	"github.com/pufferfish-privacy/pufferfish/tpl"
 )
 
 // TestFiniteFunctionalIsExact: the functional recursion's loss of T
@@ -117,5 +118,44 @@ func TestFiniteFunctionalIsExact(t *testing.T) {
 		if kind != markov.InitAny && r.Loss-worst > 1e-6*(1+worst) {
 			t.Errorf("trial %d (k %d, T %d, %v, missing %v): bound %.12g, exact %.12g: not tight", trial, k, T, kind, missing, r.Loss, worst)
 		}
+	}
+}
+
+// TestFiniteUnderflowIsAnyStart: a state reachable from the start only
+// through probabilities whose product underflows (10⁻²⁰⁰·10⁻²⁰⁰) has a
+// computed probability of 0 at step 3, yet it is possible and its pairs
+// are secrets: a given start is then bounded as "any" start, never by
+// dropping them.
+func TestFiniteUnderflowIsAnyStart(t *testing.T) {
+	P := [][]float64{{1, 1e-200, 0}, {0.7, 0.3, 1e-200}, {0.2, 0.5, 0.3}}
+	given, err := markov.New(nil, P, markov.InitGiven, []float64{1, 0, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	any, _ := markov.New(nil, P, markov.InitAny, nil)
+	if !tpl.Underflows(P, given.Q, 3) || tpl.Underflows(P, given.Q, 2) {
+		t.Fatal("the underflow at step 3 is not seen, or seen at 2")
+	}
+	eps := []float64{0.5, 0.5, 0.5}
+	if _, _, ok, err := fnFiniteLoss(context.Background(), given, eps, 0); ok || err != nil {
+		t.Fatalf("the given start was bounded (%v)", err)
+	}
+	ca, _ := markov.NewClass(any.States, any)
+	cg, _ := markov.NewClass(given.States, given)
+	ra, err := Loss(context.Background(), ca, 3, 4, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rg, err := Loss(context.Background(), cg, 3, 4, nil)
+	if err != nil || rg.Loss != ra.Loss {
+		t.Fatalf("given start %v (%v), want the any start's %v", rg.Loss, err, ra.Loss)
+	}
+	// the scalar recursion too
+	sa, err := tpl.Leakage(any, eps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sg, err := tpl.Leakage(given, eps); err != nil || sg.Loss != sa.Loss {
+		t.Fatalf("scalar: given start %v (%v), want the any start's %v", sg.Loss, err, sa.Loss)
 	}
 }

@@ -525,6 +525,11 @@ func scalarLoss(ch *markov.Chain, T int, b, s float64, opts *Options) (float64, 
 
 func chainLoss(ctx context.Context, ch *markov.Chain, T int, b float64, opts *Options) (Result, error) {
 	s := opts.sens()
+	if T > 0 && ch.Init == markov.InitGiven && tpl.Underflows(ch.P, ch.Q, T) {
+		// a possible state's probability underflowed: bounded as "any"
+		// start, which holds for every start (tpl.Underflows)
+		ch = &markov.Chain{States: ch.States, P: ch.P, Init: markov.InitAny}
+	}
 	sc, err := scalarLoss(ch, T, b, s, opts)
 	if err != nil {
 		return Result{}, err
