@@ -332,10 +332,14 @@ func (fs *fnSolver) lossTiered(ctx context.Context, e float64) (Result, error) {
 	for round := 0; round < 8; round++ {
 		var r Result
 		for try := 0; ; try++ {
-			if _, err := t.top.estimateLoss(ctx, e); err != nil {
+			l, err := t.top.estimateLoss(ctx, e)
+			if err != nil {
 				return Result{}, err
 			}
-			if r, err = t.top.certifyAt(ctx, e, 1e-7); err != nil {
+			// the calibration's inflation, ε·10⁻⁶/8 (calibrate), relative
+			// to the loss here: so Loss at a calibrated scale is ≤ ε
+			// however small ε (10⁻⁷ would add 2·10⁻⁷ to a loss of 0.01)
+			if r, err = t.top.certifyAt(ctx, e, min(1e-7, l*aimMargin/8)); err != nil {
 				return Result{}, err
 			}
 			if !math.IsInf(r.Loss, 1) {
