@@ -159,3 +159,27 @@ func TestFiniteUnderflowIsAnyStart(t *testing.T) {
 		t.Fatalf("scalar: given start %v (%v), want the any start's %v", sg.Loss, err, sa.Loss)
 	}
 }
+
+// TestFiniteWorkLimit: one finite evaluation takes at most 1/64 of the
+// caller's limit (a calibration bisects over about 40 of them), so the
+// recursion stands aside for a limit it could not keep.
+func TestFiniteWorkLimit(t *testing.T) {
+	P := [][]float64{{.7, .25, .05}, {.05, .7, .25}, {.25, .05, .7}}
+	ch, _ := markov.New(nil, P, markov.InitStationary, nil)
+	class, _ := markov.NewClass(ch.States, ch)
+	eps := make([]float64, 20)
+	for i := range eps {
+		eps[i] = 0.1
+	}
+	// 16·T²·k³(k−1) = 16·400·54 ≈ 3.5·10⁵ estimated
+	if _, _, ok, _ := fnFiniteLoss(context.Background(), ch, eps, 3e5); ok {
+		t.Fatal("ran over a limit below its estimate")
+	}
+	r, err := Loss(context.Background(), class, 20, 20, &Options{MaxWork: 64 * 3e5})
+	if err != nil || r.Functional {
+		t.Fatalf("Loss under a limit of 64 × 3·10⁵: functional %v (%v), want the plans' recursion", r.Functional, err)
+	}
+	if r, err := Loss(context.Background(), class, 20, 20, &Options{MaxWork: 64 * 4e5}); err != nil || !r.Functional {
+		t.Fatalf("Loss under a limit of 64 × 4·10⁵: functional %v (%v)", r.Functional, err)
+	}
+}

@@ -541,7 +541,13 @@ func chainLoss(ctx context.Context, ch *markov.Chain, T int, b float64, opts *Op
 		}
 		// the functional recursion's exact per-step bound where it runs
 		// (§8.12, finite streams), else the plans' recursion (§8.11)
-		r, _, ok, err := fnFiniteLoss(ctx, ch, eps, workLeft(opts.maxWork(), 0))
+		// A calibration bisects over about 40 evaluations
+		// (calibrateFinite), so one may take 1/64 of the caller's limit.
+		left := workLeft(opts.maxWork(), 0)
+		if left > 0 {
+			left /= 64
+		}
+		r, _, ok, err := fnFiniteLoss(ctx, ch, eps, left)
 		if err != nil {
 			return Result{}, err
 		}
